@@ -1,0 +1,178 @@
+//! Opening `libcuda.so.1` once per process and the errors of doing so.
+
+use std::ffi::c_int;
+use std::fmt;
+use std::sync::OnceLock;
+
+use crate::dynlib::{self, FailedCandidate};
+use crate::functions::DriverFunctions;
+
+/// Environment variable naming the driver library to open instead of the default.
+pub const LIBCUDA_ENV: &str = "RUCUDA_LIBCUDA";
+
+/// The loaded driver: the library, its version and its function table.
+///
+/// One per process, opened on first use by [`Driver::get`]. Each bound function has a
+/// getter of the same name (`driver.cuMemAlloc_v2()`, or the header's alias
+/// `driver.cuMemAlloc()`) that returns its pointer or a [`MissingFunction`] error.
+pub struct Driver {
+    pub(crate) functions: DriverFunctions,
+    version: i32,
+    opened_as: String,
+    _library: libloading::Library,
+}
+
+impl fmt::Debug for Driver {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Driver")
+            .field("version", &self.version)
+            .field("opened_as", &self.opened_as)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Why the driver library could not be used.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum LoadError {
+    /// No candidate library opened.
+    NotFound {
+        /// Every name or path tried, with the loader's reason.
+        tried: Vec<FailedCandidate>,
+    },
+    /// The library opened but is not a usable CUDA driver.
+    NotADriver {
+        /// The library that opened.
+        opened_as: String,
+        /// What was wrong with it.
+        reason: String,
+    },
+}
+
+impl fmt::Display for LoadError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            LoadError::NotFound { tried } => {
+                write!(f, "the CUDA driver library libcuda.so.1 was not found (tried: ")?;
+                for (i, t) in tried.iter().enumerate() {
+                    if i > 0 {
+                        write!(f, "; ")?;
+                    }
+                    write!(f, "{t}")?;
+                }
+                write!(
+                    f,
+                    "). It is installed with the NVIDIA GPU driver (Debian/Ubuntu: the \
+                     libcuda1 or libnvidia-compute-<version> package; containers: the NVIDIA \
+                     Container Toolkit mounts it). Set {LIBCUDA_ENV} to its full path if it is \
+                     installed elsewhere."
+                )
+            }
+            LoadError::NotADriver { opened_as, reason } => {
+                write!(f, "{opened_as} opened but is not a usable CUDA driver: {reason}")
+            }
+        }
+    }
+}
+
+impl std::error::Error for LoadError {}
+
+/// A function the loaded library does not provide (it is older than our headers, or a
+/// tool such as a profiler interposed a library that lacks it).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct MissingFunction {
+    /// The C name of the function.
+    pub name: &'static str,
+    /// The library's version as it reports it (`cuDriverGetVersion`: 12040 is 12.4).
+    pub library_version: i32,
+}
+
+impl fmt::Display for MissingFunction {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let v = self.library_version;
+        write!(
+            f,
+            "{} is not provided by the loaded library (version {}.{}, {}); it needs a newer one",
+            self.name,
+            v / 1000,
+            (v % 1000) / 10,
+            v
+        )
+    }
+}
+
+impl std::error::Error for MissingFunction {}
+
+static DRIVER: OnceLock<Result<Driver, LoadError>> = OnceLock::new();
+
+/// The names tried for the driver library, in order.
+fn candidates() -> Vec<std::ffi::OsString> {
+    if let Some(path) = std::env::var_os(LIBCUDA_ENV) {
+        return vec![path];
+    }
+    if cfg!(windows) {
+        vec!["nvcuda.dll".into()]
+    } else {
+        vec!["libcuda.so.1".into(), "libcuda.so".into()]
+    }
+}
+
+impl Driver {
+    /// The process's driver, opened on the first call. Later calls return the same
+    /// table, or the same error.
+    pub fn get() -> Result<&'static Driver, LoadError> {
+        DRIVER.get_or_init(Driver::open).as_ref().map_err(Clone::clone)
+    }
+
+    /// True when the driver library can be opened (no error is kept).
+    pub fn is_present() -> bool {
+        Driver::get().is_ok()
+    }
+
+    fn open() -> Result<Driver, LoadError> {
+        let opened = dynlib::open_first(candidates()).map_err(|tried| LoadError::NotFound { tried })?;
+        let opened_as = opened.opened_as.to_string_lossy().into_owned();
+        let library = opened.library;
+        let functions = DriverFunctions::resolve(&mut |name| dynlib::symbol(&library, name));
+        let get_version = functions.cuDriverGetVersion.ok_or_else(|| LoadError::NotADriver {
+            opened_as: opened_as.clone(),
+            reason: "it has no cuDriverGetVersion".into(),
+        })?;
+        let mut version: c_int = 0;
+        // SAFETY: cuDriverGetVersion writes one int through a valid pointer; it needs no cuInit.
+        let code = unsafe { get_version(&mut version) };
+        if code != crate::CUresult::CUDA_SUCCESS {
+            return Err(LoadError::NotADriver {
+                opened_as,
+                reason: format!("cuDriverGetVersion returned {}", code.0),
+            });
+        }
+        Ok(Driver {
+            functions,
+            version,
+            opened_as,
+            _library: library,
+        })
+    }
+
+    /// The driver's CUDA version (`cuDriverGetVersion`): 13000 is CUDA 13.0.
+    pub fn version(&self) -> i32 {
+        self.version
+    }
+
+    /// The name or path the library was opened by.
+    pub fn opened_as(&self) -> &str {
+        &self.opened_as
+    }
+
+    /// The whole function table, for callers that check presence themselves.
+    pub fn functions(&self) -> &DriverFunctions {
+        &self.functions
+    }
+
+    pub(crate) fn missing(&self, name: &'static str) -> MissingFunction {
+        MissingFunction {
+            name,
+            library_version: self.version,
+        }
+    }
+}

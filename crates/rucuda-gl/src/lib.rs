@@ -1,0 +1,1 @@
+//! OpenGL buffer and image interop. Not built yet: see the README's table.

@@ -1,0 +1,318 @@
+//! `cargo xtask bindgen [--check]`: regenerates the committed raw bindings.
+//!
+//! One bindgen parse per library gives both the types (`bindings.rs`) and the
+//! run-time function table (`functions.rs`), so the two cannot drift. Function
+//! declarations are turned into `PFN_<name>` pointer types in `bindings.rs`;
+//! `functions.rs` holds one `Option<PFN_...>` field per function and a getter
+//! that turns absence into a typed error.
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use quote::ToTokens;
+
+use crate::util::{project_root, run, write_or_check, XResult};
+
+/// One library to bind.
+struct Target {
+    /// Headers included by the generated wrapper, in order.
+    headers: &'static [&'static str],
+    /// Source folder (relative to the project root) that receives the output.
+    out_dir: &'static str,
+    /// Regex allow-lists.
+    functions: &'static str,
+    types: &'static str,
+    vars: &'static str,
+    /// The Rust type holding the loaded library (`Driver`, `Nvrtc`).
+    loader_type: &'static str,
+    /// The struct name of the function table.
+    table_type: &'static str,
+    /// Header whose `#define name name_vN` lines give unversioned aliases.
+    alias_header: Option<&'static str>,
+}
+
+const TARGETS: &[Target] = &[
+    Target {
+        headers: &["cuda.h", "cudaGL.h"],
+        out_dir: "crates/cuda-driver-sys/src",
+        functions: "cu.*",
+        types: "(CU|cu).*",
+        vars: "(CU|CUDA|cu).*",
+        loader_type: "Driver",
+        table_type: "DriverFunctions",
+        alias_header: Some("cuda.h"),
+    },
+    Target {
+        headers: &["nvrtc.h"],
+        out_dir: "crates/rucuda-jit/src/nvrtc",
+        functions: "nvrtc.*",
+        types: "nvrtc.*",
+        vars: "NVRTC.*",
+        loader_type: "Nvrtc",
+        table_type: "NvrtcFunctions",
+        alias_header: None,
+    },
+];
+
+/// Entry point.
+pub fn main(args: &[String]) -> XResult<()> {
+    let check = args.iter().any(|a| a == "--check");
+    let include = find_cuda_include()?;
+    eprintln!("xtask bindgen: headers from {}", include.display());
+    let version = cuda_version(&include.join("cuda.h"))?;
+    for target in TARGETS {
+        generate(target, &include, &version, check)?;
+    }
+    Ok(())
+}
+
+/// The folder holding `cuda.h` and `nvrtc.h`: `CUDA_PATH`/`CUDA_HOME`, else NVIDIA's
+/// pip wheels, downloaded into `target/cuda-headers` (they hold the headers).
+pub fn find_cuda_include() -> XResult<PathBuf> {
+    for var in ["CUDA_PATH", "CUDA_HOME"] {
+        if let Ok(root) = std::env::var(var) {
+            let inc = PathBuf::from(root).join("include");
+            if inc.join("cuda.h").exists() && inc.join("nvrtc.h").exists() {
+                return Ok(inc);
+            }
+        }
+    }
+    let dir = project_root().join("target/cuda-headers");
+    let inc = dir.join("nvidia/cu13/include");
+    if inc.join("cuda.h").exists() && inc.join("nvrtc.h").exists() {
+        return Ok(inc);
+    }
+    std::fs::create_dir_all(&dir)?;
+    eprintln!("xtask bindgen: no CUDA_PATH; fetching NVIDIA's 13.0 wheels from PyPI for the headers");
+    run(Command::new("python3").args([
+        "-m",
+        "pip",
+        "download",
+        "--quiet",
+        "--no-deps",
+        "--only-binary=:all:",
+        "--platform",
+        "manylinux_2_17_x86_64",
+        "--platform",
+        "manylinux2014_x86_64",
+        "--platform",
+        "manylinux_2_12_x86_64",
+        "--platform",
+        "manylinux2010_x86_64",
+        "-d",
+    ])
+    .arg(&dir)
+    .args(["nvidia-cuda-runtime==13.0.*", "nvidia-cuda-nvrtc==13.0.*"]))?;
+    let script = "import sys, zipfile, glob\n\
+        d = sys.argv[1]\n\
+        for w in glob.glob(d + '/*.whl'):\n\
+        \x20   z = zipfile.ZipFile(w)\n\
+        \x20   z.extractall(d, [n for n in z.namelist() if '/include/' in n])\n";
+    run(Command::new("python3").args(["-c", script]).arg(&dir))?;
+    if inc.join("cuda.h").exists() {
+        Ok(inc)
+    } else {
+        Err(format!("the downloaded wheels hold no cuda.h under {}", inc.display()).into())
+    }
+}
+
+fn cuda_version(cuda_h: &Path) -> XResult<String> {
+    let text = std::fs::read_to_string(cuda_h)?;
+    text.lines()
+        .find_map(|l| l.strip_prefix("#define CUDA_VERSION "))
+        .map(|v| v.trim().to_string())
+        .ok_or_else(|| "cuda.h has no CUDA_VERSION".into())
+}
+
+fn generate(t: &Target, include: &Path, version: &str, check: bool) -> XResult<()> {
+    // cudaGL.h includes <GL/gl.h> for two typedefs; a shim keeps GL headers off the list of needs.
+    let shim = project_root().join("target/xtask-gl-shim");
+    std::fs::create_dir_all(shim.join("GL"))?;
+    std::fs::write(
+        shim.join("GL/gl.h"),
+        "typedef unsigned int GLuint;\ntypedef unsigned int GLenum;\n",
+    )?;
+    let wrapper: String = t.headers.iter().map(|h| format!("#include <{h}>\n")).collect();
+    let bindings = bindgen::Builder::default()
+        .header_contents("rucuda_wrapper.h", &wrapper)
+        .clang_arg(format!("-I{}", include.display()))
+        .clang_arg(format!("-I{}", shim.display()))
+        .allowlist_function(t.functions)
+        .allowlist_type(t.types)
+        .allowlist_var(t.vars)
+        // Enums the driver returns are newtypes, never Rust enums: a newer driver's
+        // unknown value must not be undefined behaviour.
+        .default_enum_style(bindgen::EnumVariation::NewType {
+            is_bitfield: false,
+            is_global: false,
+        })
+        .bitfield_enum(".*[Ff]lags.*")
+        .derive_default(true)
+        .derive_eq(true)
+        .derive_hash(true)
+        .layout_tests(false)
+        .generate_comments(false)
+        .prepend_enum_name(false)
+        .size_t_is_usize(true)
+        .generate()
+        .map_err(|e| format!("bindgen failed: {e}"))?;
+    let raw = bindings.to_string();
+    let file = syn::parse_file(&raw)?;
+
+    let mut items = Vec::new();
+    let mut functions: Vec<(String, String)> = Vec::new(); // (name, PFN type tokens)
+    for item in file.items {
+        match item {
+            syn::Item::ForeignMod(m) => {
+                for fi in m.items {
+                    if let syn::ForeignItem::Fn(f) = fi {
+                        let name = f.sig.ident.to_string();
+                        let inputs = f.sig.inputs.to_token_stream().to_string();
+                        let output = f.sig.output.to_token_stream().to_string();
+                        functions.push((name, format!("unsafe extern \"C\" fn({inputs}) {output}")));
+                    }
+                }
+            }
+            other => items.push(other.to_token_stream().to_string()),
+        }
+    }
+    functions.sort();
+    functions.dedup_by(|a, b| a.0 == b.0);
+
+    let v: u32 = version.parse().unwrap_or(0);
+    let how = format!(
+        "// Generated by `cargo xtask bindgen` from the CUDA {}.{} headers ({}) with bindgen; do not edit by hand.\n",
+        v / 1000,
+        (v % 1000) / 10,
+        t.headers.join(", ")
+    );
+    let mut out = how.clone();
+    out.push_str("#![allow(non_camel_case_types, non_snake_case, non_upper_case_globals, dead_code, missing_docs, unpredictable_function_pointer_comparisons)]\n#![allow(clippy::all)]\n");
+    for it in &items {
+        out.push_str(it);
+        out.push('\n');
+    }
+    for (name, ty) in &functions {
+        writeln!(out, "/// Pointer type of the C function `{name}`.")?;
+        writeln!(out, "pub type PFN_{name} = {ty};")?;
+    }
+
+    let aliases = match t.alias_header {
+        Some(h) => read_aliases(&include.join(h), &functions)?,
+        None => BTreeMap::new(),
+    };
+    let table = function_table(t, &how, &functions, &aliases);
+
+    let src = project_root().join(t.out_dir);
+    write_or_check(&src.join("bindings.rs"), &rustfmt(&out)?, check)?;
+    write_or_check(&src.join("functions.rs"), &rustfmt(&table)?, check)?;
+    eprintln!(
+        "xtask bindgen: {} functions, {} aliases -> {}",
+        functions.len(),
+        aliases.len(),
+        src.display()
+    );
+    Ok(())
+}
+
+/// `#define cuMemAlloc cuMemAlloc_v2` (and the `__CUDA_API_PTSZ(...)` form): the
+/// unversioned names C code uses, mapped to the ABI names bound.
+fn read_aliases(header: &Path, functions: &[(String, String)]) -> XResult<BTreeMap<String, String>> {
+    let text = std::fs::read_to_string(header)?;
+    let known: std::collections::BTreeSet<&str> = functions.iter().map(|f| f.0.as_str()).collect();
+    let mut map = BTreeMap::new();
+    for line in text.lines() {
+        let l = line.trim_start();
+        let Some(rest) = l.strip_prefix("#define ") else { continue };
+        let mut parts = rest.split_whitespace();
+        let (Some(alias), Some(target)) = (parts.next(), parts.next()) else { continue };
+        if !alias.starts_with("cu") {
+            continue;
+        }
+        let target = target
+            .trim_start_matches("__CUDA_API_PTSZ(")
+            .trim_start_matches("__CUDA_API_PTDS(")
+            .trim_end_matches(')');
+        if alias != target && known.contains(target) && !known.contains(alias) {
+            map.entry(alias.to_string()).or_insert_with(|| target.to_string());
+        }
+    }
+    Ok(map)
+}
+
+fn function_table(
+    t: &Target,
+    how: &str,
+    functions: &[(String, String)],
+    aliases: &BTreeMap<String, String>,
+) -> String {
+    let (loader, table) = (t.loader_type, t.table_type);
+    let mut s = String::from(how);
+    s.push_str("//! The run-time function table: one optional entry per bound C function.\n");
+    s.push_str("#![allow(non_snake_case, clippy::missing_safety_doc)]\n");
+    s.push_str("use super::bindings::*;\nuse super::loader::MissingFunction;\n\n");
+    writeln!(s, "/// Every function of the bound headers, resolved by its ABI name when the library was opened;").ok();
+    writeln!(s, "/// `None` where this library version lacks it.").ok();
+    writeln!(s, "#[derive(Clone, Copy)]\npub struct {table} {{").ok();
+    for (name, _) in functions {
+        writeln!(s, "    /// `{name}`, if the loaded library has it.\n    pub {name}: Option<PFN_{name}>,").ok();
+    }
+    s.push_str("}\n\n");
+    writeln!(s, "/// The C names of every function in [`{table}`], in the table's order.").ok();
+    s.push_str("pub const FUNCTION_NAMES: &[&str] = &[\n");
+    for (name, _) in functions {
+        writeln!(s, "    \"{name}\",").ok();
+    }
+    s.push_str("];\n\n");
+    writeln!(s, "impl {table} {{").ok();
+    s.push_str("    /// Resolves every entry through `lookup` (which takes a NUL-terminated name).\n");
+    s.push_str("    pub(crate) fn resolve(lookup: &mut dyn FnMut(&[u8]) -> Option<*mut std::ffi::c_void>) -> Self {\n        Self {\n");
+    for (name, _) in functions {
+        writeln!(
+            s,
+            "            // SAFETY: the symbol named `{name}` has the C signature `PFN_{name}` was generated from.\n            {name}: lookup(b\"{name}\\0\").map(|p| unsafe {{ std::mem::transmute::<*mut std::ffi::c_void, PFN_{name}>(p) }}),"
+        )
+        .ok();
+    }
+    s.push_str("        }\n    }\n}\n\n");
+    writeln!(s, "impl super::loader::{loader} {{").ok();
+    for (name, _) in functions {
+        writeln!(s, "    /// `{name}`, or an error naming it and the library's version.").ok();
+        writeln!(
+            s,
+            "    #[inline]\n    pub fn {name}(&self) -> Result<PFN_{name}, MissingFunction> {{\n        self.functions.{name}.ok_or_else(|| self.missing(\"{name}\"))\n    }}"
+        )
+        .ok();
+    }
+    for (alias, target) in aliases {
+        writeln!(s, "    /// `{alias}`: the header's name for `{target}`.").ok();
+        writeln!(
+            s,
+            "    #[inline]\n    pub fn {alias}(&self) -> Result<PFN_{target}, MissingFunction> {{\n        self.{target}()\n    }}"
+        )
+        .ok();
+    }
+    s.push_str("}\n");
+    s
+}
+
+fn rustfmt(src: &str) -> XResult<String> {
+    use std::io::Write;
+    let mut child = Command::new("rustfmt")
+        .args(["--edition", "2021", "--emit", "stdout", "--quiet"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()?;
+    child
+        .stdin
+        .take()
+        .ok_or("rustfmt has no stdin")?
+        .write_all(src.as_bytes())?;
+    let out = child.wait_with_output()?;
+    if !out.status.success() {
+        return Err("rustfmt failed on generated code".into());
+    }
+    Ok(String::from_utf8(out.stdout)?)
+}
