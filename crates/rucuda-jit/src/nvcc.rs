@@ -41,7 +41,16 @@ pub(crate) fn candidates(
     out
 }
 
-/// The nvcc to run.
+/// nvcc inside NVIDIA's pip wheels (`nvidia-cuda-nvcc`), in these site-packages folders.
+fn wheel_candidates(sites: &[PathBuf]) -> Vec<PathBuf> {
+    sites
+        .iter()
+        .map(|s| s.join("nvidia/cu13/bin").join(NVCC))
+        .collect()
+}
+
+/// The nvcc to run: [`candidates`], then NVIDIA's `nvidia-cuda-nvcc` wheel in Python's
+/// site-packages (found without a subprocess first, then by asking `python3`).
 ///
 /// An explicit path that is a bare name (`"nvcc-13"`) is searched on `PATH`.
 pub(crate) fn locate(explicit: Option<&Path>) -> Result<PathBuf> {
@@ -57,12 +66,26 @@ pub(crate) fn locate(explicit: Option<&Path>) -> Result<PathBuf> {
             p.to_path_buf()
         }
     });
-    let tried = candidates(explicit.as_deref(), &env);
-    tried
-        .iter()
-        .find(|p| p.is_file())
-        .cloned()
-        .ok_or(Error::NvccNotFound { tried })
+    let mut tried = candidates(explicit.as_deref(), &env);
+    if let Some(found) = tried.iter().find(|p| p.is_file()) {
+        return Ok(found.clone());
+    }
+    if explicit.is_none() {
+        // Python is asked only when the folders found without it have no nvcc.
+        let guessed = || crate::nvrtc::loader::guessed_site_packages();
+        let asked = || crate::nvrtc::loader::python_site_packages().to_vec();
+        for sites in [&guessed as &dyn Fn() -> Vec<PathBuf>, &asked] {
+            for c in wheel_candidates(&sites()) {
+                if c.is_file() {
+                    return Ok(c);
+                }
+                if !tried.contains(&c) {
+                    tried.push(c);
+                }
+            }
+        }
+    }
+    Err(Error::NvccNotFound { tried })
 }
 
 /// nvcc's `--version` output, run once per path and process: the compiler identity in

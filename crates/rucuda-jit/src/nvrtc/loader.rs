@@ -156,8 +156,8 @@ fn dedup(paths: Vec<PathBuf>) -> Vec<PathBuf> {
 }
 
 /// Site-packages folders found without running Python: those of `VIRTUAL_ENV`,
-/// `CONDA_PREFIX`, the user's `~/.local`, and the prefix of every `python3` binary on
-/// `PATH` (a wrapper script such as pyenv's shim is skipped; Python is asked then).
+/// `CONDA_PREFIX`, the user's `~/.local`, pyenv's interpreters, and the prefix of every
+/// `python3` binary on `PATH` (a wrapper script is skipped; Python is asked after).
 pub(crate) fn guessed_site_packages() -> Vec<PathBuf> {
     let mut prefixes: Vec<PathBuf> = Vec::new();
     for var in ["VIRTUAL_ENV", "CONDA_PREFIX"] {
@@ -167,6 +167,16 @@ pub(crate) fn guessed_site_packages() -> Vec<PathBuf> {
     }
     if let Some(home) = dirs::home_dir() {
         prefixes.push(home.join(".local"));
+    }
+    // pyenv's `python3` is a shell script; its interpreters live under versions/.
+    let pyenv_root = std::env::var_os("PYENV_ROOT")
+        .filter(|v| !v.is_empty())
+        .map(PathBuf::from)
+        .or_else(|| dirs::home_dir().map(|h| h.join(".pyenv")));
+    if let Some(Ok(versions)) = pyenv_root.map(|r| std::fs::read_dir(r.join("versions"))) {
+        let mut found: Vec<PathBuf> = versions.filter_map(|e| e.ok()).map(|e| e.path()).collect();
+        found.sort();
+        prefixes.extend(found.into_iter().rev());
     }
     if let Some(path) = std::env::var_os("PATH") {
         for dir in std::env::split_paths(&path) {
