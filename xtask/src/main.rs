@@ -8,7 +8,8 @@
 mod bindgen;
 mod util;
 
-const HELP: &str = "usage: cargo xtask <bindgen [--check] | gpu-test [--no-run] | bench [--no-run] | doc>";
+const HELP: &str =
+    "usage: cargo xtask <bindgen [--check] | gpu-test [--no-run] | bench [--no-run] | doc>";
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
