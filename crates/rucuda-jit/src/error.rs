@@ -62,6 +62,33 @@ pub enum Error {
          CUDA context current so its device's architecture is used"
     )]
     NoArch,
+    /// There is no current CUDA context (rucuda's) to compile for and load into.
+    #[error(
+        "no current CUDA context: make one current (Device::get(0)?.primary_context()?.bind()) \
+         or pass one to SourceModule::for_context"
+    )]
+    NoContext,
+    /// A driver call failed (loading a module, linking, looking up a kernel).
+    #[error(transparent)]
+    Driver(#[from] rucuda_driver::Error),
+    /// `cuLinkComplete` or `cuLinkAddData` failed; the linker's error log says why.
+    #[error("linking failed: {source}{}", if log.is_empty() { String::new() } else { format!("\n--- linker log ---\n{}", log.trim_end()) })]
+    Link {
+        /// The failing driver call.
+        source: rucuda_driver::Error,
+        /// The linker's error log.
+        log: String,
+    },
+    /// A library or tool the operation needs was not found.
+    #[error("{what} was not found (tried: {}). {hint}", tried.iter().map(|p| p.display().to_string()).collect::<Vec<_>>().join(", "))]
+    NotFound {
+        /// What was looked for, e.g. `libcudadevrt.a`.
+        what: String,
+        /// Every path tried.
+        tried: Vec<PathBuf>,
+        /// What to install or set.
+        hint: String,
+    },
     /// A file or process operation failed.
     #[error("{context}: {source}")]
     Io {

@@ -22,6 +22,8 @@
 pub mod cache;
 mod compile;
 mod error;
+mod link;
+mod module;
 mod nvcc;
 pub mod nvrtc;
 mod options;
@@ -29,4 +31,6 @@ mod scratch;
 
 pub use compile::{compile, CacheStatus, Compiled};
 pub use error::{CompileError, Error, Result};
+pub use link::{find_cudadevrt, LinkInput, LinkOptions, LinkedModule, Linker};
+pub use module::{device_arch, SourceModule};
 pub use options::{Arch, Backend, CompileOptions, OutputKind, DEFAULT_CACHE_MAX_BYTES};

@@ -246,3 +246,25 @@ fn a_nul_in_the_source_is_an_input_error() {
     .unwrap_err();
     assert!(matches!(err, Error::InvalidInput(_)), "{err}");
 }
+
+#[test]
+fn dynamic_parallelism_compiles_as_relocatable_code() {
+    let src = r#"
+__global__ void child(float *x, int offset) { x[offset + threadIdx.x] *= 2.0f; }
+__global__ void parent(float *x, int n, int per_child)
+{
+    int c = blockIdx.x * blockDim.x + threadIdx.x;
+    if (c * per_child < n) child<<<1, per_child>>>(x, c * per_child);
+}
+"#;
+    let o = CompileOptions::new().arch(Arch::SM_90).cache_dir(None);
+    // Without -rdc NVRTC refuses the device-side launch, naming the line.
+    let err = compile(src, &o).unwrap_err();
+    assert_eq!(
+        err.as_compile_error().and_then(|c| c.line),
+        Some(6),
+        "{err}"
+    );
+    let c = compile(src, &o.relocatable(true)).unwrap();
+    assert!(is_elf(&c.image));
+}
