@@ -176,21 +176,32 @@ pub fn compile(source: &str, options: &CompileOptions) -> Result<Compiled> {
 
 /// [`compile`] for an explicit architecture (overriding `options.arch`).
 pub(crate) fn compile_for(source: &str, options: &CompileOptions, arch: Arch) -> Result<Compiled> {
-    let args = match options.backend {
+    let mut args = match options.backend {
         Backend::Nvrtc => options.nvrtc_args(arch)?,
         Backend::Nvcc => options.nvcc_args(arch)?,
     };
+    let mut header_dirs = options.header_dirs();
     let prepared = prepare_source(source, options);
     // The compiler's identity: NVRTC loaded, or nvcc found and asked its version.
     let (identity, nvcc_path) = match options.backend {
-        Backend::Nvrtc => (Nvrtc::get()?.identity().to_string(), None),
+        Backend::Nvrtc => {
+            let nvrtc = Nvrtc::get()?;
+            if let Some(dir) = nvrtc
+                .toolkit_include_dir()
+                .filter(|_| options.toolkit_include)
+            {
+                args.push(format!("--include-path={}", dir.display()));
+                header_dirs.push(dir.to_path_buf());
+            }
+            (nvrtc.identity().to_string(), None)
+        }
         Backend::Nvcc => {
             let path = crate::nvcc::locate(options.nvcc.as_deref())?;
             (crate::nvcc::identity(&path)?, Some(path))
         }
     };
     let cwd = std::env::current_dir().ok();
-    let headers = headers_digest(&prepared, cwd.as_deref(), &options.header_dirs());
+    let headers = headers_digest(&prepared, cwd.as_deref(), &header_dirs);
     let target = format!(
         "{} {} {}",
         arch.real(),
