@@ -106,7 +106,7 @@ fn device_memory_pool_reuses_blocks_and_counts() {
         (1, 0, 1_000_000)
     );
     let managed = pool.managed_bytes();
-    assert!(managed >= 1_000_000 && managed <= 1_250_000);
+    assert!((1_000_000..=1_250_000).contains(&managed));
     let addr = rucuda::driver::DevicePtr::device_ptr(&a);
     drop(a);
     assert_eq!((pool.active_blocks(), pool.held_blocks()), (0, 1));
