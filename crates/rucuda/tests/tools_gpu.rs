@@ -168,3 +168,47 @@ fn device_memory_pool_reuses_blocks_and_counts() {
     c.free();
     assert_eq!((pool.held_blocks(), pool.managed_bytes()), (0, 0));
 }
+
+#[test]
+#[ignore = "needs a CUDA device"]
+fn occupancy_record_agrees_with_the_driver() {
+    use rucuda::driver::FunctionAttribute;
+    let ctx = Device::get(0).unwrap().primary_context().unwrap();
+    let dd = DeviceData::new(ctx.device()).unwrap();
+    let m = core_module(&ctx);
+    let occ = rucuda::driver::driver()
+        .unwrap()
+        .cuOccupancyMaxActiveBlocksPerMultiprocessor()
+        .unwrap();
+    let mut checked = 0;
+    for name in ["noop", "saxpy", "uses_shared", "with_struct", "scalars"] {
+        let f = m.function(name).unwrap();
+        f.set_max_dynamic_shared_memory(
+            dd.shared_memory_optin
+                - f.attribute(FunctionAttribute::SharedSizeBytes).unwrap() as u32,
+        )
+        .unwrap();
+        let regs = f.attribute(FunctionAttribute::NumRegs).unwrap() as u32;
+        let static_smem = f.attribute(FunctionAttribute::SharedSizeBytes).unwrap() as u32;
+        for threads in [32u32, 96, 128, 256, 512, 1024] {
+            for dyn_smem in [0u32, 1000, 16 * 1024, 60 * 1024] {
+                let mut blocks = 0i32;
+                // SAFETY: writes one int; the function is alive.
+                unsafe {
+                    rucuda::driver::check(
+                        occ(&mut blocks, f.raw(), threads as i32, dyn_smem as usize),
+                        "cuOccupancyMaxActiveBlocksPerMultiprocessor",
+                    )
+                    .unwrap()
+                };
+                let rec = OccupancyRecord::new(&dd, threads, static_smem + dyn_smem, regs).unwrap();
+                assert_eq!(
+                    rec.tb_per_mp, blocks as u32,
+                    "{name}: {threads} threads, {regs} regs, {static_smem}+{dyn_smem} B smem: ours {rec:?}, driver {blocks}"
+                );
+                checked += 1;
+            }
+        }
+    }
+    println!("{checked} configurations agree with cuOccupancyMaxActiveBlocksPerMultiprocessor");
+}
