@@ -102,11 +102,8 @@ impl OccupancyRecord {
             let warps_by_regs = dd.registers_per_mp / regs_per_warp;
             limits.push((warps_by_regs / warps, OccupancyLimit::Registers));
         }
-        if smem_per_block > 0 {
-            limits.push((
-                dd.shared_memory_per_mp / smem_per_block,
-                OccupancyLimit::SharedMemory,
-            ));
+        if let Some(blocks) = dd.shared_memory_per_mp.checked_div(smem_per_block) {
+            limits.push((blocks, OccupancyLimit::SharedMemory));
         }
         let (tb_per_mp, limited_by) = limits
             .into_iter()
