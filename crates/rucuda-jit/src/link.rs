@@ -10,7 +10,7 @@ use rucuda_driver::{Context, DeviceGlobal, Function, Module};
 
 use crate::compile::{compile, Compiled};
 use crate::module::device_arch;
-use crate::options::{Arch, CompileOptions, OutputKind};
+use crate::options::{Arch, Backend, CompileOptions, OutputKind};
 use crate::{Error, Result};
 
 const LOG_BYTES: usize = 64 * 1024;
@@ -237,11 +237,12 @@ impl Linker {
         }
         let compiled: Compiled = compile(source, &o)?;
         let name = format!("{} ({})", o.program_name, self.inputs.len());
-        self.add_data(
-            LinkInput::from_output(compiled.output),
-            &compiled.image,
-            &name,
-        )?;
+        // nvcc's LTO-IR comes wrapped in a fatbin (`-fatbin -arch=lto_XY`).
+        let kind = match (o.backend, compiled.output) {
+            (Backend::Nvcc, OutputKind::LtoIr) => LinkInput::Fatbin,
+            (_, output) => LinkInput::from_output(output),
+        };
+        self.add_data(kind, &compiled.image, &name)?;
         self.lowered_names.extend(compiled.lowered_names);
         Ok(self)
     }

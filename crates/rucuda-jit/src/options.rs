@@ -39,7 +39,8 @@ pub enum OutputKind {
     Ptx,
     /// A fat binary (`nvcc -fatbin`), possibly with several architectures; nvcc only.
     Fatbin,
-    /// LTO-IR for link-time optimisation (`-dlto`), for `cuLink` with LTO.
+    /// LTO-IR for link-time optimisation (`-dlto`), for `cuLink` with LTO: raw LTO-IR
+    /// from NVRTC, a fatbin holding LTO-IR from nvcc (`-fatbin -arch=lto_XY`).
     LtoIr,
 }
 
