@@ -271,16 +271,23 @@ __global__ void apply(float *x, float c, int n)
     if (i < n) x[i] = twice_plus(x[i], c);
 }
 "#;
+    // One input from a file (relocatable PTX compiled beforehand), one from source.
+    let lib_ptx = rucuda_jit::compile(
+        lib,
+        &CompileOptions::new()
+            .arch(device_arch(&ctx).unwrap())
+            .output(OutputKind::Ptx)
+            .relocatable(true),
+    )
+    .unwrap();
+    let dir = common::TempDir::new("link-file");
+    let lib_path = dir.path().join("lib.ptx");
+    std::fs::write(&lib_path, &lib_ptx.image[..lib_ptx.image.len() - 1]).unwrap();
     let mut linker = Linker::new(&ctx).unwrap();
     linker
-        .add_source(lib, &CompileOptions::new().program_name("lib.cu"))
+        .add_file(&lib_path, None)
         .unwrap()
-        .add_source(
-            user,
-            &CompileOptions::new()
-                .output(OutputKind::Ptx)
-                .program_name("user.cu"),
-        )
+        .add_source(user, &CompileOptions::new().program_name("user.cu"))
         .unwrap();
     let linked = linker.link().unwrap();
     assert!(!linked.image.is_empty());
