@@ -139,7 +139,8 @@ pub type Result<T, E = Error> = std::result::Result<T, E>;
 /// Its message shows the compiler, the status, the options or command line, the log
 /// (with the compiler's own `kernel.cu(3): error: ...` lines), stdout and stderr when
 /// not empty, and the source lines around the first error.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{}", render(self))]
 pub struct CompileError {
     /// The compiler: `NVRTC 13.0` or the path of nvcc.
     pub compiler: String,
@@ -265,30 +266,35 @@ fn excerpt(source: &str, line: u32, context: u32) -> Option<String> {
     Some(out)
 }
 
-impl fmt::Display for CompileError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        writeln!(f, "{} failed to compile ({})", self.compiler, self.status)?;
-        writeln!(f, "command: {}", self.command.join(" "))?;
-        if let Some(first) = &self.first_error {
-            writeln!(f, "first error: {first}")?;
-        }
-        if !self.log.is_empty() {
-            writeln!(f, "--- log ---\n{}", self.log.trim_end())?;
-        }
-        if !self.stdout.is_empty() && !self.log.contains(self.stdout.trim()) {
-            writeln!(f, "--- stdout ---\n{}", self.stdout.trim_end())?;
-        }
-        if !self.stderr.is_empty() && !self.log.contains(self.stderr.trim()) {
-            writeln!(f, "--- stderr ---\n{}", self.stderr.trim_end())?;
-        }
-        if let (Some(line), Some(ex)) = (self.line, &self.excerpt) {
-            write!(f, "--- source around line {line} ---\n{}", ex.trim_end())?;
-        }
-        Ok(())
-    }
+/// The message: compiler and status, command, first error, log, stdout and stderr when
+/// they add anything, and the source lines around the first error.
+fn render(e: &CompileError) -> String {
+    let mut out = String::new();
+    // Writing to a String cannot fail.
+    let _ = write_message(e, &mut out);
+    out
 }
 
-impl std::error::Error for CompileError {}
+fn write_message(e: &CompileError, f: &mut impl fmt::Write) -> fmt::Result {
+    writeln!(f, "{} failed to compile ({})", e.compiler, e.status)?;
+    writeln!(f, "command: {}", e.command.join(" "))?;
+    if let Some(first) = &e.first_error {
+        writeln!(f, "first error: {first}")?;
+    }
+    if !e.log.is_empty() {
+        writeln!(f, "--- log ---\n{}", e.log.trim_end())?;
+    }
+    if !e.stdout.is_empty() && !e.log.contains(e.stdout.trim()) {
+        writeln!(f, "--- stdout ---\n{}", e.stdout.trim_end())?;
+    }
+    if !e.stderr.is_empty() && !e.log.contains(e.stderr.trim()) {
+        writeln!(f, "--- stderr ---\n{}", e.stderr.trim_end())?;
+    }
+    if let (Some(line), Some(ex)) = (e.line, &e.excerpt) {
+        write!(f, "--- source around line {line} ---\n{}", ex.trim_end())?;
+    }
+    Ok(())
+}
 
 #[cfg(test)]
 mod tests {
