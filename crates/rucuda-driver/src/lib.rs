@@ -37,6 +37,7 @@
 //! # Ok::<(), Error>(())
 //! ```
 
+pub mod constants;
 mod context;
 mod device;
 mod device_attribute;
@@ -49,6 +50,7 @@ mod module;
 mod repr;
 mod stream;
 
+pub use constants::{ComputeMode, JitFallback, JitInputType, JitOption, JitTarget, SharedConfig};
 pub use context::{CacheConfig, Context, ContextFlags, Limit};
 pub use device::{driver_version, get_version, init, Device};
 pub use device_attribute::DeviceAttribute;
