@@ -47,6 +47,7 @@ mod function;
 mod launch;
 pub mod memory;
 mod module;
+mod occupancy;
 mod repr;
 mod stream;
 
@@ -62,6 +63,7 @@ pub use launch::{
 };
 pub use memory::{DeviceBuffer, DevicePtr, DeviceView, DeviceViewMut};
 pub use module::{DeviceGlobal, JitLog, JitOptions, Module};
+pub use occupancy::{Occupancy, OccupancyFlags, SuggestedBlockSize};
 pub use repr::{vector, DeviceRepr};
 pub use stream::{Stream, StreamFlags};
 
