@@ -44,6 +44,7 @@ mod device_attribute;
 mod error;
 mod event;
 mod function;
+mod graph;
 mod launch;
 pub mod memory;
 mod module;
@@ -58,6 +59,7 @@ pub use device_attribute::DeviceAttribute;
 pub use error::{check, driver, DriverError, Error, ErrorKind, Result};
 pub use event::{Event, EventFlags, IpcEventHandle};
 pub use function::{Function, FunctionAttribute};
+pub use graph::{CaptureMode, CaptureStatus, Graph, GraphExec, GraphInstantiateFlags, GraphUpdate};
 pub use launch::{
     ArgBuffer, DevicePointerArg, KernelArg, KernelArgs, LaunchConfig, PreparedLaunch,
 };
