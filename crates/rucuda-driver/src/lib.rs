@@ -49,6 +49,7 @@ mod launch;
 pub mod memory;
 mod module;
 mod occupancy;
+mod profiler;
 mod repr;
 mod stream;
 
@@ -66,6 +67,7 @@ pub use launch::{
 pub use memory::{DeviceBuffer, DevicePtr, DeviceView, DeviceViewMut};
 pub use module::{DeviceGlobal, JitLog, JitOptions, Module};
 pub use occupancy::{Occupancy, OccupancyFlags, SuggestedBlockSize};
+pub use profiler::{start_profiler, stop_profiler};
 pub use repr::{vector, DeviceRepr};
 pub use stream::{Stream, StreamFlags};
 
