@@ -49,6 +49,7 @@ mod launch;
 pub mod memory;
 mod module;
 mod occupancy;
+mod peer;
 mod profiler;
 mod repr;
 mod stream;
@@ -67,6 +68,7 @@ pub use launch::{
 pub use memory::{DeviceBuffer, DevicePtr, DeviceView, DeviceViewMut};
 pub use module::{DeviceGlobal, JitLog, JitOptions, Module};
 pub use occupancy::{Occupancy, OccupancyFlags, SuggestedBlockSize};
+pub use peer::{P2PAttribute, P2PInfo};
 pub use profiler::{start_profiler, stop_profiler};
 pub use repr::{vector, DeviceRepr};
 pub use stream::{Stream, StreamFlags};
