@@ -45,6 +45,7 @@ mod error;
 mod event;
 mod function;
 mod graph;
+mod host_args;
 mod launch;
 pub mod memory;
 mod module;
@@ -62,6 +63,7 @@ pub use error::{check, driver, DriverError, Error, ErrorKind, Result};
 pub use event::{Event, EventFlags, IpcEventHandle};
 pub use function::{Function, FunctionAttribute};
 pub use graph::{CaptureMode, CaptureStatus, Graph, GraphExec, GraphInstantiateFlags, GraphUpdate};
+pub use host_args::HostArgs;
 pub use launch::{
     ArgBuffer, DevicePointerArg, KernelArg, KernelArgs, LaunchConfig, PreparedLaunch,
 };
