@@ -47,6 +47,7 @@ mod function;
 mod graph;
 mod host_args;
 mod launch;
+pub mod legacy;
 pub mod memory;
 mod module;
 mod occupancy;
