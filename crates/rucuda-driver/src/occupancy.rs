@@ -236,8 +236,9 @@ impl Function {
     ///
     /// The driver's callback carries no user data, so the closure is reached through a
     /// process-wide slot: calls are serialised by a lock (they are short). The closure
-    /// must not call CUDA nor this function (a nested call returns an error); if it
-    /// panics the panic is caught and this returns an error.
+    /// may run on a driver thread (hence `Sync`); it must not call CUDA, nor this
+    /// function (such a nested call returns an error). If it panics, the panic is caught
+    /// and this returns an error.
     ///
     /// [`Function::suggested_block_size_by_search`] answers the same question in Rust,
     /// without a callback.
@@ -260,9 +261,9 @@ impl Function {
         F: Fn(u32) -> usize + Sync,
     {
         let limit = to_c_int(block_size_limit, "block size limit")?;
-        if IN_CALLBACK_CALL.with(Cell::get) {
+        if IN_CLOSURE.try_with(Cell::get).unwrap_or(false) {
             return Err(Error::invalid(
-                "suggested_block_size_with called from inside its own shared-memory closure",
+                "suggested_block_size_with called from inside a shared-memory closure",
             ));
         }
         self.context().bind()?;
@@ -277,7 +278,6 @@ impl Function {
             let _guard = CALLBACK_LOCK
                 .lock()
                 .unwrap_or_else(std::sync::PoisonError::into_inner);
-            IN_CALLBACK_CALL.with(|c| c.set(true));
             CALLBACK_SLOT.store(
                 (&slot as *const CallbackSlot<'_>).cast_mut().cast(),
                 Ordering::Release,
@@ -298,7 +298,6 @@ impl Function {
                 ))
             };
             CALLBACK_SLOT.store(std::ptr::null_mut(), Ordering::Release);
-            IN_CALLBACK_CALL.with(|c| c.set(false));
             r
         };
         if slot.panicked.load(Ordering::Acquire) {
@@ -420,9 +419,10 @@ static CALLBACK_LOCK: Mutex<()> = Mutex::new(());
 static CALLBACK_SLOT: AtomicPtr<c_void> = AtomicPtr::new(std::ptr::null_mut());
 
 thread_local! {
-    /// True on a thread inside `suggested_block_size_with` (to refuse nested calls, which
-    /// would otherwise wait on the lock this thread holds).
-    static IN_CALLBACK_CALL: Cell<bool> = const { Cell::new(false) };
+    /// True on the thread running a shared-memory closure, whichever thread the driver
+    /// calls it on: a nested `suggested_block_size_with` from there is refused instead of
+    /// waiting forever on the lock its outer call holds.
+    static IN_CLOSURE: Cell<bool> = const { Cell::new(false) };
 }
 
 /// Shared memory reported for a block size the closure could not answer: no block fits.
@@ -439,8 +439,12 @@ unsafe extern "C" fn shared_mem_trampoline(block_size: c_int) -> usize {
     // function) is running; it is cleared before that slot goes out of scope.
     let slot = unsafe { &*p };
     let f = slot.f;
+    let _ = IN_CLOSURE.try_with(|c| c.set(true));
     // A panic must not unwind into the driver.
-    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| f(block_size.max(0) as u32))) {
+    let result =
+        std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| f(block_size.max(0) as u32)));
+    let _ = IN_CLOSURE.try_with(|c| c.set(false));
+    match result {
         Ok(bytes) => bytes,
         Err(_) => {
             slot.panicked.store(true, Ordering::Release);
@@ -482,7 +486,8 @@ mod tests {
         let _guard = CALLBACK_LOCK
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner);
-        let f = |n: u32| n as usize * 3;
+        // The closure sees itself marked as running (so nested calls are refused).
+        let f = |n: u32| n as usize * 3 + usize::from(IN_CLOSURE.with(Cell::get));
         let slot = CallbackSlot {
             f: &f,
             panicked: AtomicBool::new(false),
@@ -505,7 +510,8 @@ mod tests {
         // SAFETY: as above.
         let got_bad = unsafe { shared_mem_trampoline(64) };
         CALLBACK_SLOT.store(std::ptr::null_mut(), Ordering::Release);
-        assert_eq!(got, 192);
+        assert_eq!(got, 193);
+        assert!(!IN_CLOSURE.with(Cell::get), "the mark outlived the closure");
         assert_eq!(got_bad, NO_FIT_BYTES);
         assert!(bad_slot.panicked.load(Ordering::Acquire));
         assert!(!slot.panicked.load(Ordering::Acquire));
