@@ -693,3 +693,53 @@ fn launch_refusals_name_the_kernel_and_what_was_expected() -> Result<()> {
     assert_eq!(ints.to_vec()?, ints_before, "a refused launch wrote ints");
     Ok(())
 }
+
+#[test]
+#[ignore = "needs a CUDA device"]
+fn device_constants_read_back_typed() -> Result<()> {
+    let ctx = common::ctx();
+    let dev = ctx.device();
+    // A context exists, so the device does not prohibit them.
+    let mode = dev.compute_mode()?;
+    println!("compute mode: {mode:?}");
+    assert_ne!(mode, ComputeMode::Prohibited);
+    assert_eq!(
+        mode.raw(),
+        dev.attribute(DeviceAttribute::ComputeMode)?,
+        "typed and raw compute mode differ"
+    );
+    let target = JitTarget::for_compute_capability(dev.compute_capability()?);
+    println!("JIT target: {target}");
+    assert_eq!(JitTarget::from_raw(target.raw()), Some(target));
+    // Bank-size configuration: a deprecated no-op on current GPUs, kept while the driver
+    // exports it; "not supported" (or a driver without the call) is an answer too.
+    let tolerate = |r: Result<()>, what: &str| -> Result<()> {
+        match r {
+            Err(e) if e.kind() == ErrorKind::NotSupported => {
+                println!("{what}: not available: {e}");
+                Ok(())
+            }
+            other => other,
+        }
+    };
+    match ctx.shared_config() {
+        Ok(config) => {
+            println!("shared memory config: {config:?}");
+            tolerate(ctx.set_shared_config(config), "cuCtxSetSharedMemConfig")?;
+            tolerate(
+                ctx.set_shared_config(SharedConfig::FourByteBankSize),
+                "cuCtxSetSharedMemConfig",
+            )?;
+            let noop = common::core_module(&ctx).function("noop")?;
+            tolerate(
+                noop.set_shared_config(SharedConfig::DefaultBankSize),
+                "cuFuncSetSharedMemConfig",
+            )?;
+        }
+        Err(e) if e.kind() == ErrorKind::NotSupported => {
+            println!("shared memory config not available: {e}");
+        }
+        Err(e) => return Err(e),
+    }
+    Ok(())
+}
