@@ -50,6 +50,11 @@ use crate::stream::Stream;
 /// Calls such as synchronous `cuMemAlloc` or `cuMemcpy` may implicitly synchronise with
 /// the capturing stream; during a capture they fail (and invalidate it) on the threads
 /// the mode covers.
+///
+/// ```
+/// use rucuda_driver::CaptureMode;
+/// assert_eq!(CaptureMode::default(), CaptureMode::Global);
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub enum CaptureMode {
     /// Forbidden on every thread that has not set `Relaxed` for itself (CUDA's default).
@@ -175,6 +180,17 @@ impl Stream {
 ///
 /// A graph may move between threads but is not `Sync`: the driver does not synchronise
 /// concurrent use of one graph.
+///
+/// ```no_run
+/// use rucuda_driver::*;
+/// let ctx = Device::get(0)?.primary_context()?;
+/// let stream = Stream::new(&ctx, StreamFlags::NON_BLOCKING)?;
+/// let graph = stream.capture(CaptureMode::Global, |_s| Ok(()))?;
+/// let copy = graph.try_clone()?;
+/// println!("{} nodes", copy.node_count()?);
+/// graph.write_dot("/tmp/graph.dot")?;
+/// # Ok::<(), Error>(())
+/// ```
 pub struct Graph {
     raw: CUgraph,
     ctx: Context,
@@ -281,6 +297,19 @@ impl Graph {
 
 /// An executable graph (`CUgraphExec`), destroyed on drop; independent of the [`Graph`]
 /// it was made from. Not `Sync`: the driver does not synchronise concurrent use.
+///
+/// ```no_run
+/// use rucuda_driver::*;
+/// # let ctx = Device::get(0)?.primary_context()?;
+/// # let stream = Stream::new(&ctx, StreamFlags::NON_BLOCKING)?;
+/// # let graph = stream.capture(CaptureMode::Global, |_s| Ok(()))?;
+/// let exec = graph.instantiate_with_flags(GraphInstantiateFlags::AUTO_FREE_ON_LAUNCH)?;
+/// exec.upload(&stream)?;
+/// // SAFETY: the captured work touches no memory that was freed since.
+/// unsafe { exec.launch(&stream)? };
+/// stream.synchronize()?;
+/// # Ok::<(), Error>(())
+/// ```
 pub struct GraphExec {
     raw: CUgraphExec,
     ctx: Context,
@@ -309,6 +338,12 @@ impl Drop for GraphExec {
 
 /// Why [`GraphExec::update`] could not apply a graph (`CUgraphExecUpdateResult`), or
 /// that it did.
+///
+/// ```
+/// use rucuda_driver::GraphUpdate;
+/// assert!(GraphUpdate::Applied.is_applied());
+/// assert!(!GraphUpdate::TopologyChanged.is_applied());
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum GraphUpdate {
     /// Applied: the next launch runs the new parameters.

@@ -62,6 +62,20 @@ struct HostCopy {
 ///
 /// `'a` is the borrow of the host slices and device buffers: they cannot be used
 /// elsewhere until the call has returned (or the `HostArgs` is dropped).
+///
+/// ```no_run
+/// use rucuda_driver::*;
+/// # let ctx = Device::get(0)?.primary_context()?;
+/// # let kernel = Module::load_data(&ctx, b"")?.function("k")?;
+/// let stream = Stream::new(&ctx, StreamFlags::NON_BLOCKING)?;
+/// let table = DeviceBuffer::from_slice(&ctx, &[1.0f32; 16])?;
+/// let mut hist = vec![0u32; 16];
+/// let args = HostArgs::new(&stream).device(&table).in_out(&mut hist).value(16i32);
+/// assert_eq!(args.len(), 3);
+/// // SAFETY: k(const float* table, unsigned* hist, int n) touches [0, n) of each.
+/// unsafe { kernel.call_with_host_args(LaunchConfig::linear(1, 16), args)? };
+/// # Ok::<(), Error>(())
+/// ```
 pub struct HostArgs<'a> {
     stream: Stream,
     args: ArgBuffer,

@@ -44,7 +44,8 @@ bitflags::bitflags! {
     }
 }
 
-/// One launch configuration's occupancy of a multiprocessor.
+/// One launch configuration's occupancy of a multiprocessor (see [`Function::occupancy`]
+/// and [`Occupancy::from_counts`] for examples).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct Occupancy {
     /// Threads per block.
@@ -117,6 +118,16 @@ impl Occupancy {
 
 /// A block size the calculator suggests, with the smallest grid that fills the device
 /// at that size.
+///
+/// ```no_run
+/// # use rucuda_driver::*;
+/// # let ctx = Device::get(0)?.primary_context()?;
+/// # let kernel = Module::load_data(&ctx, b"")?.function("k")?;
+/// let SuggestedBlockSize { block_size, min_grid_size } =
+///     kernel.suggested_block_size(0, 0, OccupancyFlags::DEFAULT)?;
+/// let cfg = LaunchConfig::linear(min_grid_size, block_size);
+/// # Ok::<(), Error>(())
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct SuggestedBlockSize {
     /// Threads per block reaching the highest occupancy.

@@ -32,6 +32,11 @@ use crate::device::Device;
 use crate::error::{call, Result};
 
 /// A property of the link from one device to another (`CUdevice_P2PAttribute`).
+///
+/// ```
+/// use rucuda_driver::P2PAttribute;
+/// assert_eq!(P2PAttribute::AccessSupported.raw().0, 2);
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub enum P2PAttribute {
@@ -77,7 +82,8 @@ impl P2PAttribute {
     }
 }
 
-/// The link from one device to another, every [`P2PAttribute`] read at once.
+/// The link from one device to another, every [`P2PAttribute`] read at once
+/// ([`Device::p2p_info`] has an example).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct P2PInfo {
     /// [`P2PAttribute::PerformanceRank`].
