@@ -4,6 +4,7 @@
 //! - [`Device`], [`Context`] (primary by default, or created with [`ContextFlags`]),
 //!   [`Stream`], [`Event`];
 //! - memory: [`DeviceBuffer`] and views;
+//! - [`CudaArray`]s, [`TextureObject`]s, [`SurfaceObject`]s, [`Memcpy2D`] / [`Memcpy3D`] copies;
 //! - [`Module`] and [`Function`]: loading PTX/cubin/fatbin, launching with typed argument
 //!   tuples that are checked against the kernel's parameters before the driver sees them.
 //!
@@ -65,3 +66,10 @@ pub use stream::{Stream, StreamFlags};
 
 /// The raw bindings this crate is built on.
 pub use cuda_driver_sys as sys;
+
+// Arrays, texture and surface objects, structured copies.
+mod array;
+pub use array::{
+    Array3DFlags, ArrayDescriptor, ArrayDescriptor3D, ArrayElement, ArrayFormat, CubemapFace,
+    CudaArray,
+};
