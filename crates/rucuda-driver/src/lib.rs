@@ -69,7 +69,14 @@ pub use cuda_driver_sys as sys;
 
 // Arrays, texture and surface objects, structured copies.
 mod array;
+mod array_copy;
+mod memcpy2d;
 pub use array::{
     Array3DFlags, ArrayDescriptor, ArrayDescriptor3D, ArrayElement, ArrayFormat, CubemapFace,
     CudaArray,
 };
+pub use array_copy::{
+    array_extent, array_to_host, host_to_array, make_multichannel_2d_array, matrix_to_array,
+    memcpy_atoa, memcpy_atod, memcpy_atoh, memcpy_dtoa, memcpy_htoa, Order,
+};
+pub use memcpy2d::{DeviceWritable, Memcpy2D, Memcpy3D, Memcpy3DPeer};
