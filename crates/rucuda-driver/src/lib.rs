@@ -71,6 +71,8 @@ pub use cuda_driver_sys as sys;
 mod array;
 mod array_copy;
 mod memcpy2d;
+mod surface;
+mod texture;
 pub use array::{
     Array3DFlags, ArrayDescriptor, ArrayDescriptor3D, ArrayElement, ArrayFormat, CubemapFace,
     CudaArray,
@@ -80,3 +82,7 @@ pub use array_copy::{
     memcpy_atoa, memcpy_atod, memcpy_atoh, memcpy_dtoa, memcpy_htoa, Order,
 };
 pub use memcpy2d::{DeviceWritable, Memcpy2D, Memcpy3D, Memcpy3DPeer};
+pub use surface::{SurfaceHandle, SurfaceObject};
+pub use texture::{
+    AddressMode, FilterMode, ReadMode, TextureDescriptor, TextureHandle, TextureObject,
+};
