@@ -198,20 +198,6 @@ fn host_array_round_trips_are_byte_exact() {
     );
     assert_eq!(a.to_host_vec::<i32>().expect("read"), m);
 
-    // 1D layered and cubemap.
-    let layers: Vec<u16> = (0..3 * 50).map(|_| rng.next_u64() as u16).collect();
-    let a = CudaArray::from_host(&ctx, &layers, &[3, 50], Order::C, Array3DFlags::LAYERED)
-        .expect("1D layered");
-    assert_eq!(
-        *a.desc(),
-        ArrayDescriptor3D::layered_1d(50, 3, ArrayFormat::U16, 1)
-    );
-    assert_eq!(a.to_host_vec::<u16>().expect("read"), layers);
-    let cube = rng.vec_f32(6 * 8 * 8);
-    let a = CudaArray::from_host(&ctx, &cube, &[6, 8, 8], Order::C, Array3DFlags::CUBEMAP)
-        .expect("cubemap");
-    assert_eq!(a.to_host_vec::<f32>().expect("read"), cube);
-
     // Wrong sizes are refused.
     let mut a =
         CudaArray::new_3d(&ctx, &ArrayDescriptor3D::d2(4, 4, ArrayFormat::F32, 1)).expect("array");
@@ -223,6 +209,64 @@ fn host_array_round_trips_are_byte_exact() {
         a.to_host_vec::<[u8; 3]>(),
         Err(Error::InvalidArgument(_))
     ));
+}
+
+#[test]
+#[ignore = "needs a CUDA device"]
+fn layered_and_cubemap_round_trips_are_byte_exact() {
+    let ctx = ctx();
+    let mut rng = Rng::fresh();
+    // 1D layered: height 0, one row per layer.
+    let layers: Vec<u16> = (0..3 * 50).map(|_| rng.next_u64() as u16).collect();
+    let a = CudaArray::from_host(&ctx, &layers, &[3, 50], Order::C, Array3DFlags::LAYERED)
+        .expect("1D layered");
+    assert_eq!(
+        *a.desc(),
+        ArrayDescriptor3D::layered_1d(50, 3, ArrayFormat::U16, 1)
+    );
+    assert_eq!(a.to_host_vec::<u16>().expect("read"), layers);
+
+    // A cubemap: six square layers.
+    let cube = rng.vec_f32(6 * 8 * 8);
+    let a = CudaArray::from_host(&ctx, &cube, &[6, 8, 8], Order::C, Array3DFlags::CUBEMAP)
+        .expect("cubemap");
+    assert_eq!(a.to_host_vec::<f32>().expect("read"), cube);
+
+    // 2D layered, two 8-bit channels.
+    let stack: Vec<[u8; 2]> = (0..4 * 5 * 6)
+        .map(|_| [rng.next_u64() as u8, rng.next_u64() as u8])
+        .collect();
+    let a = CudaArray::from_host(&ctx, &stack, &[4, 5, 6], Order::C, Array3DFlags::LAYERED)
+        .expect("2D layered");
+    assert_eq!(
+        *a.desc(),
+        ArrayDescriptor3D::layered_2d(6, 5, 4, ArrayFormat::U8, 2)
+    );
+    assert_eq!(a.to_host_vec::<[u8; 2]>().expect("read"), stack);
+
+    // Two layered cubemaps, one face at a time through Memcpy3D.
+    let s = 4;
+    let face_len = s * s;
+    let faces = rng.vec_i32(12 * face_len);
+    let mut a = CudaArray::new_3d(
+        &ctx,
+        &ArrayDescriptor3D::cubemap_layered(s, 2, ArrayFormat::I32, 1),
+    )
+    .expect("layered cubemap");
+    for cube in 0..2 {
+        for face in CubemapFace::ALL {
+            let layer = face.layer(cube);
+            Memcpy3D::new(&ctx)
+                .src_host(&faces[layer * face_len..(layer + 1) * face_len])
+                .dst_array(&mut a)
+                .dst_z(layer)
+                .width_in_bytes(s * 4)
+                .height(s)
+                .execute()
+                .expect("one face");
+        }
+    }
+    assert_eq!(a.to_host_vec::<i32>().expect("read"), faces);
 }
 
 #[test]
@@ -911,7 +955,7 @@ fn u8_texture_reads_integers_or_normalized_floats() {
 
 #[test]
 #[ignore = "needs a CUDA device"]
-fn textures_over_1d_3d_layered_and_cubemap_arrays() {
+fn textures_over_1d_3d_and_layered_arrays() {
     let ctx = ctx();
     let mut rng = Rng::fresh();
     let m = module(&ctx, PTX);
@@ -1019,7 +1063,15 @@ fn textures_over_1d_3d_layered_and_cubemap_arrays() {
     }
     .expect("launch layered");
     assert_close(&f64s(&out.to_vec().expect("read")), &f64s(&stack), 0.0);
+}
 
+#[test]
+#[ignore = "needs a CUDA device"]
+fn cubemap_texture_reads_each_face_in_layer_order() {
+    let ctx = ctx();
+    let mut rng = Rng::fresh();
+    let m = module(&ctx, PTX);
+    let null = Stream::null(&ctx);
     // Cubemap: the direction along each face's axis reads that face's centre texel
     // (odd size, so the centre is a texel centre whatever the face's orientation).
     let s = 7;
