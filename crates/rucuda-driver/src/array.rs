@@ -517,21 +517,6 @@ fn mul(a: usize, b: usize, what: &str) -> Result<usize> {
         .ok_or_else(|| Error::invalid(format!("{what} size {a} x {b} overflows usize")))
 }
 
-/// Makes `ctx` current for releasing a resource. Errors other destructors queued on the
-/// context stay queued for the next call (they are not this release's), and the release
-/// goes ahead instead of leaking the resource.
-pub(crate) fn bind_for_release(ctx: &Context) -> Result<()> {
-    match ctx.bind() {
-        Err(Error::Deferred(earlier)) => {
-            for e in earlier {
-                ctx.defer_error(e);
-            }
-            Ok(())
-        }
-        other => other,
-    }
-}
-
 /// Host types that map to an array element: the format and channel count an array
 /// holding them has.
 ///
@@ -709,7 +694,7 @@ impl CudaArray {
     }
 
     fn release(&self) -> Result<()> {
-        bind_for_release(&self.ctx)?;
+        self.ctx.make_current()?;
         // SAFETY: created by this object and destroyed once (drop and free consume it).
         unsafe { call!(cuArrayDestroy(self.raw)) }
     }

@@ -21,7 +21,7 @@ use cuda_driver_sys::{
     CUresourcetype, CUsurfObject, CUDA_RESOURCE_DESC,
 };
 
-use crate::array::{bind_for_release, Array3DFlags, CudaArray};
+use crate::array::{Array3DFlags, CudaArray};
 use crate::context::Context;
 use crate::error::{call, Error, Result};
 use crate::repr::DeviceRepr;
@@ -144,7 +144,7 @@ impl<'a> SurfaceObject<'a> {
     }
 
     fn release(&self) -> Result<()> {
-        bind_for_release(&self.ctx)?;
+        self.ctx.make_current()?;
         // SAFETY: created by this object and destroyed once (drop and destroy consume it).
         unsafe { call!(cuSurfObjectDestroy(self.raw)) }
     }

@@ -33,8 +33,8 @@ use cuda_driver_sys::{
 };
 
 use crate::array::{
-    bind_for_release, check_element, Array3DFlags, ArrayDescriptor, ArrayDescriptor3D,
-    ArrayElement, ArrayFormat, CudaArray,
+    check_element, Array3DFlags, ArrayDescriptor, ArrayDescriptor3D, ArrayElement, ArrayFormat,
+    CudaArray,
 };
 use crate::context::Context;
 use crate::device_attribute::DeviceAttribute;
@@ -629,7 +629,7 @@ impl<'a> TextureObject<'a> {
     }
 
     fn release(&self) -> Result<()> {
-        bind_for_release(&self.ctx)?;
+        self.ctx.make_current()?;
         // SAFETY: created by this object and destroyed once (drop and destroy consume it).
         unsafe { call!(cuTexObjectDestroy(self.raw)) }
     }
