@@ -25,7 +25,7 @@ use crate::util::{utc_timestamp, XResult};
 pub const MAX_BYTES: u64 = 60 * 1024 * 1024;
 
 /// The runner script written into every bundle.
-const RUN_SH: &str = include_str!("../templates/run.sh");
+pub const RUN_SH: &str = include_str!("../templates/run.sh");
 
 /// The cargo profile the bundle's binaries are built with (optimized, stripped).
 pub const PROFILE: &str = "gpu-test";

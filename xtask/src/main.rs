@@ -12,6 +12,8 @@ mod bindgen;
 mod bundle;
 mod doc;
 mod gpu_test;
+#[cfg(test)]
+mod run_sh_tests;
 mod util;
 
 const HELP: &str = "\

@@ -21,9 +21,13 @@ export LC_ALL=C
 HERE=$(cd -- "$(dirname -- "${BASH_SOURCE[0]}")" && pwd)
 RESULTS=${OUT:-$HERE}
 MARKER='RUCUDA_SKIPPED:'
+if ! mkdir -p -- "$RESULTS" 2>/dev/null || [[ ! -w $RESULTS ]]; then
+    RESULTS=$(mktemp -d /tmp/rucuda-results.XXXXXX)
+    echo "run.sh: ${OUT:-$HERE} is not writable; results go to $RESULTS" >&2
+fi
 
 usage() {
-    sed -n '4,13p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2
+    sed -n '2,17p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2
     exit 2
 }
 
@@ -167,7 +171,6 @@ run_bench() {
         echo "run.sh: this bundle has no bench binary; build it with 'cargo xtask bench --no-run'" >&2
         return 1
     fi
-    mkdir -p -- "$RESULTS"
     tmp=$(mktemp -d /tmp/rucuda-bench.XXXXXX)
     if ((peers)) && [[ -f $HERE/peers/cupy_bench.py ]]; then
         if command -v python3 >/dev/null; then
@@ -244,7 +247,7 @@ TESTS=() # "binary<TAB>ignored<TAB>name"; an empty name is an example
 for bin in "${BINARIES[@]}"; do
     [[ -n $bin ]] || continue
     if ! listed=$(list_tests "$bin"); then
-        TESTS+=("$bin"$'\tfalse\t'"--list")
+        [[ -z $PATTERN || $bin == *"$PATTERN"* ]] && TESTS+=("$bin"$'\tfalse\t'"--list")
         continue
     fi
     while IFS=$'\t' read -r ignored name; do
@@ -282,7 +285,6 @@ if ((${#DEVICES[@]} == 0)); then
     [[ -n ${DEVICE_NAMES[0]} ]] || DEVICE_NAMES=("no GPU found by nvidia-smi")
 fi
 
-mkdir -p -- "$RESULTS"
 echo "rucuda bundle: ${#TESTS[@]} tests x ${#DEVICES[@]} device pass(es), mode $MODE_LABEL, timeout ${TIMEOUT}s" >&2
 export RUST_BACKTRACE=${RUST_BACKTRACE:-1}
 for dev in "${DEVICES[@]}"; do
@@ -305,6 +307,7 @@ for ((i = 1; i <= FAIL_COUNT; i++)); do
     IFS=$'\t' read -r bin name dev reason <"$WORK/fail-$i.log.head"
     printf '\n---- FAILED %s %s [device %s]: %s ----\n' "$bin" "$name" "$dev" "$reason"
     cat -- "$WORK/fail-$i.log"
+    echo
 done
 echo "summary: $RESULTS/summary.json" >&2
 echo "$PASSED passed, $FAILED failed, $SKIPPED skipped"

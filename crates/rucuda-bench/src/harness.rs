@@ -66,7 +66,7 @@ pub fn device_seconds(
 }
 
 /// Units the bench reports in.
-pub mod unit {
+pub mod units {
     /// Microseconds per operation (lower is better).
     pub const MICROS: &str = "us";
     /// Gigabytes (10^9 bytes) per second (higher is better).
@@ -80,7 +80,7 @@ pub struct Measurement {
     pub n: u64,
     /// The median.
     pub value: f64,
-    /// One of [`unit`].
+    /// One of [`units`].
     pub unit: &'static str,
 }
 
@@ -90,7 +90,7 @@ impl Measurement {
         Self {
             n,
             value: median(samples) * 1e6 / ops.max(1) as f64,
-            unit: unit::MICROS,
+            unit: units::MICROS,
         }
     }
 
@@ -99,7 +99,7 @@ impl Measurement {
         Self {
             n,
             value: bytes_moved as f64 / median(samples) / 1e9,
-            unit: unit::GBPS,
+            unit: units::GBPS,
         }
     }
 }
@@ -129,8 +129,8 @@ mod tests {
     #[test]
     fn measurements_convert_units() {
         let m = Measurement::micros_per(&[0.01, 0.02, 0.03], 10_000, 10_000);
-        assert!((m.value - 2.0).abs() < 1e-9 && m.unit == unit::MICROS);
+        assert!((m.value - 2.0).abs() < 1e-9 && m.unit == units::MICROS);
         let m = Measurement::gbps(&[0.5], 1_000_000_000, 1);
-        assert!((m.value - 2.0).abs() < 1e-9 && m.unit == unit::GBPS);
+        assert!((m.value - 2.0).abs() < 1e-9 && m.unit == units::GBPS);
     }
 }

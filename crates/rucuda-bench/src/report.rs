@@ -9,7 +9,7 @@ use std::path::Path;
 use serde_json::Value;
 
 use crate::cuda::{Error, Result};
-use crate::harness::unit;
+use crate::harness::units;
 
 /// The case every bandwidth ratio is taken against.
 pub const COPY_CASE: &str = "d2d_copy_GBps";
@@ -116,7 +116,7 @@ pub fn read_peer_file(path: &Path, device: &str, date: &str) -> Result<Vec<Recor
 pub fn fill_ratios(records: &mut [Record]) {
     let copies = records
         .iter()
-        .filter(|r| r.case == COPY_CASE && r.unit == unit::GBPS);
+        .filter(|r| r.case == COPY_CASE && r.unit == units::GBPS);
     let copy = records
         .iter()
         .find(|r| r.case == COPY_CASE && r.lib == RAW)
@@ -128,7 +128,7 @@ pub fn fill_ratios(records: &mut [Record]) {
         .map(|r| (r.case.clone(), r.value))
         .collect();
     for r in records.iter_mut() {
-        let reference = if r.unit == unit::GBPS {
+        let reference = if r.unit == units::GBPS {
             copy
         } else {
             raw.get(&r.case).copied()
@@ -188,7 +188,7 @@ fn cell(r: &Record) -> String {
         v if v >= 1.0 => format!("{:.2}", r.value),
         _ => format!("{:.3}", r.value),
     };
-    match (r.ratio, r.unit == unit::GBPS) {
+    match (r.ratio, r.unit == units::GBPS) {
         (Some(ratio), true) => format!("{value} ({:.1}%)", ratio * 100.0),
         (Some(ratio), false) => format!("{value} ({ratio:.2}x)"),
         (None, _) => value,
@@ -241,12 +241,12 @@ mod tests {
     #[test]
     fn ratios_use_raw_copy_and_raw_case() {
         let mut records = vec![
-            rec(COPY_CASE, "raw", 3000.0, unit::GBPS),
-            rec(COPY_CASE, "cupy", 2700.0, unit::GBPS),
-            rec("h2d_pinned_GBps", "raw", 30.0, unit::GBPS),
-            rec("launch_empty_us", "raw", 4.0, unit::MICROS),
-            rec("launch_empty_us", "cupy", 5.0, unit::MICROS),
-            rec("sum_f32_GBps", "nvidia", 3030.0, unit::GBPS),
+            rec(COPY_CASE, "raw", 3000.0, units::GBPS),
+            rec(COPY_CASE, "cupy", 2700.0, units::GBPS),
+            rec("h2d_pinned_GBps", "raw", 30.0, units::GBPS),
+            rec("launch_empty_us", "raw", 4.0, units::MICROS),
+            rec("launch_empty_us", "cupy", 5.0, units::MICROS),
+            rec("sum_f32_GBps", "nvidia", 3030.0, units::GBPS),
             rec("compile_first_ms", "cupy", 450.0, "ms"),
         ];
         fill_ratios(&mut records);
@@ -268,8 +268,8 @@ mod tests {
     #[test]
     fn without_raw_copy_the_best_copy_is_the_reference() {
         let mut records = vec![
-            rec(COPY_CASE, "cupy", 2000.0, unit::GBPS),
-            rec(COPY_CASE, "nvidia", 2500.0, unit::GBPS),
+            rec(COPY_CASE, "cupy", 2000.0, units::GBPS),
+            rec(COPY_CASE, "nvidia", 2500.0, units::GBPS),
         ];
         fill_ratios(&mut records);
         assert_eq!(records[0].ratio, Some(0.8));
@@ -277,7 +277,7 @@ mod tests {
 
     #[test]
     fn json_lines_have_the_documented_fields_in_order() {
-        let mut r = rec("launch_empty_us", "raw", 4.123456789, unit::MICROS);
+        let mut r = rec("launch_empty_us", "raw", 4.123456789, units::MICROS);
         r.ratio = Some(1.0);
         assert_eq!(
             r.to_json_line(),
@@ -309,9 +309,9 @@ mod tests {
     #[test]
     fn table_puts_libs_side_by_side() {
         let mut records = vec![
-            rec(COPY_CASE, "raw", 3000.0, unit::GBPS),
-            rec("launch_empty_us", "cupy", 5.0, unit::MICROS),
-            rec("launch_empty_us", "raw", 4.0, unit::MICROS),
+            rec(COPY_CASE, "raw", 3000.0, units::GBPS),
+            rec("launch_empty_us", "cupy", 5.0, units::MICROS),
+            rec("launch_empty_us", "raw", 4.0, units::MICROS),
             rec("cub_thing", "mylib", 0.5, "ms"),
         ];
         fill_ratios(&mut records);
