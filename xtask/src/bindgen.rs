@@ -79,32 +79,38 @@ pub fn find_cuda_include() -> XResult<PathBuf> {
             }
         }
     }
+    if let Some(inc) = find_in_site_packages() {
+        return Ok(inc);
+    }
     let dir = project_root().join("target/cuda-headers");
     let inc = dir.join("nvidia/cu13/include");
     if inc.join("cuda.h").exists() && inc.join("nvrtc.h").exists() {
         return Ok(inc);
     }
     std::fs::create_dir_all(&dir)?;
-    eprintln!("xtask bindgen: no CUDA_PATH; fetching NVIDIA's 13.0 wheels from PyPI for the headers");
-    run(Command::new("python3").args([
-        "-m",
-        "pip",
-        "download",
-        "--quiet",
-        "--no-deps",
-        "--only-binary=:all:",
-        "--platform",
-        "manylinux_2_17_x86_64",
-        "--platform",
-        "manylinux2014_x86_64",
-        "--platform",
-        "manylinux_2_12_x86_64",
-        "--platform",
-        "manylinux2010_x86_64",
-        "-d",
-    ])
-    .arg(&dir)
-    .args(["nvidia-cuda-runtime==13.0.*", "nvidia-cuda-nvrtc==13.0.*"]))?;
+    eprintln!(
+        "xtask bindgen: no CUDA_PATH; fetching NVIDIA's 13.0 wheels from PyPI for the headers"
+    );
+    run(Command::new("python3")
+        .args([
+            "-m",
+            "pip",
+            "download",
+            "--quiet",
+            "--no-deps",
+            "--only-binary=:all:",
+            "--platform",
+            "manylinux_2_17_x86_64",
+            "--platform",
+            "manylinux2014_x86_64",
+            "--platform",
+            "manylinux_2_12_x86_64",
+            "--platform",
+            "manylinux2010_x86_64",
+            "-d",
+        ])
+        .arg(&dir)
+        .args(["nvidia-cuda-runtime==13.0.*", "nvidia-cuda-nvrtc==13.0.*"]))?;
     let script = "import sys, zipfile, glob\n\
         d = sys.argv[1]\n\
         for w in glob.glob(d + '/*.whl'):\n\
@@ -114,8 +120,28 @@ pub fn find_cuda_include() -> XResult<PathBuf> {
     if inc.join("cuda.h").exists() {
         Ok(inc)
     } else {
-        Err(format!("the downloaded wheels hold no cuda.h under {}", inc.display()).into())
+        Err(format!(
+            "the downloaded wheels hold no cuda.h under {}",
+            inc.display()
+        )
+        .into())
     }
+}
+
+/// NVIDIA's pip wheels (`nvidia-cuda-runtime`, `nvidia-cuda-nvrtc`) installed for python3
+/// put both headers in `site-packages/nvidia/cu13/include`.
+fn find_in_site_packages() -> Option<PathBuf> {
+    let out = Command::new("python3")
+        .args([
+            "-c",
+            "import site; print('\\n'.join(site.getsitepackages()))",
+        ])
+        .output()
+        .ok()?;
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(|l| PathBuf::from(l.trim()).join("nvidia/cu13/include"))
+        .find(|inc| inc.join("cuda.h").exists() && inc.join("nvrtc.h").exists())
 }
 
 fn cuda_version(cuda_h: &Path) -> XResult<String> {
@@ -134,7 +160,11 @@ fn generate(t: &Target, include: &Path, version: &str, check: bool) -> XResult<(
         shim.join("GL/gl.h"),
         "typedef unsigned int GLuint;\ntypedef unsigned int GLenum;\n",
     )?;
-    let wrapper: String = t.headers.iter().map(|h| format!("#include <{h}>\n")).collect();
+    let wrapper: String = t
+        .headers
+        .iter()
+        .map(|h| format!("#include <{h}>\n"))
+        .collect();
     let bindings = bindgen::Builder::default()
         .header_contents("rucuda_wrapper.h", &wrapper)
         .clang_arg(format!("-I{}", include.display()))
@@ -171,7 +201,8 @@ fn generate(t: &Target, include: &Path, version: &str, check: bool) -> XResult<(
                         let name = f.sig.ident.to_string();
                         let inputs = f.sig.inputs.to_token_stream().to_string();
                         let output = f.sig.output.to_token_stream().to_string();
-                        functions.push((name, format!("unsafe extern \"C\" fn({inputs}) {output}")));
+                        functions
+                            .push((name, format!("unsafe extern \"C\" fn({inputs}) {output}")));
                     }
                 }
             }
@@ -189,7 +220,7 @@ fn generate(t: &Target, include: &Path, version: &str, check: bool) -> XResult<(
         t.headers.join(", ")
     );
     let mut out = how.clone();
-    out.push_str("#![allow(non_camel_case_types, non_snake_case, non_upper_case_globals, dead_code, missing_docs, unpredictable_function_pointer_comparisons)]\n#![allow(clippy::all)]\n");
+    out.push_str("#![allow(non_camel_case_types, non_snake_case, non_upper_case_globals, dead_code, missing_docs, unpredictable_function_pointer_comparisons)]\n#![allow(clippy::all, clippy::undocumented_unsafe_blocks)]\n");
     for it in &items {
         out.push_str(it);
         out.push('\n');
@@ -219,15 +250,22 @@ fn generate(t: &Target, include: &Path, version: &str, check: bool) -> XResult<(
 
 /// `#define cuMemAlloc cuMemAlloc_v2` (and the `__CUDA_API_PTSZ(...)` form): the
 /// unversioned names C code uses, mapped to the ABI names bound.
-fn read_aliases(header: &Path, functions: &[(String, String)]) -> XResult<BTreeMap<String, String>> {
+fn read_aliases(
+    header: &Path,
+    functions: &[(String, String)],
+) -> XResult<BTreeMap<String, String>> {
     let text = std::fs::read_to_string(header)?;
     let known: std::collections::BTreeSet<&str> = functions.iter().map(|f| f.0.as_str()).collect();
     let mut map = BTreeMap::new();
     for line in text.lines() {
         let l = line.trim_start();
-        let Some(rest) = l.strip_prefix("#define ") else { continue };
+        let Some(rest) = l.strip_prefix("#define ") else {
+            continue;
+        };
         let mut parts = rest.split_whitespace();
-        let (Some(alias), Some(target)) = (parts.next(), parts.next()) else { continue };
+        let (Some(alias), Some(target)) = (parts.next(), parts.next()) else {
+            continue;
+        };
         if !alias.starts_with("cu") {
             continue;
         }
@@ -236,7 +274,8 @@ fn read_aliases(header: &Path, functions: &[(String, String)]) -> XResult<BTreeM
             .trim_start_matches("__CUDA_API_PTDS(")
             .trim_end_matches(')');
         if alias != target && known.contains(target) && !known.contains(alias) {
-            map.entry(alias.to_string()).or_insert_with(|| target.to_string());
+            map.entry(alias.to_string())
+                .or_insert_with(|| target.to_string());
         }
     }
     Ok(map)
@@ -257,17 +296,27 @@ fn function_table(
     writeln!(s, "/// `None` where this library version lacks it.").ok();
     writeln!(s, "#[derive(Clone, Copy)]\npub struct {table} {{").ok();
     for (name, _) in functions {
-        writeln!(s, "    /// `{name}`, if the loaded library has it.\n    pub {name}: Option<PFN_{name}>,").ok();
+        writeln!(
+            s,
+            "    /// `{name}`, if the loaded library has it.\n    pub {name}: Option<PFN_{name}>,"
+        )
+        .ok();
     }
     s.push_str("}\n\n");
-    writeln!(s, "/// The C names of every function in [`{table}`], in the table's order.").ok();
+    writeln!(
+        s,
+        "/// The C names of every function in [`{table}`], in the table's order."
+    )
+    .ok();
     s.push_str("pub const FUNCTION_NAMES: &[&str] = &[\n");
     for (name, _) in functions {
         writeln!(s, "    \"{name}\",").ok();
     }
     s.push_str("];\n\n");
     writeln!(s, "impl {table} {{").ok();
-    s.push_str("    /// Resolves every entry through `lookup` (which takes a NUL-terminated name).\n");
+    s.push_str(
+        "    /// Resolves every entry through `lookup` (which takes a NUL-terminated name).\n",
+    );
     s.push_str("    pub(crate) fn resolve(lookup: &mut dyn FnMut(&[u8]) -> Option<*mut std::ffi::c_void>) -> Self {\n        Self {\n");
     for (name, _) in functions {
         writeln!(
@@ -279,7 +328,11 @@ fn function_table(
     s.push_str("        }\n    }\n}\n\n");
     writeln!(s, "impl super::loader::{loader} {{").ok();
     for (name, _) in functions {
-        writeln!(s, "    /// `{name}`, or an error naming it and the library's version.").ok();
+        writeln!(
+            s,
+            "    /// `{name}`, or an error naming it and the library's version."
+        )
+        .ok();
         writeln!(
             s,
             "    #[inline]\n    pub fn {name}(&self) -> Result<PFN_{name}, MissingFunction> {{\n        self.functions.{name}.ok_or_else(|| self.missing(\"{name}\"))\n    }}"
@@ -315,4 +368,45 @@ fn rustfmt(src: &str) -> XResult<String> {
         return Err("rustfmt failed on generated code".into());
     }
     Ok(String::from_utf8(out.stdout)?)
+}
+
+#[cfg(test)]
+mod tests {
+    /// The committed bindings must be what the generator makes from the CUDA 13.0 headers.
+    /// Runs where the headers (NVIDIA's wheels or CUDA_PATH) and libclang are present; CI
+    /// installs both. Elsewhere it says why it did not check.
+    #[test]
+    fn committed_bindings_are_fresh() {
+        let have_headers =
+            std::env::var_os("CUDA_PATH").is_some() || super::find_in_site_packages().is_some();
+        if !have_headers {
+            println!("skipped: no CUDA headers (pip install nvidia-cuda-runtime==13.0.* nvidia-cuda-nvrtc==13.0.*)");
+            return;
+        }
+        if clang_sys_missing() {
+            println!("skipped: libclang not found (apt-get install libclang-dev)");
+            return;
+        }
+        if let Err(e) = super::main(&["--check".to_string()]) {
+            panic!("{e}");
+        }
+    }
+
+    fn clang_sys_missing() -> bool {
+        ![
+            "/usr/lib/llvm-14/lib",
+            "/usr/lib/llvm-15/lib",
+            "/usr/lib/llvm-16/lib",
+            "/usr/lib/x86_64-linux-gnu",
+        ]
+        .iter()
+        .any(|d| {
+            std::fs::read_dir(d)
+                .map(|it| {
+                    it.flatten()
+                        .any(|e| e.file_name().to_string_lossy().starts_with("libclang"))
+                })
+                .unwrap_or(false)
+        }) && std::env::var_os("LIBCLANG_PATH").is_none()
+    }
 }

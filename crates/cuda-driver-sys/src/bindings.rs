@@ -7,7 +7,7 @@
     missing_docs,
     unpredictable_function_pointer_comparisons
 )]
-#![allow(clippy::all)]
+#![allow(clippy::all, clippy::undocumented_unsafe_blocks)]
 pub const CUDA_VERSION: u32 = 13000;
 pub const CU_IPC_HANDLE_SIZE: u32 = 64;
 pub const CU_COMPUTE_ACCELERATED_TARGET_BASE: u32 = 65536;

@@ -14,7 +14,9 @@ pub struct OpenedLibrary {
 
 impl fmt::Debug for OpenedLibrary {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("OpenedLibrary").field("opened_as", &self.opened_as).finish()
+        f.debug_struct("OpenedLibrary")
+            .field("opened_as", &self.opened_as)
+            .finish()
     }
 }
 

@@ -52,7 +52,10 @@ impl fmt::Display for LoadError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             LoadError::NotFound { tried } => {
-                write!(f, "the CUDA driver library libcuda.so.1 was not found (tried: ")?;
+                write!(
+                    f,
+                    "the CUDA driver library libcuda.so.1 was not found (tried: "
+                )?;
                 for (i, t) in tried.iter().enumerate() {
                     if i > 0 {
                         write!(f, "; ")?;
@@ -68,7 +71,10 @@ impl fmt::Display for LoadError {
                 )
             }
             LoadError::NotADriver { opened_as, reason } => {
-                write!(f, "{opened_as} opened but is not a usable CUDA driver: {reason}")
+                write!(
+                    f,
+                    "{opened_as} opened but is not a usable CUDA driver: {reason}"
+                )
             }
         }
     }
@@ -120,7 +126,10 @@ impl Driver {
     /// The process's driver, opened on the first call. Later calls return the same
     /// table, or the same error.
     pub fn get() -> Result<&'static Driver, LoadError> {
-        DRIVER.get_or_init(Driver::open).as_ref().map_err(Clone::clone)
+        DRIVER
+            .get_or_init(Driver::open)
+            .as_ref()
+            .map_err(Clone::clone)
     }
 
     /// True when the driver library can be opened (no error is kept).
@@ -129,14 +138,17 @@ impl Driver {
     }
 
     fn open() -> Result<Driver, LoadError> {
-        let opened = dynlib::open_first(candidates()).map_err(|tried| LoadError::NotFound { tried })?;
+        let opened =
+            dynlib::open_first(candidates()).map_err(|tried| LoadError::NotFound { tried })?;
         let opened_as = opened.opened_as.to_string_lossy().into_owned();
         let library = opened.library;
         let functions = DriverFunctions::resolve(&mut |name| dynlib::symbol(&library, name));
-        let get_version = functions.cuDriverGetVersion.ok_or_else(|| LoadError::NotADriver {
-            opened_as: opened_as.clone(),
-            reason: "it has no cuDriverGetVersion".into(),
-        })?;
+        let get_version = functions
+            .cuDriverGetVersion
+            .ok_or_else(|| LoadError::NotADriver {
+                opened_as: opened_as.clone(),
+                reason: "it has no cuDriverGetVersion".into(),
+            })?;
         let mut version: c_int = 0;
         // SAFETY: cuDriverGetVersion writes one int through a valid pointer; it needs no cuInit.
         let code = unsafe { get_version(&mut version) };

@@ -4,7 +4,10 @@
 
 #[test]
 fn missing_driver_is_a_typed_error_naming_the_library() {
-    std::env::set_var(cuda_driver_sys::LIBCUDA_ENV, "/nonexistent/dir/libcuda.so.1");
+    std::env::set_var(
+        cuda_driver_sys::LIBCUDA_ENV,
+        "/nonexistent/dir/libcuda.so.1",
+    );
     let err = cuda_driver_sys::Driver::get().unwrap_err();
     let msg = err.to_string();
     assert!(msg.contains("libcuda.so.1 was not found"), "{msg}");

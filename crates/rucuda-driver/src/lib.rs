@@ -1,1 +1,67 @@
-//! placeholder
+//! A safe layer over the CUDA driver API: all of PyCUDA's `pycuda.driver`, in current
+//! CUDA terms.
+//!
+//! - [`Device`], [`Context`] (primary by default, or created with [`ContextFlags`]),
+//!   [`Stream`], [`Event`];
+//! - memory: [`DeviceBuffer`] and views;
+//! - [`Module`] and [`Function`]: loading PTX/cubin/fatbin, launching with typed argument
+//!   tuples that are checked against the kernel's parameters before the driver sees them.
+//!
+//! Every driver result is checked; errors are [`Error`] values that name the failing call
+//! ([`Error::kind`] gives PyCUDA's classes). Nothing panics. Objects hold their parents
+//! (memory its context, a kernel its module), so drop order never frees a context under
+//! live memory.
+//!
+//! ```no_run
+//! use rucuda_driver::*;
+//! let ctx = Device::get(0)?.primary_context()?;
+//! let ptx = r#"
+//! .version 8.0
+//! .target sm_90
+//! .address_size 64
+//! .visible .entry twice(.param .u64 x, .param .u32 n) {
+//!   .reg .pred %p; .reg .b32 %r<5>; .reg .f32 %f<3>; .reg .b64 %rd<4>;
+//!   ld.param.u64 %rd1, [x]; ld.param.u32 %r1, [n];
+//!   mov.u32 %r2, %ctaid.x; mov.u32 %r3, %ntid.x; mov.u32 %r4, %tid.x;
+//!   mad.lo.s32 %r2, %r2, %r3, %r4;
+//!   setp.ge.u32 %p, %r2, %r1; @%p ret;
+//!   cvta.to.global.u64 %rd2, %rd1; mul.wide.u32 %rd3, %r2, 4; add.s64 %rd2, %rd2, %rd3;
+//!   ld.global.f32 %f1, [%rd2]; add.f32 %f2, %f1, %f1; st.global.f32 [%rd2], %f2;
+//!   ret;
+//! }"#;
+//! let twice = Module::load_data(&ctx, ptx.as_bytes())?.function("twice")?;
+//! let mut x = DeviceBuffer::from_slice(&ctx, &[1.0f32, 2.0, 3.0])?;
+//! // SAFETY: twice(float* x, unsigned n) touches x[0..n).
+//! unsafe { twice.launch(LaunchConfig::for_elements(3, 128), &Stream::null(&ctx), (&mut x, 3u32))? };
+//! assert_eq!(x.to_vec()?, vec![2.0, 4.0, 6.0]);
+//! # Ok::<(), Error>(())
+//! ```
+
+mod context;
+mod device;
+mod device_attribute;
+mod error;
+mod event;
+mod function;
+mod launch;
+pub mod memory;
+mod module;
+mod repr;
+mod stream;
+
+pub use context::{CacheConfig, Context, ContextFlags, Limit};
+pub use device::{driver_version, get_version, init, Device};
+pub use device_attribute::DeviceAttribute;
+pub use error::{check, driver, DriverError, Error, ErrorKind, Result};
+pub use event::{Event, EventFlags, IpcEventHandle};
+pub use function::{Function, FunctionAttribute};
+pub use launch::{
+    ArgBuffer, DevicePointerArg, KernelArg, KernelArgs, LaunchConfig, PreparedLaunch,
+};
+pub use memory::{DeviceBuffer, DevicePtr, DeviceView, DeviceViewMut};
+pub use module::{DeviceGlobal, JitLog, JitOptions, Module};
+pub use repr::{vector, DeviceRepr};
+pub use stream::{Stream, StreamFlags};
+
+/// The raw bindings this crate is built on.
+pub use cuda_driver_sys as sys;

@@ -7,7 +7,7 @@
     missing_docs,
     unpredictable_function_pointer_comparisons
 )]
-#![allow(clippy::all)]
+#![allow(clippy::all, clippy::undocumented_unsafe_blocks)]
 impl nvrtcResult {
     pub const NVRTC_SUCCESS: nvrtcResult = nvrtcResult(0);
 }

@@ -1,0 +1,5 @@
+// PyCUDA's classic first kernel.
+extern "C" __global__ void multiply_them(float *dest, const float *a, const float *b) {
+    const int i = threadIdx.x;
+    dest[i] = a[i] * b[i];
+}

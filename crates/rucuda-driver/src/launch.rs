@@ -1,0 +1,514 @@
+//! Launching kernels: the configuration, typed argument tuples, the checks made before
+//! the driver sees a launch, and the prepared (checked once) form.
+
+use std::ffi::c_void;
+
+use cuda_driver_sys::CUdeviceptr;
+
+use crate::error::{call, Error, Result};
+use crate::event::{Event, EventFlags};
+use crate::function::{Function, FunctionAttribute};
+use crate::memory::{DeviceBuffer, DevicePtr, DeviceView, DeviceViewMut};
+use crate::repr::DeviceRepr;
+use crate::stream::Stream;
+
+/// Grid and block shape plus dynamic shared memory.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct LaunchConfig {
+    /// Blocks in x, y, z.
+    pub grid: (u32, u32, u32),
+    /// Threads per block in x, y, z.
+    pub block: (u32, u32, u32),
+    /// Dynamic shared memory per block, bytes.
+    pub shared_mem_bytes: u32,
+}
+
+impl LaunchConfig {
+    /// A 1D launch of `grid` blocks of `block` threads.
+    ///
+    /// ```
+    /// let cfg = rucuda_driver::LaunchConfig::linear(80, 256);
+    /// assert_eq!(cfg.block, (256, 1, 1));
+    /// ```
+    pub fn linear(grid: u32, block: u32) -> LaunchConfig {
+        LaunchConfig {
+            grid: (grid, 1, 1),
+            block: (block, 1, 1),
+            shared_mem_bytes: 0,
+        }
+    }
+
+    /// Enough `block`-thread blocks to cover `n` elements, one per thread.
+    ///
+    /// ```
+    /// let cfg = rucuda_driver::LaunchConfig::for_elements(1000, 256);
+    /// assert_eq!(cfg.grid.0, 4);
+    /// ```
+    pub fn for_elements(n: usize, block: u32) -> LaunchConfig {
+        let block = block.max(1);
+        let grid = n.div_ceil(block as usize).clamp(1, u32::MAX as usize) as u32;
+        LaunchConfig::linear(grid, block)
+    }
+
+    /// The same shape with `bytes` of dynamic shared memory.
+    pub fn with_shared_mem(mut self, bytes: u32) -> LaunchConfig {
+        self.shared_mem_bytes = bytes;
+        self
+    }
+}
+
+/// One kernel argument: where its bytes are and how many there are.
+///
+/// Values ([`DeviceRepr`] types: numbers, vector types, your `#[repr(C)]` structs) are
+/// passed by value; buffers and views by reference (`&buf` for input, `&mut buf` for
+/// output), which keeps them borrowed until the launch call returns.
+///
+/// # Safety
+/// `param_ptr` must point to `param_size` readable bytes that stay valid while `self`
+/// is borrowed, laid out as the kernel's C parameter expects.
+pub unsafe trait KernelArg {
+    /// Address of the argument's bytes (what `cuLaunchKernel` reads).
+    fn param_ptr(&self) -> *mut c_void;
+    /// Number of bytes.
+    fn param_size(&self) -> usize;
+}
+
+// SAFETY: a DeviceRepr value is its own C representation.
+unsafe impl<T: DeviceRepr> KernelArg for T {
+    #[inline]
+    fn param_ptr(&self) -> *mut c_void {
+        (self as *const T).cast_mut().cast()
+    }
+    #[inline]
+    fn param_size(&self) -> usize {
+        std::mem::size_of::<T>()
+    }
+}
+
+/// A device pointer passed by value: what a kernel's `T*` parameter receives.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[repr(transparent)]
+pub struct DevicePointerArg(pub CUdeviceptr);
+
+// SAFETY: one 64-bit address, like a C pointer.
+unsafe impl DeviceRepr for DevicePointerArg {
+    const C_TYPE: &'static str = "void*";
+}
+
+macro_rules! pointer_arg {
+    ($($t:ty),*) => {$(
+        // SAFETY: the buffer's address field is a CUdeviceptr (8 bytes) that lives as long
+        // as the borrow; a kernel's pointer parameter is 8 bytes.
+        unsafe impl<T: DeviceRepr> KernelArg for $t {
+            #[inline]
+            fn param_ptr(&self) -> *mut c_void {
+                self.ptr_field()
+            }
+            #[inline]
+            fn param_size(&self) -> usize {
+                std::mem::size_of::<CUdeviceptr>()
+            }
+        }
+    )*};
+}
+
+/// Gives the address of the field that stores the device pointer.
+pub(crate) trait PtrField {
+    fn ptr_field(&self) -> *mut c_void;
+}
+impl<P: PtrField + ?Sized> PtrField for &P {
+    fn ptr_field(&self) -> *mut c_void {
+        (**self).ptr_field()
+    }
+}
+impl<P: PtrField + ?Sized> PtrField for &mut P {
+    fn ptr_field(&self) -> *mut c_void {
+        (**self).ptr_field()
+    }
+}
+impl<T: DeviceRepr> PtrField for DeviceBuffer<T> {
+    fn ptr_field(&self) -> *mut c_void {
+        self.ptr_ref() as *const CUdeviceptr as *mut c_void
+    }
+}
+impl<T: DeviceRepr> PtrField for DeviceView<'_, T> {
+    fn ptr_field(&self) -> *mut c_void {
+        self.ptr_ref() as *const CUdeviceptr as *mut c_void
+    }
+}
+impl<T: DeviceRepr> PtrField for DeviceViewMut<'_, T> {
+    fn ptr_field(&self) -> *mut c_void {
+        self.ptr_ref() as *const CUdeviceptr as *mut c_void
+    }
+}
+pointer_arg!(
+    &DeviceBuffer<T>,
+    &mut DeviceBuffer<T>,
+    DeviceView<'_, T>,
+    &DeviceView<'_, T>,
+    DeviceViewMut<'_, T>,
+    &mut DeviceViewMut<'_, T>
+);
+
+/// A tuple of kernel arguments, `()` up to 16 elements.
+pub trait KernelArgs {
+    /// Number of arguments.
+    const COUNT: usize;
+    /// Calls `f` with the argument pointers and sizes, in order.
+    fn with_params<R>(&self, f: impl FnOnce(&mut [*mut c_void], &[usize]) -> R) -> R;
+}
+
+impl KernelArgs for () {
+    const COUNT: usize = 0;
+    fn with_params<R>(&self, f: impl FnOnce(&mut [*mut c_void], &[usize]) -> R) -> R {
+        f(&mut [], &[])
+    }
+}
+
+macro_rules! tuple_args {
+    ($n:literal; $($name:ident $idx:tt),+) => {
+        impl<$($name: KernelArg),+> KernelArgs for ($($name,)+) {
+            const COUNT: usize = $n;
+            #[inline]
+            fn with_params<R>(&self, f: impl FnOnce(&mut [*mut c_void], &[usize]) -> R) -> R {
+                let mut ptrs = [$(self.$idx.param_ptr()),+];
+                let sizes = [$(self.$idx.param_size()),+];
+                f(&mut ptrs, &sizes)
+            }
+        }
+    };
+}
+tuple_args!(1; A 0);
+tuple_args!(2; A 0, B 1);
+tuple_args!(3; A 0, B 1, C 2);
+tuple_args!(4; A 0, B 1, C 2, D 3);
+tuple_args!(5; A 0, B 1, C 2, D 3, E 4);
+tuple_args!(6; A 0, B 1, C 2, D 3, E 4, F 5);
+tuple_args!(7; A 0, B 1, C 2, D 3, E 4, F 5, G 6);
+tuple_args!(8; A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7);
+tuple_args!(9; A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7, I 8);
+tuple_args!(10; A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7, I 8, J 9);
+tuple_args!(11; A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7, I 8, J 9, K 10);
+tuple_args!(12; A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7, I 8, J 9, K 10, L 11);
+tuple_args!(13; A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7, I 8, J 9, K 10, L 11, M 12);
+tuple_args!(14; A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7, I 8, J 9, K 10, L 11, M 12, N 13);
+tuple_args!(15; A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7, I 8, J 9, K 10, L 11, M 12, N 13, O 14);
+tuple_args!(16; A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7, I 8, J 9, K 10, L 11, M 12, N 13, O 14, P 15);
+
+/// A launch argument list built at run time (for code generators and PyCUDA-style
+/// dynamic calls): each argument's bytes are copied in, 8-byte aligned.
+#[derive(Debug, Default, Clone)]
+pub struct ArgBuffer {
+    storage: Vec<u64>,
+    offsets: Vec<(usize, usize)>,
+}
+
+impl ArgBuffer {
+    /// An empty list.
+    pub fn new() -> ArgBuffer {
+        ArgBuffer::default()
+    }
+
+    /// Appends a value argument.
+    pub fn push<T: DeviceRepr>(&mut self, value: T) -> &mut Self {
+        let size = std::mem::size_of::<T>();
+        let start = self.storage.len();
+        self.storage.resize(start + size.div_ceil(8).max(1), 0);
+        // SAFETY: the new words hold at least `size` bytes; T is plain data.
+        unsafe {
+            std::ptr::copy_nonoverlapping(
+                (&value as *const T).cast::<u8>(),
+                self.storage.as_mut_ptr().add(start).cast::<u8>(),
+                size,
+            )
+        };
+        self.offsets.push((start, size));
+        self
+    }
+
+    /// Appends a device pointer argument.
+    pub fn push_ptr(&mut self, mem: &impl DevicePtr) -> &mut Self {
+        self.push(DevicePointerArg(mem.device_ptr()))
+    }
+
+    /// Number of arguments.
+    pub fn len(&self) -> usize {
+        self.offsets.len()
+    }
+
+    /// True when empty.
+    pub fn is_empty(&self) -> bool {
+        self.offsets.is_empty()
+    }
+
+    fn with_params<R>(&self, f: impl FnOnce(&mut [*mut c_void], &[usize]) -> R) -> R {
+        let base = self.storage.as_ptr();
+        let mut ptrs: Vec<*mut c_void> = self
+            .offsets
+            .iter()
+            // SAFETY: each offset lies inside `storage`.
+            .map(|&(o, _)| unsafe { base.add(o) }.cast_mut().cast())
+            .collect();
+        let sizes: Vec<usize> = self.offsets.iter().map(|&(_, s)| s).collect();
+        f(&mut ptrs, &sizes)
+    }
+}
+
+impl Function {
+    /// Checks a launch without making it: argument count and sizes against the kernel's
+    /// parameters, block and grid against the device, shared memory against the limit.
+    pub fn check_launch(&self, cfg: &LaunchConfig, sizes: &[usize]) -> Result<()> {
+        let l = self.limits()?;
+        let refuse = |problem: String| Error::LaunchCheck {
+            kernel: self.name().to_string(),
+            problem,
+        };
+        if let Some(expected) = &l.param_sizes {
+            if expected.len() != sizes.len() {
+                return Err(refuse(format!(
+                    "it takes {} arguments ({} bytes each), {} were given",
+                    expected.len(),
+                    fmt_sizes(expected),
+                    sizes.len()
+                )));
+            }
+            if let Some(i) = (0..sizes.len()).find(|&i| expected[i] != sizes[i]) {
+                return Err(refuse(format!(
+                    "argument {i} has {} bytes, the kernel's parameter {i} has {} (all parameters: {})",
+                    sizes[i],
+                    expected[i],
+                    fmt_sizes(expected)
+                )));
+            }
+        }
+        let (bx, by, bz) = cfg.block;
+        let (gx, gy, gz) = cfg.grid;
+        if bx == 0 || by == 0 || bz == 0 || gx == 0 || gy == 0 || gz == 0 {
+            return Err(refuse(format!(
+                "empty grid {:?} or block {:?}",
+                cfg.grid, cfg.block
+            )));
+        }
+        let threads = bx as u64 * by as u64 * bz as u64;
+        if threads > l.max_threads_per_block as u64 {
+            return Err(refuse(format!(
+                "block {:?} has {threads} threads, this kernel allows at most {}",
+                cfg.block, l.max_threads_per_block
+            )));
+        }
+        if bx > l.max_block[0] || by > l.max_block[1] || bz > l.max_block[2] {
+            return Err(refuse(format!(
+                "block {:?} exceeds the device's {:?}",
+                cfg.block, l.max_block
+            )));
+        }
+        if gx > l.max_grid[0] || gy > l.max_grid[1] || gz > l.max_grid[2] {
+            return Err(refuse(format!(
+                "grid {:?} exceeds the device's {:?}",
+                cfg.grid, l.max_grid
+            )));
+        }
+        if cfg.shared_mem_bytes > l.max_dynamic_shared {
+            let live = self
+                .attribute(FunctionAttribute::MaxDynamicSharedSizeBytes)?
+                .max(0) as u32;
+            if cfg.shared_mem_bytes > live {
+                return Err(refuse(format!(
+                    "{} bytes of dynamic shared memory asked, the kernel allows {live} \
+                     (raise it with set_max_dynamic_shared_memory; static use: {} bytes)",
+                    cfg.shared_mem_bytes, l.static_shared
+                )));
+            }
+        }
+        Ok(())
+    }
+
+    /// Launches the kernel on `stream` with a tuple of arguments (references to values,
+    /// buffers or views), after [`Function::check_launch`].
+    ///
+    /// # Safety
+    /// The kernel's memory accesses are not checked: the arguments must be what the
+    /// kernel expects (types, not only sizes), and every buffer it touches must stay alive
+    /// and unaliased by host writes until the work on `stream` is done.
+    ///
+    /// ```no_run
+    /// # use rucuda_driver::*;
+    /// # let ctx = Device::get(0)?.primary_context()?;
+    /// # let module = Module::load_data(&ctx, b"")?;
+    /// let scale = module.function("scale")?;
+    /// let mut x = DeviceBuffer::from_slice(&ctx, &[1.0f32; 1024])?;
+    /// let stream = Stream::null(&ctx);
+    /// // SAFETY: scale(float* x, float a, unsigned n) writes x[0..n).
+    /// unsafe { scale.launch(LaunchConfig::for_elements(1024, 256), &stream, (&mut x, 2.0f32, 1024u32))? };
+    /// # Ok::<(), rucuda_driver::Error>(())
+    /// ```
+    #[inline]
+    pub unsafe fn launch<A: KernelArgs>(
+        &self,
+        cfg: LaunchConfig,
+        stream: &Stream,
+        args: A,
+    ) -> Result<()> {
+        args.with_params(|ptrs, sizes| {
+            self.check_launch(&cfg, sizes)?;
+            // SAFETY: checked above; the caller vouches for the kernel's accesses.
+            unsafe { self.launch_raw(&cfg, stream, ptrs) }
+        })
+    }
+
+    /// Launches with an [`ArgBuffer`] built at run time, after the same checks.
+    ///
+    /// # Safety
+    /// As for [`Function::launch`].
+    pub unsafe fn launch_args(
+        &self,
+        cfg: LaunchConfig,
+        stream: &Stream,
+        args: &ArgBuffer,
+    ) -> Result<()> {
+        args.with_params(|ptrs, sizes| {
+            self.check_launch(&cfg, sizes)?;
+            // SAFETY: checked above; the caller vouches for the kernel's accesses.
+            unsafe { self.launch_raw(&cfg, stream, ptrs) }
+        })
+    }
+
+    /// Launches cooperatively (`cuLaunchCooperativeKernel`): all blocks resident at once,
+    /// so grid-wide synchronisation works.
+    ///
+    /// # Safety
+    /// As for [`Function::launch`].
+    pub unsafe fn launch_cooperative<A: KernelArgs>(
+        &self,
+        cfg: LaunchConfig,
+        stream: &Stream,
+        args: A,
+    ) -> Result<()> {
+        args.with_params(|ptrs, sizes| {
+            self.check_launch(&cfg, sizes)?;
+            self.context().bind()?;
+            // SAFETY: checked above; the caller vouches for the kernel's accesses.
+            unsafe {
+                call!(cuLaunchCooperativeKernel(
+                    self.raw(),
+                    cfg.grid.0,
+                    cfg.grid.1,
+                    cfg.grid.2,
+                    cfg.block.0,
+                    cfg.block.1,
+                    cfg.block.2,
+                    cfg.shared_mem_bytes,
+                    stream.raw(),
+                    ptrs.as_mut_ptr()
+                ))
+            }
+        })
+    }
+
+    /// # Safety
+    /// `ptrs` must match the kernel's parameters; see [`Function::launch`].
+    #[inline]
+    unsafe fn launch_raw(
+        &self,
+        cfg: &LaunchConfig,
+        stream: &Stream,
+        ptrs: &mut [*mut c_void],
+    ) -> Result<()> {
+        self.context().bind()?;
+        // SAFETY: the caller checked the arguments and vouches for the kernel.
+        unsafe {
+            call!(cuLaunchKernel(
+                self.raw(),
+                cfg.grid.0,
+                cfg.grid.1,
+                cfg.grid.2,
+                cfg.block.0,
+                cfg.block.1,
+                cfg.block.2,
+                cfg.shared_mem_bytes,
+                stream.raw(),
+                if ptrs.is_empty() {
+                    std::ptr::null_mut()
+                } else {
+                    ptrs.as_mut_ptr()
+                },
+                std::ptr::null_mut()
+            ))
+        }
+    }
+
+    /// Fixes the launch shape and argument layout once (PyCUDA's `prepare`): later
+    /// [`PreparedLaunch::launch`] calls skip the checks.
+    pub fn prepare(&self, cfg: LaunchConfig, arg_sizes: &[usize]) -> Result<PreparedLaunch> {
+        self.check_launch(&cfg, arg_sizes)?;
+        Ok(PreparedLaunch {
+            function: self.clone(),
+            cfg,
+            sizes: arg_sizes.to_vec(),
+        })
+    }
+}
+
+fn fmt_sizes(s: &[usize]) -> String {
+    s.iter()
+        .map(ToString::to_string)
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// A kernel with its shape and argument sizes checked once (PyCUDA's prepared call).
+#[derive(Debug, Clone)]
+pub struct PreparedLaunch {
+    function: Function,
+    cfg: LaunchConfig,
+    sizes: Vec<usize>,
+}
+
+impl PreparedLaunch {
+    /// The launch shape.
+    pub fn config(&self) -> LaunchConfig {
+        self.cfg
+    }
+
+    /// Launches on `stream` (PyCUDA's `prepared_async_call`; use the null stream for
+    /// `prepared_call`). Only the argument sizes are compared (a few integer compares).
+    ///
+    /// # Safety
+    /// As for [`Function::launch`].
+    #[inline]
+    pub unsafe fn launch<A: KernelArgs>(&self, stream: &Stream, args: A) -> Result<()> {
+        args.with_params(|ptrs, sizes| {
+            if sizes != self.sizes.as_slice() {
+                return Err(Error::LaunchCheck {
+                    kernel: self.function.name().to_string(),
+                    problem: format!(
+                        "prepared for argument sizes [{}], called with [{}]",
+                        fmt_sizes(&self.sizes),
+                        fmt_sizes(sizes)
+                    ),
+                });
+            }
+            // SAFETY: shape and layout checked in `prepare`; the caller vouches for the kernel.
+            unsafe { self.function.launch_raw(&self.cfg, stream, ptrs) }
+        })
+    }
+
+    /// Launches and waits, returning the kernel's device time in seconds measured with
+    /// events (PyCUDA's `prepared_timed_call`).
+    ///
+    /// # Safety
+    /// As for [`Function::launch`].
+    pub unsafe fn launch_timed<A: KernelArgs>(&self, stream: &Stream, args: A) -> Result<f64> {
+        let ctx = self.function.context();
+        let (start, end) = (
+            Event::new(ctx, EventFlags::DEFAULT)?,
+            Event::new(ctx, EventFlags::DEFAULT)?,
+        );
+        start.record(stream)?;
+        // SAFETY: forwarded contract.
+        unsafe { self.launch(stream, args)? };
+        end.record(stream)?;
+        end.synchronize()?;
+        Ok(end.time_since(&start)? as f64 / 1000.0)
+    }
+}

@@ -1,0 +1,397 @@
+//! [`DeviceBuffer`]: an owned, typed device allocation, freed on its stream (stream-ordered)
+//! or synchronously; and borrowed views into it.
+
+use std::marker::PhantomData;
+use std::ops::{Bound, RangeBounds};
+
+use cuda_driver_sys::CUdeviceptr;
+
+use crate::context::Context;
+use crate::error::{call, Error, Result};
+use crate::repr::DeviceRepr;
+use crate::stream::Stream;
+
+/// Anything that names device memory: buffers and views. Its address is what a kernel
+/// receives for a pointer parameter.
+pub trait DevicePtr {
+    /// The device address of the first element.
+    fn device_ptr(&self) -> CUdeviceptr;
+    /// The size in bytes.
+    fn byte_len(&self) -> usize;
+}
+
+/// An owned device allocation of `len` elements of `T` (PyCUDA's `DeviceAllocation`).
+///
+/// Freed when dropped: with `cuMemFreeAsync` on the stream it was allocated on when it
+/// was allocated stream-ordered, else with `cuMemFree`. Freeing twice is impossible:
+/// dropping consumes the only owner. Work on other streams that uses the buffer must be
+/// ordered before its last stream (with events) by the caller; the free then cannot
+/// overtake it.
+///
+/// ```no_run
+/// use rucuda_driver::{DeviceBuffer, Device};
+/// let ctx = Device::get(0)?.primary_context()?;
+/// let buf = DeviceBuffer::from_slice(&ctx, &[1.0f32, 2.0, 3.0])?;
+/// assert_eq!(buf.to_vec()?, vec![1.0, 2.0, 3.0]);
+/// # Ok::<(), rucuda_driver::Error>(())
+/// ```
+pub struct DeviceBuffer<T: DeviceRepr> {
+    ptr: CUdeviceptr,
+    len: usize,
+    ctx: Context,
+    free_on: Option<Stream>,
+    _marker: PhantomData<T>,
+}
+
+// SAFETY: device memory is not tied to a host thread; T is Send + Sync plain data.
+unsafe impl<T: DeviceRepr> Send for DeviceBuffer<T> {}
+// SAFETY: shared references only read the handle.
+unsafe impl<T: DeviceRepr> Sync for DeviceBuffer<T> {}
+
+impl<T: DeviceRepr> std::fmt::Debug for DeviceBuffer<T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("DeviceBuffer")
+            .field("ptr", &format_args!("{:#x}", self.ptr))
+            .field("len", &self.len)
+            .field("type", &T::C_TYPE)
+            .finish()
+    }
+}
+
+pub(crate) fn byte_size<T>(len: usize) -> Result<usize> {
+    len.checked_mul(std::mem::size_of::<T>()).ok_or_else(|| {
+        Error::invalid(format!(
+            "{len} elements of {} bytes overflow usize",
+            std::mem::size_of::<T>()
+        ))
+    })
+}
+
+impl<T: DeviceRepr> DeviceBuffer<T> {
+    /// Allocates `len` elements with `cuMemAlloc` (contents unspecified: any bit pattern
+    /// is a valid `T`). PyCUDA's `mem_alloc`.
+    pub fn uninit(ctx: &Context, len: usize) -> Result<Self> {
+        let bytes = byte_size::<T>(len)?;
+        ctx.bind()?;
+        let mut ptr: CUdeviceptr = 0;
+        if bytes > 0 {
+            // SAFETY: writes one device pointer; freed on drop.
+            unsafe { call!(cuMemAlloc_v2(&mut ptr, bytes))? };
+        }
+        Ok(DeviceBuffer {
+            ptr,
+            len,
+            ctx: ctx.clone(),
+            free_on: None,
+            _marker: PhantomData,
+        })
+    }
+
+    /// Allocates `len` elements stream-ordered (`cuMemAllocAsync` on `stream`); freed on
+    /// the same stream. Falls back to [`DeviceBuffer::uninit`] (plus a stream
+    /// synchronisation) where the device has no memory pools.
+    pub fn uninit_async(stream: &Stream, len: usize) -> Result<Self> {
+        let ctx = stream.context();
+        if !ctx.supports_memory_pools() {
+            stream.synchronize()?;
+            return Self::uninit(ctx, len);
+        }
+        let bytes = byte_size::<T>(len)?;
+        ctx.bind()?;
+        let mut ptr: CUdeviceptr = 0;
+        if bytes > 0 {
+            // SAFETY: writes one device pointer; freed on drop on this stream.
+            unsafe { call!(cuMemAllocAsync(&mut ptr, bytes, stream.raw()))? };
+        }
+        Ok(DeviceBuffer {
+            ptr,
+            len,
+            ctx: ctx.clone(),
+            free_on: Some(stream.clone()),
+            _marker: PhantomData,
+        })
+    }
+
+    /// Allocates `len` zeroed elements.
+    pub fn zeros(ctx: &Context, len: usize) -> Result<Self> {
+        let buf = Self::uninit(ctx, len)?;
+        buf.ctx.bind()?;
+        if buf.byte_len() > 0 {
+            // SAFETY: the range lies inside the allocation.
+            unsafe { call!(cuMemsetD8_v2(buf.ptr, 0, buf.byte_len()))? };
+        }
+        Ok(buf)
+    }
+
+    /// Allocates and copies `data` to the device (PyCUDA's `to_device`).
+    pub fn from_slice(ctx: &Context, data: &[T]) -> Result<Self> {
+        let mut buf = Self::uninit(ctx, data.len())?;
+        buf.copy_from_host(data)?;
+        Ok(buf)
+    }
+
+    /// Takes ownership of memory another library allocated with `cuMemAlloc`.
+    ///
+    /// # Safety
+    /// `ptr` must be a `cuMemAlloc` allocation of `ctx` holding at least `len` elements,
+    /// owned by nobody else: it is freed with `cuMemFree` on drop.
+    pub unsafe fn from_raw(ctx: &Context, ptr: CUdeviceptr, len: usize) -> Self {
+        DeviceBuffer {
+            ptr,
+            len,
+            ctx: ctx.clone(),
+            free_on: None,
+            _marker: PhantomData,
+        }
+    }
+
+    /// Gives up ownership: the memory is no longer freed on drop.
+    pub fn into_raw(self) -> CUdeviceptr {
+        let me = std::mem::ManuallyDrop::new(self);
+        // SAFETY: `me` is never dropped, so each field is read exactly once.
+        unsafe {
+            drop(std::ptr::read(&me.ctx));
+            drop(std::ptr::read(&me.free_on));
+        }
+        me.ptr
+    }
+
+    /// Number of elements.
+    #[inline]
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    #[inline]
+    pub(crate) fn ptr_ref(&self) -> &CUdeviceptr {
+        &self.ptr
+    }
+
+    /// True when it holds no element.
+    #[inline]
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// The context it belongs to.
+    #[inline]
+    pub fn context(&self) -> &Context {
+        &self.ctx
+    }
+
+    /// The stream it is freed on, if it was allocated stream-ordered.
+    pub fn stream(&self) -> Option<&Stream> {
+        self.free_on.as_ref()
+    }
+
+    /// Copies `src` (same length) from the host, synchronously.
+    pub fn copy_from_host(&mut self, src: &[T]) -> Result<()> {
+        self.check_len(src.len())?;
+        if self.len == 0 {
+            return Ok(());
+        }
+        self.ctx.bind()?;
+        // SAFETY: both ranges hold `byte_len` bytes.
+        unsafe {
+            call!(cuMemcpyHtoD_v2(
+                self.ptr,
+                src.as_ptr().cast(),
+                self.byte_len()
+            ))
+        }
+    }
+
+    /// Copies to `dst` (same length) on the host, synchronously.
+    pub fn copy_to_host(&self, dst: &mut [T]) -> Result<()> {
+        self.check_len(dst.len())?;
+        if self.len == 0 {
+            return Ok(());
+        }
+        self.ctx.bind()?;
+        // SAFETY: both ranges hold `byte_len` bytes; any bit pattern is a valid T.
+        unsafe {
+            call!(cuMemcpyDtoH_v2(
+                dst.as_mut_ptr().cast(),
+                self.ptr,
+                self.byte_len()
+            ))
+        }
+    }
+
+    /// Copies the whole buffer into a new `Vec` (PyCUDA's `from_device`).
+    pub fn to_vec(&self) -> Result<Vec<T>> {
+        let mut v = Vec::<T>::with_capacity(self.len);
+        if self.len > 0 {
+            self.ctx.bind()?;
+            // SAFETY: the Vec has capacity for `len` elements; the copy fills all of them
+            // (any bit pattern is a valid T) before `set_len`.
+            unsafe {
+                call!(cuMemcpyDtoH_v2(
+                    v.as_mut_ptr().cast(),
+                    self.ptr,
+                    self.byte_len()
+                ))?;
+                v.set_len(self.len);
+            }
+        }
+        Ok(v)
+    }
+
+    /// Copies from another device buffer of the same length (device to device).
+    pub fn copy_from_device(&mut self, src: &impl DevicePtr) -> Result<()> {
+        if src.byte_len() != self.byte_len() {
+            return Err(Error::invalid(format!(
+                "copy of {} bytes into a buffer of {} bytes",
+                src.byte_len(),
+                self.byte_len()
+            )));
+        }
+        if self.len == 0 {
+            return Ok(());
+        }
+        self.ctx.bind()?;
+        // SAFETY: both ranges hold `byte_len` bytes.
+        unsafe { call!(cuMemcpyDtoD_v2(self.ptr, src.device_ptr(), self.byte_len())) }
+    }
+
+    /// A read-only view of `range`.
+    pub fn slice(&self, range: impl RangeBounds<usize>) -> Result<DeviceView<'_, T>> {
+        let (start, end) = resolve_range(range, self.len)?;
+        Ok(DeviceView {
+            ptr: self.ptr + (start * std::mem::size_of::<T>()) as u64,
+            len: end - start,
+            _marker: PhantomData,
+        })
+    }
+
+    /// A mutable view of `range`.
+    pub fn slice_mut(&mut self, range: impl RangeBounds<usize>) -> Result<DeviceViewMut<'_, T>> {
+        let (start, end) = resolve_range(range, self.len)?;
+        Ok(DeviceViewMut {
+            ptr: self.ptr + (start * std::mem::size_of::<T>()) as u64,
+            len: end - start,
+            _marker: PhantomData,
+        })
+    }
+
+    fn check_len(&self, other: usize) -> Result<()> {
+        if other == self.len {
+            Ok(())
+        } else {
+            Err(Error::invalid(format!(
+                "host slice has {other} elements, device buffer has {}",
+                self.len
+            )))
+        }
+    }
+
+    /// Frees now and returns any error (instead of queueing it on the context).
+    pub fn free(self) -> Result<()> {
+        let me = std::mem::ManuallyDrop::new(self);
+        let r = me.release();
+        // SAFETY: `me` is never dropped, so each field is read exactly once.
+        unsafe {
+            drop(std::ptr::read(&me.ctx));
+            drop(std::ptr::read(&me.free_on));
+        }
+        r
+    }
+
+    fn release(&self) -> Result<()> {
+        if self.ptr == 0 {
+            return Ok(());
+        }
+        self.ctx.bind()?;
+        match &self.free_on {
+            // SAFETY: allocated with cuMemAllocAsync; freed once, ordered on its stream.
+            Some(s) => unsafe { call!(cuMemFreeAsync(self.ptr, s.raw())) },
+            // SAFETY: allocated with cuMemAlloc; freed once.
+            None => unsafe { call!(cuMemFree_v2(self.ptr)) },
+        }
+    }
+}
+
+impl<T: DeviceRepr> Drop for DeviceBuffer<T> {
+    fn drop(&mut self) {
+        if let Err(e) = self.release() {
+            self.ctx.defer_error(e);
+        }
+    }
+}
+
+impl<T: DeviceRepr> DevicePtr for DeviceBuffer<T> {
+    #[inline]
+    fn device_ptr(&self) -> CUdeviceptr {
+        self.ptr
+    }
+    #[inline]
+    fn byte_len(&self) -> usize {
+        self.len * std::mem::size_of::<T>()
+    }
+}
+
+pub(crate) fn resolve_range(range: impl RangeBounds<usize>, len: usize) -> Result<(usize, usize)> {
+    let start = match range.start_bound() {
+        Bound::Included(&s) => s,
+        Bound::Excluded(&s) => s.saturating_add(1),
+        Bound::Unbounded => 0,
+    };
+    let end = match range.end_bound() {
+        Bound::Included(&e) => e.saturating_add(1),
+        Bound::Excluded(&e) => e,
+        Bound::Unbounded => len,
+    };
+    if start > end || end > len {
+        return Err(Error::invalid(format!(
+            "range {start}..{end} out of bounds for length {len}"
+        )));
+    }
+    Ok((start, end))
+}
+
+/// A borrowed, read-only range of a [`DeviceBuffer`].
+#[derive(Debug, Clone, Copy)]
+pub struct DeviceView<'a, T> {
+    ptr: CUdeviceptr,
+    len: usize,
+    _marker: PhantomData<&'a T>,
+}
+
+/// A borrowed, writable range of a [`DeviceBuffer`].
+#[derive(Debug)]
+pub struct DeviceViewMut<'a, T> {
+    ptr: CUdeviceptr,
+    len: usize,
+    _marker: PhantomData<&'a mut T>,
+}
+
+macro_rules! view_impl {
+    ($v:ident) => {
+        impl<T> $v<'_, T> {
+            #[inline]
+            pub(crate) fn ptr_ref(&self) -> &CUdeviceptr {
+                &self.ptr
+            }
+            /// Number of elements.
+            pub fn len(&self) -> usize {
+                self.len
+            }
+            /// True when empty.
+            pub fn is_empty(&self) -> bool {
+                self.len == 0
+            }
+        }
+        impl<T> DevicePtr for $v<'_, T> {
+            #[inline]
+            fn device_ptr(&self) -> CUdeviceptr {
+                self.ptr
+            }
+            #[inline]
+            fn byte_len(&self) -> usize {
+                self.len * std::mem::size_of::<T>()
+            }
+        }
+    };
+}
+view_impl!(DeviceView);
+view_impl!(DeviceViewMut);

@@ -1,0 +1,5 @@
+//! Device and host memory: allocations, copies and memsets.
+
+mod device_buffer;
+
+pub use device_buffer::{DeviceBuffer, DevicePtr, DeviceView, DeviceViewMut};
