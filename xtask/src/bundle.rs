@@ -5,7 +5,7 @@
 //! run.sh              the runner (from xtask/templates/run.sh)
 //! manifest.json       what is in the bundle: files, sizes, git commit, date
 //! tests.txt           test binaries, one file name under bin/ a line
-//! examples.txt        examples, one file name under examples/ a line
+//! examples.txt        the examples run.sh runs: "<name under examples/> [ARGS...]" a line
 //! bin/<crate>__<target>   stripped libtest binaries (`lib` for a crate's unit tests)
 //! bin/rucuda-bench    the bench binary (from `cargo xtask bench`)
 //! examples/<crate>__<example>
@@ -288,10 +288,31 @@ fn manifest(ws: &Workspace, dir: &Path) -> XResult<Value> {
         .iter()
         .map(|n| entry("bin", n))
         .collect::<XResult<Vec<_>>>()?;
-    let examples = read_list(&dir.join("examples.txt"))
+    // Every example carried, with the arguments run.sh runs it with (null: not run).
+    let runs: Vec<(String, String)> = read_list(&dir.join("examples.txt"))
         .iter()
-        .map(|n| entry("examples", n))
-        .collect::<XResult<Vec<_>>>()?;
+        .filter(|l| !l.starts_with('#'))
+        .map(|l| match l.split_once(' ') {
+            Some((name, args)) => (name.to_owned(), args.trim().to_owned()),
+            None => (l.clone(), String::new()),
+        })
+        .collect();
+    let mut example_names = Vec::new();
+    if let Ok(entries) = fs::read_dir(dir.join("examples")) {
+        for e in entries {
+            example_names.push(e?.file_name().to_string_lossy().into_owned());
+        }
+    }
+    example_names.sort();
+    let mut examples = Vec::new();
+    for name in &example_names {
+        let mut e = entry("examples", name)?;
+        e["run_args"] = match runs.iter().find(|(n, _)| n == name) {
+            Some((_, args)) => Value::from(args.as_str()),
+            None => Value::Null,
+        };
+        examples.push(e);
+    }
     let bench = dir.join("bin/rucuda-bench");
     let bench = match fs::metadata(&bench) {
         Ok(m) => json!({ "file": "bin/rucuda-bench", "bytes": m.len() }),

@@ -4,6 +4,7 @@
 //! Without `--no-run`, on a machine with a GPU, it then runs `run.sh RUN_SH_ARGS`.
 
 use std::collections::BTreeSet;
+use std::path::Path;
 
 use crate::bundle::{self, Workspace};
 use crate::util::XResult;
@@ -92,16 +93,64 @@ fn build(ws: &Workspace) -> XResult<()> {
         bundle::copy_executable(&exe.path, &dir.join(folder).join(&name))?;
     }
     let tests: Vec<String> = tests.into_iter().collect();
-    let examples: Vec<String> = examples.into_iter().collect();
+    let to_run = examples_to_run(&ws.root.join(EXAMPLES_LIST), &examples)?;
     bundle::write_list(&dir.join("tests.txt"), &tests)?;
-    bundle::write_list(&dir.join("examples.txt"), &examples)?;
-    println!("{} test binaries, {} examples", tests.len(), examples.len());
+    bundle::write_list(&dir.join("examples.txt"), &to_run)?;
+    println!(
+        "{} test binaries, {} examples ({} run, as {EXAMPLES_LIST} says)",
+        tests.len(),
+        examples.len(),
+        to_run.len()
+    );
     Ok(())
+}
+
+/// The committed list of the examples the bundle runs, with their arguments.
+const EXAMPLES_LIST: &str = "xtask/gpu-examples.txt";
+
+/// The lines of the examples list (comments and blank lines dropped), each checked to name
+/// a built example.
+fn examples_to_run(list: &Path, built: &BTreeSet<String>) -> XResult<Vec<String>> {
+    let text = match std::fs::read_to_string(list) {
+        Ok(text) => text,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+        Err(e) => return Err(format!("{}: {e}", list.display()).into()),
+    };
+    let mut lines = Vec::new();
+    for line in text.lines().map(str::trim) {
+        if line.is_empty() || line.starts_with('#') {
+            continue;
+        }
+        let name = line.split_whitespace().next().unwrap_or_default();
+        if !built.contains(name) {
+            return Err(format!(
+                "{}: no example {name} was built (built: {})",
+                list.display(),
+                built.iter().cloned().collect::<Vec<_>>().join(", ")
+            )
+            .into());
+        }
+        lines.push(line.to_owned());
+    }
+    Ok(lines)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_examples_list_is_checked_against_the_built_examples() {
+        let list = std::env::temp_dir().join(format!("xtask-examples-{}.txt", std::process::id()));
+        std::fs::write(&list, "# comment\n\na__one --flag 2\n").unwrap();
+        let built: BTreeSet<String> = ["a__one".to_owned(), "a__two".to_owned()].into();
+        assert_eq!(examples_to_run(&list, &built).unwrap(), ["a__one --flag 2"]);
+        std::fs::write(&list, "a__three\n").unwrap();
+        let err = examples_to_run(&list, &built).unwrap_err().to_string();
+        assert!(err.contains("no example a__three"), "{err}");
+        let _ = std::fs::remove_file(&list);
+        assert!(examples_to_run(&list, &built).unwrap().is_empty());
+    }
 
     #[test]
     fn options_split_at_double_dash() {

@@ -50,7 +50,11 @@ impl FakeBundle {
             "#!/bin/sh\necho example ran\n",
         );
         fs::write(dir.join("tests.txt"), "fake__tests\n").unwrap();
-        fs::write(dir.join("examples.txt"), "fake__example\n").unwrap();
+        fs::write(
+            dir.join("examples.txt"),
+            "# comment\nfake__example --say hi\n",
+        )
+        .unwrap();
         Self { dir }
     }
 
@@ -129,8 +133,11 @@ fn every_test_in_its_own_process_with_pass_fail_skip() {
         (&skipped["status"], &skipped["reason"]),
         (&"skipped".into(), &"no device here".into())
     );
-    assert_eq!(by_name("(example)")["binary"], "fake__example");
-    assert_eq!(by_name("(example)")["status"], "passed");
+    let example = by_name("(example) --say hi");
+    assert_eq!(
+        (&example["binary"], &example["status"]),
+        (&"fake__example".into(), &"passed".into())
+    );
     assert_eq!(
         (&summary["passed"], &summary["failed"], &summary["skipped"]),
         (&2.into(), &1.into(), &1.into())

@@ -110,14 +110,15 @@ write_summary() {
     } >"$file.tmp" && mv -f -- "$file.tmp" "$file"
 }
 
-# Runs one test (or, with an empty name, one example) in its own process and records it.
+# Runs one test, or one example (name "(example) ARGS..."), in its own process and records it.
 run_one() {
     local bin=$1 name=$2 dev=$3 ignored=$4 log t0 t1 secs rc status reason='' skip_line tail_file=''
-    local -a cmd
-    if [[ -n $name ]]; then
-        cmd=("$HERE/bin/$bin" --exact "$name" --include-ignored --test-threads=1 --nocapture)
+    local -a cmd args
+    if [[ $name == "(example)"* ]]; then
+        read -ra args <<<"${name#"(example)"}"
+        cmd=("$HERE/examples/$bin" "${args[@]}")
     else
-        cmd=("$HERE/examples/$bin")
+        cmd=("$HERE/bin/$bin" --exact "$name" --include-ignored --test-threads=1 --nocapture)
     fi
     log=$WORK/current.log
     t0=$(now)
@@ -130,7 +131,7 @@ run_one() {
         status=skipped
         reason=${skip_line#*"$MARKER"}
         reason=${reason# }
-    elif ((rc == 0)) && [[ -n $name ]] && ! grep -q '^running 1 test' "$log"; then
+    elif ((rc == 0)) && [[ $name != "(example)"* ]] && ! grep -q '^running 1 test' "$log"; then
         status=failed
         reason="the binary ran no test of that name"
     elif ((rc == 0)); then
@@ -147,9 +148,9 @@ run_one() {
         FAIL_COUNT=$((FAIL_COUNT + 1))
         tail_file=$WORK/fail-$FAIL_COUNT.log
         tail -n 40 "$log" >"$tail_file"
-        printf '%s\t%s\t%s\t%s\n' "$bin" "${name:-(example)}" "$dev" "$reason" >"$tail_file.head"
+        printf '%s\t%s\t%s\t%s\n' "$bin" "$name" "$dev" "$reason" >"$tail_file.head"
     fi
-    record "$bin" "${name:-(example)}" "$dev" "$ignored" "$status" "$secs" "$reason" "$tail_file"
+    record "$bin" "$name" "$dev" "$ignored" "$status" "$secs" "$reason" "$tail_file"
     write_summary
 }
 
@@ -235,7 +236,8 @@ if [[ $MODE == sanitize ]]; then
     TIMEOUT=${RUCUDA_TEST_TIMEOUT:-1200}
 fi
 
-# The test list: binaries from tests.txt, their tests from libtest, examples from examples.txt.
+# The test list: binaries from tests.txt, their tests from libtest, then the examples of
+# examples.txt ("NAME ARGS..." a line; arguments are split on spaces, no quoting).
 BINARIES=() EXAMPLES=()
 [[ -f $HERE/tests.txt ]] && mapfile -t BINARIES <"$HERE/tests.txt"
 [[ -f $HERE/examples.txt ]] && mapfile -t EXAMPLES <"$HERE/examples.txt"
@@ -243,7 +245,7 @@ chmod +x -- "$HERE"/bin/* "$HERE"/examples/* 2>/dev/null
 WORK=$(mktemp -d /tmp/rucuda-tests.XXXXXX)
 trap 'rm -rf -- "$WORK"' EXIT
 FAIL_COUNT=0
-TESTS=() # "binary<TAB>ignored<TAB>name"; an empty name is an example
+TESTS=() # "binary<TAB>ignored<TAB>name"; an example's name is "(example) ARGS..."
 for bin in "${BINARIES[@]}"; do
     [[ -n $bin ]] || continue
     if ! listed=$(list_tests "$bin"); then
@@ -255,15 +257,16 @@ for bin in "${BINARIES[@]}"; do
         [[ -z $PATTERN || $bin == *"$PATTERN"* || $name == *"$PATTERN"* ]] && TESTS+=("$bin"$'\t'"$ignored"$'\t'"$name")
     done <<<"$listed"
 done
-for example in "${EXAMPLES[@]}"; do
-    [[ -n $example ]] || continue
-    [[ -z $PATTERN || $example == *"$PATTERN"* ]] && TESTS+=("$example"$'\tfalse\t')
+for line in "${EXAMPLES[@]}"; do
+    read -r example args <<<"$line"
+    [[ -n $example && $example != '#'* ]] || continue
+    [[ -z $PATTERN || $example == *"$PATTERN"* ]] && TESTS+=("$example"$'\tfalse\t'"(example)${args:+ $args}")
 done
 
 if [[ $MODE == list ]]; then
     for t in "${TESTS[@]}"; do
         IFS=$'\t' read -r bin ignored name <<<"$t"
-        printf '%s %s%s\n' "$bin" "${name:-(example)}" "$([[ $ignored == true ]] && echo '  [ignored]')"
+        printf '%s %s%s\n' "$bin" "$name" "$([[ $ignored == true ]] && echo '  [ignored]')"
     done
     echo "${#TESTS[@]} tests"
     exit 0
