@@ -4,7 +4,9 @@
 
 use cuda_driver_sys::CUdevice_attribute;
 
-use super::{Case, RAW};
+use rucuda_driver::{DeviceBuffer, Stream as RucudaStream, StreamFlags};
+
+use super::{rucuda_context, Case, RAW, RUCUDA};
 use crate::config::Config;
 use crate::cuda::{check, Error, Gpu, Result, Stream};
 use crate::harness::{host_seconds, Measurement};
@@ -20,10 +22,45 @@ pub fn register(cases: &mut Vec<Case>) {
         run: raw_alloc_free,
     });
     cases.push(Case {
+        name: "alloc_free_us",
+        lib: RUCUDA,
+        run: rucuda_alloc_free,
+    });
+    cases.push(Case {
         name: "alloc_free_async_us",
         lib: RAW,
         run: raw_alloc_free_async,
     });
+    cases.push(Case {
+        name: "alloc_free_async_us",
+        lib: RUCUDA,
+        run: rucuda_alloc_free_async,
+    });
+}
+
+fn rucuda_alloc_free(_gpu: &Gpu, config: &Config) -> Result<Measurement> {
+    let ctx = rucuda_context()?;
+    let per_batch = config.allocs_per_batch();
+    let samples = host_seconds(config.overhead_sampling(), || {
+        for _ in 0..per_batch {
+            drop(DeviceBuffer::<u8>::uninit(&ctx, BYTES)?);
+        }
+        Ok(())
+    })?;
+    Ok(Measurement::micros_per(&samples, per_batch, BYTES as u64))
+}
+
+fn rucuda_alloc_free_async(_gpu: &Gpu, config: &Config) -> Result<Measurement> {
+    let ctx = rucuda_context()?;
+    let stream = RucudaStream::new(&ctx, StreamFlags::NON_BLOCKING)?;
+    let per_batch = config.allocs_per_batch();
+    let samples = host_seconds(config.overhead_sampling(), || {
+        for _ in 0..per_batch {
+            drop(DeviceBuffer::<u8>::uninit_async(&stream, BYTES)?);
+        }
+        Ok(stream.synchronize()?)
+    })?;
+    Ok(Measurement::micros_per(&samples, per_batch, BYTES as u64))
 }
 
 fn raw_alloc_free(gpu: &Gpu, config: &Config) -> Result<Measurement> {

@@ -7,7 +7,9 @@ use std::ptr;
 
 use cuda_driver_sys::{CUdeviceptr, CUfunction};
 
-use super::{Case, RAW};
+use rucuda_driver::{DeviceBuffer, LaunchConfig, Stream};
+
+use super::{rucuda_context, Case, RAW, RUCUDA};
 use crate::config::Config;
 use crate::cuda::{check, DeviceMemory, Gpu, Module, Result};
 use crate::harness::{host_seconds, Measurement};
@@ -20,9 +22,30 @@ pub fn register(cases: &mut Vec<Case>) {
         run: raw_launch_empty,
     });
     cases.push(Case {
+        name: "launch_empty_us",
+        lib: RUCUDA,
+        run: rucuda_launch_empty,
+    });
+    cases.push(Case {
         name: "launch_args4_us",
         lib: RAW,
         run: raw_launch_args4,
+    });
+    cases.push(Case {
+        name: "launch_args4_us",
+        lib: RUCUDA,
+        run: rucuda_launch_args4,
+    });
+    // A prepared launch's floor is the same raw 4-argument launch.
+    cases.push(Case {
+        name: "launch_prepared_us",
+        lib: RAW,
+        run: raw_launch_args4,
+    });
+    cases.push(Case {
+        name: "launch_prepared_us",
+        lib: RUCUDA,
+        run: rucuda_launch_prepared,
     });
 }
 
@@ -116,6 +139,68 @@ fn raw_launch_args4(gpu: &Gpu, config: &Config) -> Result<Measurement> {
         (&raw mut n).cast::<c_void>(),
     ];
     launch_batches(gpu, config, function, &mut params)
+}
+
+/// Launches in batches through rucuda, `launch_one` making one launch.
+fn rucuda_batches(
+    ctx: &rucuda_driver::Context,
+    config: &Config,
+    mut launch_one: impl FnMut() -> rucuda_driver::Result<()>,
+) -> Result<Measurement> {
+    let per_batch = config.launches_per_batch();
+    let samples = host_seconds(config.overhead_sampling(), || {
+        for _ in 0..per_batch {
+            launch_one()?;
+        }
+        Ok(ctx.synchronize()?)
+    })?;
+    Ok(Measurement::micros_per(
+        &samples,
+        per_batch,
+        per_batch as u64,
+    ))
+}
+
+fn rucuda_launch_empty(_gpu: &Gpu, config: &Config) -> Result<Measurement> {
+    let ctx = rucuda_context()?;
+    let module = rucuda_driver::Module::load_data(&ctx, PTX.as_bytes())?;
+    let f = module.function("rucuda_bench_empty")?;
+    let stream = Stream::null(&ctx);
+    let cfg = LaunchConfig::linear(1, 1);
+    // SAFETY: the kernel takes no arguments and touches no memory.
+    rucuda_batches(&ctx, config, || unsafe { f.launch(cfg, &stream, ()) })
+}
+
+fn rucuda_launch_args4(_gpu: &Gpu, config: &Config) -> Result<Measurement> {
+    let ctx = rucuda_context()?;
+    let module = rucuda_driver::Module::load_data(&ctx, PTX.as_bytes())?;
+    let f = module.function("rucuda_bench_args4")?;
+    let (x, y) = (
+        DeviceBuffer::<f32>::zeros(&ctx, 512)?,
+        DeviceBuffer::<f32>::zeros(&ctx, 512)?,
+    );
+    let stream = Stream::null(&ctx);
+    let cfg = LaunchConfig::linear(1, 1);
+    // SAFETY: the kernel takes (ptr, ptr, f32, u32) and touches no memory.
+    rucuda_batches(&ctx, config, || unsafe {
+        f.launch(cfg, &stream, (&x, &y, 2.0f32, 512u32))
+    })
+}
+
+fn rucuda_launch_prepared(_gpu: &Gpu, config: &Config) -> Result<Measurement> {
+    let ctx = rucuda_context()?;
+    let module = rucuda_driver::Module::load_data(&ctx, PTX.as_bytes())?;
+    let f = module.function("rucuda_bench_args4")?;
+    let (x, y) = (
+        DeviceBuffer::<f32>::zeros(&ctx, 512)?,
+        DeviceBuffer::<f32>::zeros(&ctx, 512)?,
+    );
+    let stream = Stream::null(&ctx);
+    let prepared = f.prepare(LaunchConfig::linear(1, 1), &[8, 8, 4, 4])?;
+    // SAFETY: the kernel takes (ptr, ptr, f32, u32) and touches no memory.
+    rucuda_batches(&ctx, config, || unsafe {
+        prepared.launch(&stream, (&x, &y, 2.0f32, 512u32))
+    })
 }
 
 #[cfg(test)]

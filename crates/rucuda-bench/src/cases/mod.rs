@@ -26,8 +26,13 @@ mod launch;
 pub use crate::report::RAW;
 
 /// The lib name of rucuda's own cases.
-#[allow(dead_code)] // used once the driver layer registers its cases
 pub const RUCUDA: &str = "rucuda";
+
+/// The primary context of the bench's device through rucuda (the same context `Gpu`
+/// retained, so both libs run in one context).
+pub fn rucuda_context() -> Result<rucuda_driver::Context> {
+    Ok(rucuda_driver::Device::get(0)?.primary_context()?)
+}
 
 /// One measurement the bench can make.
 pub struct Case {
