@@ -4,6 +4,10 @@
 //! - [`Device`], [`Context`] (primary by default, or created with [`ContextFlags`]),
 //!   [`Stream`], [`Event`];
 //! - memory: [`DeviceBuffer`] and views;
+//! - host and special memory: [`PinnedHostBuffer`], [`AlignedHostBuffer`],
+//!   [`RegisteredHostMemory`], [`ManagedBuffer`], [`PitchedDeviceBuffer`], [`IpcMemory`];
+//!   copies (`memcpy_*`, fast staged pageable copies), memsets (`memset_*`), pointer
+//!   attributes;
 //! - [`Module`] and [`Function`]: loading PTX/cubin/fatbin, launching with typed argument
 //!   tuples that are checked against the kernel's parameters before the driver sees them.
 //!
@@ -57,6 +61,10 @@ pub use event::{Event, EventFlags, IpcEventHandle};
 pub use function::{Function, FunctionAttribute};
 pub use launch::{
     ArgBuffer, DevicePointerArg, KernelArg, KernelArgs, LaunchConfig, PreparedLaunch,
+};
+pub use memory::{
+    pointer_attributes, pointer_memory_type, DevicePtrMut, ExternalDevicePtr, MemoryType,
+    PointerAttributes,
 };
 pub use memory::{DeviceBuffer, DevicePtr, DeviceView, DeviceViewMut};
 pub use module::{DeviceGlobal, JitLog, JitOptions, Module};

@@ -395,3 +395,33 @@ macro_rules! view_impl {
 }
 view_impl!(DeviceView);
 view_impl!(DeviceViewMut);
+
+impl<T> DeviceView<'_, T> {
+    /// A view of `len` elements at `ptr` (mapped host memory, managed memory, ...).
+    ///
+    /// # Safety
+    /// `ptr..ptr + len * size_of::<T>()` must be device-accessible memory that stays valid
+    /// and is not written by the host for the view's lifetime.
+    pub(crate) unsafe fn from_raw_parts(ptr: CUdeviceptr, len: usize) -> Self {
+        DeviceView {
+            ptr,
+            len,
+            _marker: PhantomData,
+        }
+    }
+}
+
+impl<T> DeviceViewMut<'_, T> {
+    /// A writable view of `len` elements at `ptr` (mapped host memory, managed memory, ...).
+    ///
+    /// # Safety
+    /// `ptr..ptr + len * size_of::<T>()` must be device-accessible memory that stays valid
+    /// and is accessed by nobody else for the view's lifetime.
+    pub(crate) unsafe fn from_raw_parts(ptr: CUdeviceptr, len: usize) -> Self {
+        DeviceViewMut {
+            ptr,
+            len,
+            _marker: PhantomData,
+        }
+    }
+}
