@@ -63,8 +63,11 @@ pub use launch::{
     ArgBuffer, DevicePointerArg, KernelArg, KernelArgs, LaunchConfig, PreparedLaunch,
 };
 pub use memory::{
-    pointer_attributes, pointer_memory_type, DevicePtrMut, ExternalDevicePtr, MemoryType,
-    PointerAttributes,
+    aligned_empty, aligned_empty_like, aligned_zeros, aligned_zeros_like, pagelocked_empty,
+    pagelocked_empty_like, pagelocked_zeros, pagelocked_zeros_like, pointer_attributes,
+    pointer_memory_type, register_host_memory, AlignedHostBuffer, DevicePtrMut, ExternalDevicePtr,
+    HostAllocFlags, HostRegisterFlags, MemoryType, PinnedHostBuffer, PointerAttributes,
+    RegisteredHostMemory, DEFAULT_HOST_ALIGNMENT,
 };
 pub use memory::{DeviceBuffer, DevicePtr, DeviceView, DeviceViewMut};
 pub use module::{DeviceGlobal, JitLog, JitOptions, Module};
