@@ -63,15 +63,17 @@ pub use launch::{
     ArgBuffer, DevicePointerArg, KernelArg, KernelArgs, LaunchConfig, PreparedLaunch,
 };
 pub use memory::{
-    aligned_empty, aligned_empty_like, aligned_zeros, aligned_zeros_like, managed_empty,
-    managed_empty_like, managed_zeros, managed_zeros_like, mem_alloc_pitch, memset_d16,
-    memset_d16_async, memset_d2d16, memset_d2d16_async, memset_d2d32, memset_d2d32_async,
-    memset_d2d8, memset_d2d8_async, memset_d32, memset_d32_async, memset_d8, memset_d8_async,
-    pagelocked_empty, pagelocked_empty_like, pagelocked_zeros, pagelocked_zeros_like,
-    pointer_attributes, pointer_memory_type, register_host_memory, AlignedHostBuffer, DevicePtrMut,
-    ExternalDevicePtr, HostAllocFlags, HostRegisterFlags, ManagedBuffer, MemAdvice, MemAttachFlags,
-    MemLocation, MemoryType, PinnedHostBuffer, PitchedDeviceBuffer, PointerAttributes,
-    RegisteredHostMemory, DEFAULT_HOST_ALIGNMENT,
+    aligned_empty, aligned_empty_like, aligned_zeros, aligned_zeros_like, from_device,
+    from_device_like, managed_empty, managed_empty_like, managed_zeros, managed_zeros_like,
+    mem_alloc_pitch, memcpy_dtod, memcpy_dtod_async, memcpy_dtoh, memcpy_dtoh_async, memcpy_htod,
+    memcpy_htod_async, memcpy_peer, memcpy_peer_async, memset_d16, memset_d16_async, memset_d2d16,
+    memset_d2d16_async, memset_d2d32, memset_d2d32_async, memset_d2d8, memset_d2d8_async,
+    memset_d32, memset_d32_async, memset_d8, memset_d8_async, pagelocked_empty,
+    pagelocked_empty_like, pagelocked_zeros, pagelocked_zeros_like, pointer_attributes,
+    pointer_memory_type, register_host_memory, release_staging_buffers, to_device,
+    AlignedHostBuffer, DevicePtrMut, ExternalDevicePtr, HostAllocFlags, HostRegisterFlags,
+    ManagedBuffer, MemAdvice, MemAttachFlags, MemLocation, MemoryType, PinnedHostBuffer,
+    PitchedDeviceBuffer, PointerAttributes, RegisteredHostMemory, DEFAULT_HOST_ALIGNMENT,
 };
 pub use memory::{DeviceBuffer, DevicePtr, DeviceView, DeviceViewMut};
 pub use module::{DeviceGlobal, JitLog, JitOptions, Module};

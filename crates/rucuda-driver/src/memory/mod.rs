@@ -6,15 +6,22 @@ pub use device_buffer::{DeviceBuffer, DevicePtr, DeviceView, DeviceViewMut};
 
 // Host memory kinds, managed/pitched/IPC memory, copies, memsets, pointer attributes.
 mod aligned;
+mod copy;
 mod managed;
 mod memset;
 mod pinned;
 mod pitched;
 pub(crate) mod pointer;
 mod registered;
+mod staged;
+
 pub use aligned::{
     aligned_empty, aligned_empty_like, aligned_zeros, aligned_zeros_like, AlignedHostBuffer,
     DEFAULT_HOST_ALIGNMENT,
+};
+pub use copy::{
+    from_device, from_device_like, memcpy_dtod, memcpy_dtod_async, memcpy_dtoh, memcpy_dtoh_async,
+    memcpy_htod, memcpy_htod_async, memcpy_peer, memcpy_peer_async, to_device,
 };
 pub use managed::{
     managed_empty, managed_empty_like, managed_zeros, managed_zeros_like, ManagedBuffer, MemAdvice,
@@ -35,3 +42,4 @@ pub use pointer::{
     PointerAttributes,
 };
 pub use registered::{register_host_memory, HostRegisterFlags, RegisteredHostMemory};
+pub use staged::release_staging_buffers;
