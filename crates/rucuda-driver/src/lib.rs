@@ -72,8 +72,9 @@ pub use memory::{
     pagelocked_empty_like, pagelocked_zeros, pagelocked_zeros_like, pointer_attributes,
     pointer_memory_type, register_host_memory, release_staging_buffers, to_device,
     AlignedHostBuffer, DevicePtrMut, ExternalDevicePtr, HostAllocFlags, HostRegisterFlags,
-    ManagedBuffer, MemAdvice, MemAttachFlags, MemLocation, MemoryType, PinnedHostBuffer,
-    PitchedDeviceBuffer, PointerAttributes, RegisteredHostMemory, DEFAULT_HOST_ALIGNMENT,
+    IpcMemFlags, IpcMemHandle, IpcMemory, ManagedBuffer, MemAdvice, MemAttachFlags, MemLocation,
+    MemoryType, PinnedHostBuffer, PitchedDeviceBuffer, PointerAttributes, RegisteredHostMemory,
+    DEFAULT_HOST_ALIGNMENT, IPC_HANDLE_SIZE,
 };
 pub use memory::{DeviceBuffer, DevicePtr, DeviceView, DeviceViewMut};
 pub use module::{DeviceGlobal, JitLog, JitOptions, Module};

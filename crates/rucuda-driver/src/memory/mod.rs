@@ -7,6 +7,7 @@ pub use device_buffer::{DeviceBuffer, DevicePtr, DeviceView, DeviceViewMut};
 // Host memory kinds, managed/pitched/IPC memory, copies, memsets, pointer attributes.
 mod aligned;
 mod copy;
+mod ipc;
 mod managed;
 mod memset;
 mod pinned;
@@ -23,6 +24,7 @@ pub use copy::{
     from_device, from_device_like, memcpy_dtod, memcpy_dtod_async, memcpy_dtoh, memcpy_dtoh_async,
     memcpy_htod, memcpy_htod_async, memcpy_peer, memcpy_peer_async, to_device,
 };
+pub use ipc::{IpcMemFlags, IpcMemHandle, IpcMemory, IPC_HANDLE_SIZE};
 pub use managed::{
     managed_empty, managed_empty_like, managed_zeros, managed_zeros_like, ManagedBuffer, MemAdvice,
     MemAttachFlags, MemLocation,
