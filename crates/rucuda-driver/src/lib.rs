@@ -73,8 +73,8 @@ pub use memory::{
     pointer_memory_type, register_host_memory, release_staging_buffers, to_device,
     AlignedHostBuffer, DevicePtrMut, ExternalDevicePtr, HostAllocFlags, HostRegisterFlags,
     IpcMemFlags, IpcMemHandle, IpcMemory, ManagedBuffer, MemAdvice, MemAttachFlags, MemLocation,
-    MemoryType, PinnedHostBuffer, PitchedDeviceBuffer, PointerAttributes, RegisteredHostMemory,
-    DEFAULT_HOST_ALIGNMENT, IPC_HANDLE_SIZE,
+    MemPool, MemoryType, PinnedHostBuffer, PitchedDeviceBuffer, PointerAttributes,
+    RegisteredHostMemory, DEFAULT_HOST_ALIGNMENT, IPC_HANDLE_SIZE,
 };
 pub use memory::{DeviceBuffer, DevicePtr, DeviceView, DeviceViewMut};
 pub use module::{DeviceGlobal, JitLog, JitOptions, Module};

@@ -811,3 +811,56 @@ fn allocating_more_than_the_device_has_is_a_memory_error() -> TestResult {
     ctx.synchronize()?;
     Ok(())
 }
+
+#[test]
+#[ignore = "needs a CUDA device"]
+fn memory_pools_keep_trim_and_serve_stream_ordered_allocations() -> TestResult {
+    let ctx = common::ctx();
+    if !ctx.supports_memory_pools() {
+        common::skip("the device has no stream-ordered memory pools");
+        return Ok(());
+    }
+    let mut rng = Rng::fresh();
+    let stream = Stream::new(&ctx, StreamFlags::NON_BLOCKING)?;
+    let default = MemPool::device_default(&ctx)?;
+    assert_eq!(MemPool::current(&ctx)?.raw(), default.raw());
+    let old_threshold = default.release_threshold()?;
+    default.set_release_threshold(u64::MAX)?;
+    assert_eq!(default.release_threshold()?, u64::MAX);
+    let bytes = 64usize << 20;
+    let buf = DeviceBuffer::<u8>::uninit_async(&stream, bytes)?;
+    stream.synchronize()?;
+    assert!(default.used_bytes()? >= bytes as u64);
+    assert!(default.used_bytes_high()? >= bytes as u64);
+    drop(buf);
+    stream.synchronize()?;
+    // Freed, but kept for reuse (the threshold keeps everything) until trimmed.
+    assert!(default.reserved_bytes()? >= bytes as u64);
+    default.trim_to(0)?;
+    let after_trim = default.reserved_bytes()?;
+    assert!(
+        after_trim < bytes as u64,
+        "{after_trim} bytes still reserved"
+    );
+    default.reset_high_watermarks()?;
+    default.set_release_threshold(old_threshold)?;
+
+    // A pool of our own, made current, serves DeviceBuffer::uninit_async.
+    let pool = MemPool::new(&ctx)?;
+    pool.make_current()?;
+    let n = (1 << 20) + 3;
+    let data = random_u32(&mut rng, n);
+    let mut buf = DeviceBuffer::<u32>::uninit_async(&stream, n)?;
+    stream.synchronize()?;
+    assert!(pool.used_bytes()? >= (n * 4) as u64);
+    assert!(pool.reserved_bytes()? >= (n * 4) as u64);
+    buf.copy_from_host(&data)?;
+    assert_same(&buf.to_vec()?, &data, "a buffer from our own pool");
+    drop(buf);
+    default.make_current()?;
+    stream.synchronize()?;
+    assert_eq!(MemPool::current(&ctx)?.raw(), default.raw());
+    drop(pool);
+    ctx.check_deferred_errors()?;
+    Ok(())
+}

@@ -13,6 +13,7 @@ mod memset;
 mod pinned;
 mod pitched;
 pub(crate) mod pointer;
+mod pool;
 mod registered;
 mod staged;
 
@@ -43,5 +44,6 @@ pub use pointer::{
     pointer_attributes, pointer_memory_type, DevicePtrMut, ExternalDevicePtr, MemoryType,
     PointerAttributes,
 };
+pub use pool::MemPool;
 pub use registered::{register_host_memory, HostRegisterFlags, RegisteredHostMemory};
 pub use staged::release_staging_buffers;

@@ -20,7 +20,8 @@
 //! Staging buffers live as long as their context. Those of a primary context are kept
 //! for the process (a retain of the primary context keeps them valid after the last
 //! [`Context`] handle goes, as the CUDA runtime keeps its own); [`release_staging_buffers`]
-//! frees them earlier.
+//! frees them earlier. Code that resets a primary context behind rucuda's back
+//! (`cuDevicePrimaryCtxReset`) must call [`release_staging_buffers`] first.
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Condvar, Mutex, OnceLock, PoisonError, TryLockError, Weak};
@@ -43,6 +44,8 @@ const MIN_CHUNK: usize = 1 << 20;
 const BYTES_PER_WORKER: usize = 1 << 20;
 /// Most host threads one copy uses.
 const MAX_WORKERS: usize = 8;
+/// How long a copy thread spins at a rendezvous before sleeping.
+const SPIN: std::time::Duration = std::time::Duration::from_micros(20);
 
 /// How one copy is cut up.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -172,11 +175,19 @@ impl Rendezvous {
             return;
         }
         drop(st);
-        for _ in 0..4096 {
-            if self.generation.load(Ordering::Acquire) != generation {
-                return;
+        // The others usually arrive within microseconds (they copy equal parts): spin a
+        // little before sleeping, which costs tens of microseconds to wake from.
+        let spin_until = std::time::Instant::now() + SPIN;
+        loop {
+            for _ in 0..64 {
+                if self.generation.load(Ordering::Acquire) != generation {
+                    return;
+                }
+                std::hint::spin_loop();
             }
-            std::hint::spin_loop();
+            if std::time::Instant::now() >= spin_until {
+                break;
+            }
         }
         let mut st = self.state.lock().unwrap_or_else(PoisonError::into_inner);
         while self.generation.load(Ordering::Acquire) == generation {
