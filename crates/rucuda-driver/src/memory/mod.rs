@@ -10,6 +10,7 @@ mod copy;
 mod ipc;
 mod managed;
 mod memset;
+mod parallel_copy;
 mod pinned;
 mod pitched;
 pub(crate) mod pointer;
