@@ -5,6 +5,10 @@
 //!   [`Stream`], [`Event`];
 //! - memory: [`DeviceBuffer`] and views;
 //! - [`CudaArray`]s, [`TextureObject`]s, [`SurfaceObject`]s, [`Memcpy2D`] / [`Memcpy3D`] copies;
+//! - host and special memory: [`PinnedHostBuffer`], [`AlignedHostBuffer`],
+//!   [`RegisteredHostMemory`], [`ManagedBuffer`], [`PitchedDeviceBuffer`], [`IpcMemory`];
+//!   copies (`memcpy_*`, fast staged pageable copies), memsets (`memset_*`), pointer
+//!   attributes;
 //! - [`Module`] and [`Function`]: loading PTX/cubin/fatbin, launching with typed argument
 //!   tuples that are checked against the kernel's parameters before the driver sees them.
 //!
@@ -68,6 +72,20 @@ pub use graph::{CaptureMode, CaptureStatus, Graph, GraphExec, GraphInstantiateFl
 pub use host_args::HostArgs;
 pub use launch::{
     ArgBuffer, DevicePointerArg, KernelArg, KernelArgs, LaunchConfig, PreparedLaunch,
+};
+pub use memory::{
+    aligned_empty, aligned_empty_like, aligned_zeros, aligned_zeros_like, from_device,
+    from_device_like, managed_empty, managed_empty_like, managed_zeros, managed_zeros_like,
+    mem_alloc_pitch, memcpy_dtod, memcpy_dtod_async, memcpy_dtoh, memcpy_dtoh_async, memcpy_htod,
+    memcpy_htod_async, memcpy_peer, memcpy_peer_async, memset_d16, memset_d16_async, memset_d2d16,
+    memset_d2d16_async, memset_d2d32, memset_d2d32_async, memset_d2d8, memset_d2d8_async,
+    memset_d32, memset_d32_async, memset_d8, memset_d8_async, pagelocked_empty,
+    pagelocked_empty_like, pagelocked_zeros, pagelocked_zeros_like, pointer_attributes,
+    pointer_memory_type, register_host_memory, release_staging_buffers, to_device,
+    AlignedHostBuffer, DevicePtrMut, ExternalDevicePtr, HostAllocFlags, HostRegisterFlags,
+    IpcMemFlags, IpcMemHandle, IpcMemory, ManagedBuffer, MemAdvice, MemAttachFlags, MemLocation,
+    MemPool, MemoryType, PinnedHostBuffer, PitchedDeviceBuffer, PointerAttributes,
+    RegisteredHostMemory, DEFAULT_HOST_ALIGNMENT, IPC_HANDLE_SIZE,
 };
 pub use memory::{DeviceBuffer, DevicePtr, DeviceView, DeviceViewMut};
 pub use module::{DeviceGlobal, JitLog, JitOptions, Module};
