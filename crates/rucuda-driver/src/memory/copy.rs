@@ -29,9 +29,9 @@ fn same_size(what: &str, dst: usize, src: usize) -> Result<()> {
 /// Copies `src` from the host into `dst` (same size in bytes), synchronously (PyCUDA's
 /// `memcpy_htod`): `src` may be reused when it returns, and later work on the legacy
 /// default stream or blocking streams sees the data. Large pageable copies are staged
-/// through page-locked buffers, several times faster than the driver's own path, and have
-/// reached the device when this returns; small ones, like `cuMemcpyHtoD`, may still be in
-/// flight, so synchronise the context before using `dst` on a non-blocking stream.
+/// through page-locked buffers, several times faster than the driver's own path; small
+/// ones go through `cuMemcpyHtoD` and a wait for its DMA. Either way the data has reached
+/// the device when this returns, so work on any stream, non-blocking ones included, sees it.
 ///
 /// ```no_run
 /// use rucuda_driver::*;

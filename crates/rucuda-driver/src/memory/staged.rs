@@ -430,7 +430,13 @@ pub(crate) unsafe fn copy_htod(
         }
     }
     // SAFETY: the caller's contract.
-    unsafe { call!(cuMemcpyHtoD_v2(dst, src.cast(), bytes)) }
+    unsafe { call!(cuMemcpyHtoD_v2(dst, src.cast(), bytes))? };
+    // From pageable memory the driver returns once it holds a copy of the bytes, while
+    // its DMA may still be in flight on the legacy stream, which work on non-blocking
+    // streams does not wait for. Wait for it, so that a kernel launched next on any
+    // stream sees the data (found by the extras tests' review).
+    // SAFETY: the legacy default stream of the current context.
+    unsafe { call!(cuStreamSynchronize(std::ptr::null_mut())) }
 }
 
 /// Copies `bytes` from device `src` to host `dst` synchronously, staged when faster.
