@@ -3,7 +3,12 @@
 //! clock around the synchronous call and a context synchronize (what a caller waits for).
 //! `n` is the buffer size in bytes; device-to-device counts read + write bytes.
 
-use super::{Case, RAW};
+use rucuda_driver::{
+    memcpy_dtod_async, memcpy_dtoh_async, memcpy_htod_async, DeviceBuffer, HostAllocFlags,
+    PinnedHostBuffer, Stream as RucudaStream, StreamFlags,
+};
+
+use super::{rucuda_context, rucuda_device_seconds, Case, RAW, RUCUDA};
 use crate::config::Config;
 use crate::cuda::{check, DeviceMemory, Gpu, PinnedHost, Result, Stream};
 use crate::harness::{device_seconds, host_seconds, Measurement};
@@ -16,6 +21,11 @@ pub fn register_device_copy(cases: &mut Vec<Case>) {
         lib: RAW,
         run: raw_d2d_copy,
     });
+    cases.push(Case {
+        name: COPY_CASE,
+        lib: RUCUDA,
+        run: rucuda_d2d_copy,
+    });
 }
 
 /// Registers the host-device transfers.
@@ -26,9 +36,19 @@ pub fn register_transfers(cases: &mut Vec<Case>) {
         run: raw_h2d_pageable,
     });
     cases.push(Case {
+        name: "h2d_pageable_GBps",
+        lib: RUCUDA,
+        run: rucuda_h2d_pageable,
+    });
+    cases.push(Case {
         name: "d2h_pageable_GBps",
         lib: RAW,
         run: raw_d2h_pageable,
+    });
+    cases.push(Case {
+        name: "d2h_pageable_GBps",
+        lib: RUCUDA,
+        run: rucuda_d2h_pageable,
     });
     cases.push(Case {
         name: "h2d_pinned_GBps",
@@ -36,9 +56,19 @@ pub fn register_transfers(cases: &mut Vec<Case>) {
         run: raw_h2d_pinned,
     });
     cases.push(Case {
+        name: "h2d_pinned_GBps",
+        lib: RUCUDA,
+        run: rucuda_h2d_pinned,
+    });
+    cases.push(Case {
         name: "d2h_pinned_GBps",
         lib: RAW,
         run: raw_d2h_pinned,
+    });
+    cases.push(Case {
+        name: "d2h_pinned_GBps",
+        lib: RUCUDA,
+        run: rucuda_d2h_pinned,
     });
 }
 
@@ -115,6 +145,66 @@ fn raw_d2h_pinned(gpu: &Gpu, config: &Config) -> Result<Measurement> {
         check("cuMemcpyDtoHAsync", unsafe {
             copy(host.ptr(), device.ptr, bytes, stream.raw)
         })
+    })?;
+    Ok(Measurement::gbps(&samples, bytes, bytes as u64))
+}
+
+fn rucuda_d2d_copy(_gpu: &Gpu, config: &Config) -> Result<Measurement> {
+    let bytes = config.copy_bytes;
+    let ctx = rucuda_context()?;
+    let src = DeviceBuffer::<u8>::uninit(&ctx, bytes)?;
+    let mut dst = DeviceBuffer::<u8>::uninit(&ctx, bytes)?;
+    let stream = RucudaStream::new(&ctx, StreamFlags::NON_BLOCKING)?;
+    let samples = rucuda_device_seconds(&stream, config.device_copy_sampling(), || {
+        memcpy_dtod_async(&mut dst, &src, &stream)
+    })?;
+    Ok(Measurement::gbps(&samples, 2 * bytes, bytes as u64))
+}
+
+fn rucuda_h2d_pageable(_gpu: &Gpu, config: &Config) -> Result<Measurement> {
+    let bytes = config.copy_bytes;
+    let ctx = rucuda_context()?;
+    let host = vec![1u8; bytes];
+    let mut device = DeviceBuffer::<u8>::uninit(&ctx, bytes)?;
+    let samples = host_seconds(config.transfer_sampling(), || {
+        device.copy_from_host(&host)?;
+        Ok(ctx.synchronize()?)
+    })?;
+    Ok(Measurement::gbps(&samples, bytes, bytes as u64))
+}
+
+fn rucuda_d2h_pageable(_gpu: &Gpu, config: &Config) -> Result<Measurement> {
+    let bytes = config.copy_bytes;
+    let ctx = rucuda_context()?;
+    let mut host = vec![1u8; bytes];
+    let device = DeviceBuffer::<u8>::zeros(&ctx, bytes)?;
+    let samples = host_seconds(config.transfer_sampling(), || {
+        device.copy_to_host(&mut host)?;
+        Ok(ctx.synchronize()?)
+    })?;
+    Ok(Measurement::gbps(&samples, bytes, bytes as u64))
+}
+
+fn rucuda_h2d_pinned(_gpu: &Gpu, config: &Config) -> Result<Measurement> {
+    let bytes = config.copy_bytes;
+    let ctx = rucuda_context()?;
+    let host = PinnedHostBuffer::<u8>::zeros(&ctx, bytes, HostAllocFlags::empty())?;
+    let mut device = DeviceBuffer::<u8>::uninit(&ctx, bytes)?;
+    let stream = RucudaStream::new(&ctx, StreamFlags::NON_BLOCKING)?;
+    let samples = rucuda_device_seconds(&stream, config.transfer_sampling(), || {
+        memcpy_htod_async(&mut device, &host, &stream)
+    })?;
+    Ok(Measurement::gbps(&samples, bytes, bytes as u64))
+}
+
+fn rucuda_d2h_pinned(_gpu: &Gpu, config: &Config) -> Result<Measurement> {
+    let bytes = config.copy_bytes;
+    let ctx = rucuda_context()?;
+    let mut host = PinnedHostBuffer::<u8>::zeros(&ctx, bytes, HostAllocFlags::empty())?;
+    let device = DeviceBuffer::<u8>::zeros(&ctx, bytes)?;
+    let stream = RucudaStream::new(&ctx, StreamFlags::NON_BLOCKING)?;
+    let samples = rucuda_device_seconds(&stream, config.transfer_sampling(), || {
+        memcpy_dtoh_async(&mut host, &device, &stream)
     })?;
     Ok(Measurement::gbps(&samples, bytes, bytes as u64))
 }

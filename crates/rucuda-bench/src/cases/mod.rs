@@ -34,6 +34,34 @@ pub fn rucuda_context() -> Result<rucuda_driver::Context> {
     Ok(rucuda_driver::Device::get(0)?.primary_context()?)
 }
 
+/// Device seconds of each timed `enqueue` on a rucuda stream, measured with rucuda's events
+/// the way [`crate::harness::device_seconds`] does with raw ones.
+pub fn rucuda_device_seconds(
+    stream: &rucuda_driver::Stream,
+    sampling: crate::harness::Sampling,
+    mut enqueue: impl FnMut() -> rucuda_driver::Result<()>,
+) -> Result<Vec<f64>> {
+    use rucuda_driver::{Event, EventFlags};
+    let ctx = stream.context();
+    let (start, end) = (
+        Event::new(ctx, EventFlags::DEFAULT)?,
+        Event::new(ctx, EventFlags::DEFAULT)?,
+    );
+    for _ in 0..sampling.warmup {
+        enqueue()?;
+    }
+    stream.synchronize()?;
+    let mut samples = Vec::with_capacity(sampling.reps);
+    for _ in 0..sampling.reps {
+        start.record(stream)?;
+        enqueue()?;
+        end.record(stream)?;
+        end.synchronize()?;
+        samples.push(f64::from(end.time_since(&start)?) / 1e3);
+    }
+    Ok(samples)
+}
+
 /// One measurement the bench can make.
 pub struct Case {
     /// The case name, as in shared/TARGETS.md.
