@@ -1,0 +1,1 @@
+//! PyCUDA's `ElementwiseKernel` (in progress).
