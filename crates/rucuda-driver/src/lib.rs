@@ -37,29 +37,42 @@
 //! # Ok::<(), Error>(())
 //! ```
 
+pub mod constants;
 mod context;
 mod device;
 mod device_attribute;
 mod error;
 mod event;
 mod function;
+mod graph;
+mod host_args;
 mod launch;
+pub mod legacy;
 pub mod memory;
 mod module;
+mod occupancy;
+mod peer;
+mod profiler;
 mod repr;
 mod stream;
 
+pub use constants::{ComputeMode, JitFallback, JitInputType, JitOption, JitTarget, SharedConfig};
 pub use context::{CacheConfig, Context, ContextFlags, Limit};
 pub use device::{driver_version, get_version, init, Device};
 pub use device_attribute::DeviceAttribute;
 pub use error::{check, driver, DriverError, Error, ErrorKind, Result};
 pub use event::{Event, EventFlags, IpcEventHandle};
 pub use function::{Function, FunctionAttribute};
+pub use graph::{CaptureMode, CaptureStatus, Graph, GraphExec, GraphInstantiateFlags, GraphUpdate};
+pub use host_args::HostArgs;
 pub use launch::{
     ArgBuffer, DevicePointerArg, KernelArg, KernelArgs, LaunchConfig, PreparedLaunch,
 };
 pub use memory::{DeviceBuffer, DevicePtr, DeviceView, DeviceViewMut};
 pub use module::{DeviceGlobal, JitLog, JitOptions, Module};
+pub use occupancy::{Occupancy, OccupancyFlags, SuggestedBlockSize};
+pub use peer::{P2PAttribute, P2PInfo};
+pub use profiler::{start_profiler, stop_profiler};
 pub use repr::{vector, DeviceRepr};
 pub use stream::{Stream, StreamFlags};
 
