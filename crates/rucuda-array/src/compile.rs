@@ -1,13 +1,14 @@
 //! [`KernelCompiler`]: the one place generated source becomes loaded kernels. The
 //! generators only produce CUDA C++ text; whatever implements this trait compiles and
-//! loads it. The default is rucuda-jit once it is part of the workspace; until then a
-//! compiler must be supplied ([`set_default_compiler`]).
+//! loads it. The default, [`JitCompiler`], compiles with rucuda-jit (NVRTC, disk cache)
+//! to a cubin for the context's device.
 
 use std::sync::{Arc, RwLock};
 
 use rucuda_driver::{Context, Function, Module};
+use rucuda_jit::{Arch, CompileOptions};
 
-use crate::error::{ArrayError, Result};
+use crate::error::Result;
 
 /// The kernels of one compiled and loaded source.
 #[derive(Debug, Clone)]
@@ -23,13 +24,12 @@ pub struct LoadedKernels {
 /// ```no_run
 /// use rucuda_array::{KernelCompiler, LoadedKernels, Result};
 /// use rucuda_driver::{Context, Module};
-/// /// A compiler that loads PTX produced elsewhere (here: read from a file per source).
+/// /// Loads PTX made elsewhere (here: a file named after the source's length).
 /// struct FromPtxFiles;
 /// impl KernelCompiler for FromPtxFiles {
 ///     fn load(&self, ctx: &Context, source: &str, names: &[&str]) -> Result<LoadedKernels> {
-///         let ptx = std::fs::read(format!("{}.ptx", source.len())).map_err(|e| {
-///             rucuda_array::ArrayError::InvalidArgument(e.to_string())
-///         })?;
+///         let ptx = std::fs::read(format!("{}.ptx", source.len()))
+///             .map_err(|e| rucuda_array::ArrayError::InvalidArgument(e.to_string()))?;
 ///         let module = Module::load_data(ctx, &ptx)?;
 ///         let functions = names.iter().map(|n| module.function(n)).collect::<Result<_, _>>()?;
 ///         Ok(LoadedKernels { module, functions })
@@ -41,18 +41,61 @@ pub trait KernelCompiler: Send + Sync {
     fn load(&self, ctx: &Context, source: &str, names: &[&str]) -> Result<LoadedKernels>;
 }
 
-/// The compiler used when none is given: reports that no compiler is configured.
-#[derive(Debug, Default, Clone, Copy)]
-pub struct NoCompiler;
+/// Compiles with rucuda-jit (NVRTC by default, through its disk cache) to a cubin for the
+/// architecture of the context's device, and loads it.
+///
+/// ```no_run
+/// use rucuda_array::{JitCompiler, KernelCompiler};
+/// let ctx = rucuda_driver::Device::get(0)?.primary_context()?;
+/// let k = JitCompiler::new().load(&ctx, "extern \"C\" __global__ void nop() {}", &["nop"])?;
+/// assert_eq!(k.functions[0].name(), "nop");
+/// # Ok::<(), rucuda_array::ArrayError>(())
+/// ```
+#[derive(Debug, Clone)]
+pub struct JitCompiler {
+    options: CompileOptions,
+}
 
-impl KernelCompiler for NoCompiler {
-    fn load(&self, _ctx: &Context, _source: &str, names: &[&str]) -> Result<LoadedKernels> {
-        Err(ArrayError::Compile {
-            kernel: names.join(", "),
-            message: "no kernel compiler is configured: rucuda-jit is not integrated in this \
-                      build yet; install one with rucuda_array::set_default_compiler"
-                .into(),
-        })
+impl Default for JitCompiler {
+    fn default() -> Self {
+        JitCompiler::new()
+    }
+}
+
+impl JitCompiler {
+    /// rucuda-jit's default options; generated sources declare `extern "C"` themselves.
+    pub fn new() -> JitCompiler {
+        JitCompiler {
+            options: CompileOptions::new().no_extern_c(true),
+        }
+    }
+
+    /// Other options (the architecture is still taken from the device).
+    pub fn with_options(options: CompileOptions) -> JitCompiler {
+        JitCompiler { options }
+    }
+
+    /// Compiles without loading, for a given architecture (needs no GPU: what CI uses to
+    /// check every generated kernel).
+    pub fn compile_for(&self, source: &str, arch: Arch) -> Result<rucuda_jit::Compiled> {
+        Ok(rucuda_jit::compile(
+            source,
+            &self.options.clone().arch(arch),
+        )?)
+    }
+}
+
+impl KernelCompiler for JitCompiler {
+    fn load(&self, ctx: &Context, source: &str, names: &[&str]) -> Result<LoadedKernels> {
+        let (major, minor) = ctx.device().compute_capability()?;
+        let arch = Arch::new(major.max(0) as u32, minor.max(0) as u32);
+        let compiled = self.compile_for(source, arch)?;
+        let module = Module::load_data(ctx, &compiled.image)?;
+        let functions = names
+            .iter()
+            .map(|n| module.function(n))
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok(LoadedKernels { module, functions })
     }
 }
 
@@ -66,11 +109,12 @@ pub fn set_default_compiler(compiler: Arc<dyn KernelCompiler>) {
     }
 }
 
-/// The default compiler (see [`set_default_compiler`]).
+/// The default compiler: the one given to [`set_default_compiler`], else a
+/// [`JitCompiler`] with default options.
 pub fn default_compiler() -> Arc<dyn KernelCompiler> {
     let current = match DEFAULT.read() {
         Ok(g) => g.clone(),
         Err(poisoned) => poisoned.into_inner().clone(),
     };
-    current.unwrap_or_else(|| Arc::new(NoCompiler))
+    current.unwrap_or_else(|| Arc::new(JitCompiler::new()))
 }

@@ -24,7 +24,10 @@ pub enum ArrayError {
     /// arguments, wrong argument types at a call).
     #[error(transparent)]
     Codegen(#[from] CodegenError),
-    /// Compiling generated source failed, or no compiler is available.
+    /// rucuda-jit could not compile generated source (the error carries the log).
+    #[error(transparent)]
+    Jit(#[from] rucuda_jit::Error),
+    /// A [`crate::KernelCompiler`] of your own failed.
     #[error("compiling kernel `{kernel}` failed: {message}")]
     Compile {
         /// The kernel's name.

@@ -18,6 +18,15 @@
 //! let a = GpuArray::<f32>::arange(&stream, 0.0, 12.0, 1.0)?.reshape(&[3, 4])?;
 //! let b = a.slice(&[SliceArg::All, SliceArg::stepped(None, None, -2)])?;
 //! assert_eq!(b.to_vec()?, vec![3.0, 1.0, 7.0, 5.0, 11.0, 9.0]);
+//!
+//! use rucuda_array::elementwise::ElementwiseKernel;
+//! let x = GpuArray::from_slice(&stream, &[1.0f32, 2.0, 3.0])?;
+//! let y = GpuArray::from_slice(&stream, &[10.0f32, 20.0, 30.0])?;
+//! let mut z = GpuArray::<f32>::empty(&stream, &[3])?;
+//! let saxpy = ElementwiseKernel::new("float a, const float *x, const float *y, float *z",
+//!                                    "z[i] = a * x[i] + y[i]", "saxpy")?;
+//! saxpy.call(&stream, &[2.0f32.into(), (&x).into(), (&y).into(), (&mut z).into()])?;
+//! assert_eq!(z.to_vec()?, vec![12.0, 24.0, 36.0]);
 //! # Ok::<(), rucuda_array::ArrayError>(())
 //! ```
 
@@ -35,7 +44,7 @@ mod test_rng;
 
 pub use array::GpuArray;
 pub use compile::{
-    default_compiler, set_default_compiler, KernelCompiler, LoadedKernels, NoCompiler,
+    default_compiler, set_default_compiler, JitCompiler, KernelCompiler, LoadedKernels,
 };
 pub use dtype::{DType, DTypeKind, Element};
 pub use error::{ArrayError, Result};

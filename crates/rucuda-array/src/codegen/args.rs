@@ -221,7 +221,6 @@ fn check_identifier(name: &str) -> Result<(), CodegenError> {
 }
 
 /// Checks a whole argument list: valid, distinct names.
-#[allow(dead_code)] // used by the elementwise generator (next commit)
 pub(crate) fn validate_arguments(args: &[ArgSpec]) -> Result<(), CodegenError> {
     for (k, a) in args.iter().enumerate() {
         a.validate_name()?;

@@ -12,7 +12,6 @@ mod operation;
 mod parse;
 pub mod prelude;
 
-#[allow(unused_imports)] // used by the generators
 pub(crate) use args::{is_identifier, validate_arguments};
 pub use args::{ArgKind, ArgSpec, RESERVED_NAMES};
 pub use error::{ArgParseError, CodegenError};
