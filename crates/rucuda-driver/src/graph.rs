@@ -208,7 +208,7 @@ impl std::fmt::Debug for Graph {
 
 impl Drop for Graph {
     fn drop(&mut self) {
-        let r = self.ctx.bind().and_then(|()| {
+        let r = self.ctx.make_current().and_then(|()| {
             // SAFETY: we own this graph; executable graphs made from it are independent.
             unsafe { call!(cuGraphDestroy(self.raw)) }
         });
@@ -326,7 +326,7 @@ impl std::fmt::Debug for GraphExec {
 
 impl Drop for GraphExec {
     fn drop(&mut self) {
-        let r = self.ctx.bind().and_then(|()| {
+        let r = self.ctx.make_current().and_then(|()| {
             // SAFETY: we own it; the driver lets queued launches of it finish first.
             unsafe { call!(cuGraphExecDestroy(self.raw)) }
         });

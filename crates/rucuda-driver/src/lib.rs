@@ -4,6 +4,7 @@
 //! - [`Device`], [`Context`] (primary by default, or created with [`ContextFlags`]),
 //!   [`Stream`], [`Event`];
 //! - memory: [`DeviceBuffer`] and views;
+//! - [`CudaArray`]s, [`TextureObject`]s, [`SurfaceObject`]s, [`Memcpy2D`] / [`Memcpy3D`] copies;
 //! - [`Module`] and [`Function`]: loading PTX/cubin/fatbin, launching with typed argument
 //!   tuples that are checked against the kernel's parameters before the driver sees them.
 //!
@@ -78,3 +79,23 @@ pub use stream::{Stream, StreamFlags};
 
 /// The raw bindings this crate is built on.
 pub use cuda_driver_sys as sys;
+
+// Arrays, texture and surface objects, structured copies.
+mod array;
+mod array_copy;
+mod memcpy2d;
+mod surface;
+mod texture;
+pub use array::{
+    Array3DFlags, ArrayDescriptor, ArrayDescriptor3D, ArrayElement, ArrayFormat, CubemapFace,
+    CudaArray,
+};
+pub use array_copy::{
+    array_extent, array_to_host, host_to_array, make_multichannel_2d_array, matrix_to_array,
+    memcpy_atoa, memcpy_atod, memcpy_atoh, memcpy_dtoa, memcpy_htoa, Order,
+};
+pub use memcpy2d::{DeviceWritable, Memcpy2D, Memcpy3D, Memcpy3DPeer};
+pub use surface::{SurfaceHandle, SurfaceObject};
+pub use texture::{
+    AddressMode, FilterMode, ReadMode, TextureDescriptor, TextureHandle, TextureObject,
+};

@@ -140,8 +140,8 @@ fn is_unwritable(dir: &std::path::Path) -> bool {
 /// Compiles CUDA C++ `source` to device code with no GPU and no context, through the
 /// disk cache.
 ///
-/// `options.arch` must be set (`SourceModule` fills it from the current device). The
-/// cache key covers the compiler's identity and version, the target, the options, the
+/// With `options.arch` unset, the current context's device decides (a cubin for its
+/// `sm_XY`), and with no current context this is [`Error::NoArch`]. The cache key covers the compiler's identity and version, the target, the options, the
 /// name expressions, the source and every header it includes; an entry is checked
 /// before use and rebuilt when damaged.
 ///
@@ -156,27 +156,52 @@ fn is_unwritable(dir: &std::path::Path) -> bool {
 /// # Ok::<(), rucuda_jit::Error>(())
 /// ```
 pub fn compile(source: &str, options: &CompileOptions) -> Result<Compiled> {
-    let arch = options.arch.ok_or(Error::NoArch)?;
-    compile_for(source, options, arch)
+    if options.arch.is_some() {
+        return compile_for(source, options, options.arch.ok_or(Error::NoArch)?);
+    }
+    // PyCUDA's default: the current context's device.
+    let ctx = rucuda_driver::Context::current()
+        .ok()
+        .flatten()
+        .ok_or(Error::NoArch)?;
+    let (arch, output) = crate::module::target_for(options, crate::module::device_arch(&ctx)?)?;
+    if output == options.output {
+        compile_for(source, options, arch)
+    } else {
+        let mut adjusted = options.clone();
+        adjusted.output = output;
+        compile_for(source, &adjusted, arch)
+    }
 }
 
 /// [`compile`] for an explicit architecture (overriding `options.arch`).
 pub(crate) fn compile_for(source: &str, options: &CompileOptions, arch: Arch) -> Result<Compiled> {
-    let args = match options.backend {
+    let mut args = match options.backend {
         Backend::Nvrtc => options.nvrtc_args(arch)?,
         Backend::Nvcc => options.nvcc_args(arch)?,
     };
+    let mut header_dirs = options.header_dirs();
     let prepared = prepare_source(source, options);
     // The compiler's identity: NVRTC loaded, or nvcc found and asked its version.
     let (identity, nvcc_path) = match options.backend {
-        Backend::Nvrtc => (Nvrtc::get()?.identity().to_string(), None),
+        Backend::Nvrtc => {
+            let nvrtc = Nvrtc::get()?;
+            if let Some(dir) = nvrtc
+                .toolkit_include_dir()
+                .filter(|_| options.toolkit_include)
+            {
+                args.push(format!("--include-path={}", dir.display()));
+                header_dirs.push(dir.to_path_buf());
+            }
+            (nvrtc.identity().to_string(), None)
+        }
         Backend::Nvcc => {
             let path = crate::nvcc::locate(options.nvcc.as_deref())?;
             (crate::nvcc::identity(&path)?, Some(path))
         }
     };
     let cwd = std::env::current_dir().ok();
-    let headers = headers_digest(&prepared, cwd.as_deref(), &options.header_dirs());
+    let headers = headers_digest(&prepared, cwd.as_deref(), &header_dirs);
     let target = format!(
         "{} {} {}",
         arch.real(),

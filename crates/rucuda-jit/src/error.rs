@@ -62,6 +62,33 @@ pub enum Error {
          CUDA context current so its device's architecture is used"
     )]
     NoArch,
+    /// There is no current CUDA context (rucuda's) to compile for and load into.
+    #[error(
+        "no current CUDA context: make one current (Device::get(0)?.primary_context()?.bind()) \
+         or pass one to SourceModule::for_context"
+    )]
+    NoContext,
+    /// A driver call failed (loading a module, linking, looking up a kernel).
+    #[error(transparent)]
+    Driver(#[from] rucuda_driver::Error),
+    /// `cuLinkComplete` or `cuLinkAddData` failed; the linker's error log says why.
+    #[error("linking failed: {source}{}", if log.is_empty() { String::new() } else { format!("\n--- linker log ---\n{}", log.trim_end()) })]
+    Link {
+        /// The failing driver call.
+        source: rucuda_driver::Error,
+        /// The linker's error log.
+        log: String,
+    },
+    /// A library or tool the operation needs was not found.
+    #[error("{what} was not found (tried: {}). {hint}", tried.iter().map(|p| p.display().to_string()).collect::<Vec<_>>().join(", "))]
+    NotFound {
+        /// What was looked for, e.g. `libcudadevrt.a`.
+        what: String,
+        /// Every path tried.
+        tried: Vec<PathBuf>,
+        /// What to install or set.
+        hint: String,
+    },
     /// A file or process operation failed.
     #[error("{context}: {source}")]
     Io {
@@ -112,7 +139,8 @@ pub type Result<T, E = Error> = std::result::Result<T, E>;
 /// Its message shows the compiler, the status, the options or command line, the log
 /// (with the compiler's own `kernel.cu(3): error: ...` lines), stdout and stderr when
 /// not empty, and the source lines around the first error.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{}", render(self))]
 pub struct CompileError {
     /// The compiler: `NVRTC 13.0` or the path of nvcc.
     pub compiler: String,
@@ -238,30 +266,35 @@ fn excerpt(source: &str, line: u32, context: u32) -> Option<String> {
     Some(out)
 }
 
-impl fmt::Display for CompileError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        writeln!(f, "{} failed to compile ({})", self.compiler, self.status)?;
-        writeln!(f, "command: {}", self.command.join(" "))?;
-        if let Some(first) = &self.first_error {
-            writeln!(f, "first error: {first}")?;
-        }
-        if !self.log.is_empty() {
-            writeln!(f, "--- log ---\n{}", self.log.trim_end())?;
-        }
-        if !self.stdout.is_empty() && !self.log.contains(self.stdout.trim()) {
-            writeln!(f, "--- stdout ---\n{}", self.stdout.trim_end())?;
-        }
-        if !self.stderr.is_empty() && !self.log.contains(self.stderr.trim()) {
-            writeln!(f, "--- stderr ---\n{}", self.stderr.trim_end())?;
-        }
-        if let (Some(line), Some(ex)) = (self.line, &self.excerpt) {
-            write!(f, "--- source around line {line} ---\n{}", ex.trim_end())?;
-        }
-        Ok(())
-    }
+/// The message: compiler and status, command, first error, log, stdout and stderr when
+/// they add anything, and the source lines around the first error.
+fn render(e: &CompileError) -> String {
+    let mut out = String::new();
+    // Writing to a String cannot fail.
+    let _ = write_message(e, &mut out);
+    out
 }
 
-impl std::error::Error for CompileError {}
+fn write_message(e: &CompileError, f: &mut impl fmt::Write) -> fmt::Result {
+    writeln!(f, "{} failed to compile ({})", e.compiler, e.status)?;
+    writeln!(f, "command: {}", e.command.join(" "))?;
+    if let Some(first) = &e.first_error {
+        writeln!(f, "first error: {first}")?;
+    }
+    if !e.log.is_empty() {
+        writeln!(f, "--- log ---\n{}", e.log.trim_end())?;
+    }
+    if !e.stdout.is_empty() && !e.log.contains(e.stdout.trim()) {
+        writeln!(f, "--- stdout ---\n{}", e.stdout.trim_end())?;
+    }
+    if !e.stderr.is_empty() && !e.log.contains(e.stderr.trim()) {
+        writeln!(f, "--- stderr ---\n{}", e.stderr.trim_end())?;
+    }
+    if let (Some(line), Some(ex)) = (e.line, &e.excerpt) {
+        write!(f, "--- source around line {line} ---\n{}", ex.trim_end())?;
+    }
+    Ok(())
+}
 
 #[cfg(test)]
 mod tests {

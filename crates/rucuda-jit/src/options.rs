@@ -39,7 +39,8 @@ pub enum OutputKind {
     Ptx,
     /// A fat binary (`nvcc -fatbin`), possibly with several architectures; nvcc only.
     Fatbin,
-    /// LTO-IR for link-time optimisation (`-dlto`), for `cuLink` with LTO.
+    /// LTO-IR for link-time optimisation (`-dlto`), for `cuLink` with LTO: raw LTO-IR
+    /// from NVRTC, a fatbin holding LTO-IR from nvcc (`-fatbin -arch=lto_XY`).
     LtoIr,
 }
 
@@ -267,6 +268,11 @@ pub struct CompileOptions {
     pub max_registers: Option<u32>,
     /// The source's file name in messages and for nvcc: `kernel.cu`.
     pub program_name: String,
+    /// NVRTC only: add the CUDA headers' folder (the `include` folder beside the loaded
+    /// NVRTC, else that of `CUDA_PATH`, `CUDA_HOME` or `/usr/local/cuda`, the first that
+    /// has `cuda_fp16.h`) as the last include path, so `<cuda_fp16.h>`,
+    /// `<cuda_runtime.h>` and friends resolve as they do for nvcc. On by default.
+    pub toolkit_include: bool,
 }
 
 impl Default for CompileOptions {
@@ -292,6 +298,7 @@ impl Default for CompileOptions {
             std: None,
             max_registers: None,
             program_name: "kernel.cu".into(),
+            toolkit_include: true,
         }
     }
 }
@@ -454,6 +461,12 @@ impl CompileOptions {
         self
     }
 
+    /// Sets [`toolkit_include`](Self::toolkit_include).
+    pub fn toolkit_include(mut self, on: bool) -> Self {
+        self.toolkit_include = on;
+        self
+    }
+
     /// Sets [`program_name`](Self::program_name).
     pub fn program_name(mut self, name: impl Into<String>) -> Self {
         self.program_name = name.into();
@@ -570,7 +583,8 @@ impl CompileOptions {
     }
 
     /// The options NVRTC gets for `arch`: the target first, then ours, then
-    /// [`options`](Self::options).
+    /// [`options`](Self::options). ([`compile`](crate::compile) appends the CUDA
+    /// headers' folder when [`toolkit_include`](Self::toolkit_include) is on.)
     ///
     /// ```
     /// use rucuda_jit::{Arch, CompileOptions, OutputKind};

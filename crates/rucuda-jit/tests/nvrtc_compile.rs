@@ -65,7 +65,7 @@ fn syntax_error_shows_the_compiler_line_and_the_source() {
     let first = ce.first_error.as_deref().unwrap();
     assert!(first.starts_with("kernel.cu(3): error"), "{first}");
     assert!(first.contains("\"y\""), "{first}");
-    assert_eq!(ce.command, ["--gpu-architecture=sm_90"]);
+    assert_eq!(ce.command[0], "--gpu-architecture=sm_90");
     let shown = err.to_string();
     assert!(
         shown.contains("kernel.cu(3): error: identifier \"y\" is undefined"),
@@ -245,4 +245,48 @@ fn a_nul_in_the_source_is_an_input_error() {
     )
     .unwrap_err();
     assert!(matches!(err, Error::InvalidInput(_)), "{err}");
+}
+
+#[test]
+fn dynamic_parallelism_compiles_as_relocatable_code() {
+    let src = r#"
+__global__ void child(float *x, int offset) { x[offset + threadIdx.x] *= 2.0f; }
+__global__ void parent(float *x, int n, int per_child)
+{
+    int c = blockIdx.x * blockDim.x + threadIdx.x;
+    if (c * per_child < n) child<<<1, per_child>>>(x, c * per_child);
+}
+"#;
+    let o = CompileOptions::new().arch(Arch::SM_90).cache_dir(None);
+    // Without -rdc NVRTC refuses the device-side launch, naming the line.
+    let err = compile(src, &o).unwrap_err();
+    assert_eq!(
+        err.as_compile_error().and_then(|c| c.line),
+        Some(6),
+        "{err}"
+    );
+    let c = compile(src, &o.relocatable(true)).unwrap();
+    assert!(is_elf(&c.image));
+}
+
+#[test]
+fn toolkit_headers_resolve_for_nvrtc() {
+    let nvrtc = rucuda_jit::nvrtc::Nvrtc::get().expect("NVRTC");
+    let Some(dir) = nvrtc.toolkit_include_dir() else {
+        println!("no CUDA headers beside NVRTC or in CUDA_PATH (pip install nvidia-cuda-runtime==13.0.*): skipped");
+        return;
+    };
+    let cache = TempDir::new("fp16");
+    let src = "#include <cuda_fp16.h>\n__global__ void h(__half *x) { x[threadIdx.x] = __float2half(1.5f); }\n";
+    let o = opts(&cache).no_extern_c(true);
+    let c = compile(src, &o).unwrap();
+    assert!(is_elf(&c.image));
+    let include = format!("--include-path={}", dir.display());
+    // Without the toolkit folder NVRTC cannot find the header.
+    let err = compile(src, &o.clone().toolkit_include(false)).unwrap_err();
+    let ce = err.as_compile_error().unwrap();
+    assert!(ce.log.contains("cuda_fp16.h"), "{}", ce.log);
+    assert!(!ce.command.contains(&include));
+    // A hit the second time: the header scan covers the toolkit headers, quickly.
+    assert!(compile(src, &o).unwrap().cache.is_hit());
 }

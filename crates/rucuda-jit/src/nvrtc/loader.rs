@@ -38,6 +38,7 @@ pub struct Nvrtc {
     opened_as: String,
     file: Option<PathBuf>,
     identity: String,
+    include_dir: Option<PathBuf>,
     // Field order is drop order: NVRTC is closed before the builtins library it uses.
     _library: libloading::Library,
     _builtins: Option<libloading::Library>,
@@ -264,6 +265,26 @@ pub(crate) fn builtins_beside(nvrtc_file: &Path) -> Option<PathBuf> {
     found.pop()
 }
 
+/// The CUDA headers' folder: `include` beside the NVRTC library's folder (toolkit and
+/// wheel layouts alike), else that of `CUDA_PATH`, `CUDA_HOME`, `/usr/local/cuda`; the
+/// first holding `cuda_fp16.h`.
+pub(crate) fn toolkit_include_dir(
+    nvrtc_file: Option<&Path>,
+    env: &dyn Fn(&str) -> Option<OsString>,
+) -> Option<PathBuf> {
+    let mut dirs: Vec<PathBuf> = Vec::new();
+    if let Some(root) = nvrtc_file.and_then(Path::parent).and_then(Path::parent) {
+        dirs.push(root.join("include"));
+    }
+    for var in ["CUDA_PATH", "CUDA_HOME"] {
+        if let Some(root) = env(var).filter(|v| !v.is_empty()) {
+            dirs.push(Path::new(&root).join("include"));
+        }
+    }
+    dirs.push(PathBuf::from("/usr/local/cuda/include"));
+    dirs.into_iter().find(|d| d.join("cuda_fp16.h").is_file())
+}
+
 /// The file a library opened by bare name came from, read off `/proc/self/maps`.
 fn mapped_file(name_prefix: &str) -> Option<PathBuf> {
     let maps = std::fs::read_to_string("/proc/self/maps").ok()?;
@@ -387,12 +408,14 @@ impl Nvrtc {
             .and_then(|f| std::fs::metadata(f).ok())
             .map_or(0, |m| m.len());
         let identity = format!("nvrtc {major}.{minor} ({size} bytes)");
+        let include_dir = toolkit_include_dir(file.as_deref(), &|n: &str| std::env::var_os(n));
         Ok(Some(Nvrtc {
             functions,
             version: (major, minor),
             opened_as,
             file,
             identity,
+            include_dir,
             _library: library,
             _builtins: builtins,
         }))
@@ -417,6 +440,12 @@ impl Nvrtc {
     /// version and the library file's size. Part of every cache key.
     pub fn identity(&self) -> &str {
         &self.identity
+    }
+
+    /// The CUDA headers' folder that goes with this NVRTC (see
+    /// [`CompileOptions::toolkit_include`](crate::CompileOptions::toolkit_include)).
+    pub fn toolkit_include_dir(&self) -> Option<&Path> {
+        self.include_dir.as_deref()
     }
 
     /// The whole function table, for callers that check presence themselves.
@@ -513,6 +542,30 @@ mod tests {
         let found = builtins_beside(&dir.join("libnvrtc.so.13")).unwrap();
         assert_eq!(found, dir.join("libnvrtc-builtins.so.13.0"));
         std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn headers_beside_the_library_first() {
+        let root = std::env::temp_dir().join(format!("rucuda-jit-tkinc-{}", std::process::id()));
+        let (wheel, toolkit) = (root.join("wheel"), root.join("toolkit"));
+        for d in [&wheel, &toolkit] {
+            std::fs::create_dir_all(d.join("include")).unwrap();
+            std::fs::create_dir_all(d.join("lib")).unwrap();
+        }
+        std::fs::write(toolkit.join("include/cuda_fp16.h"), "").unwrap();
+        let lib = wheel.join("lib/libnvrtc.so.13");
+        let env = |n: &str| (n == "CUDA_PATH").then(|| toolkit.clone().into_os_string());
+        // The wheel's folder lacks the headers: CUDA_PATH's.
+        assert_eq!(
+            toolkit_include_dir(Some(&lib), &env),
+            Some(toolkit.join("include"))
+        );
+        std::fs::write(wheel.join("include/cuda_fp16.h"), "").unwrap();
+        assert_eq!(
+            toolkit_include_dir(Some(&lib), &env),
+            Some(wheel.join("include"))
+        );
+        std::fs::remove_dir_all(&root).unwrap();
     }
 
     #[test]
