@@ -89,8 +89,8 @@ fn misaligned_views_and_odd_sizes_take_the_scalar_path() {
 #[ignore = "needs a CUDA device"]
 fn ranged_calls_in_both_directions() {
     let s = stream();
-    let k =
-        ElementwiseKernel::new("long long *x, long long mark", "x[i] = mark + i", "mark").unwrap();
+    let k = ElementwiseKernel::new("long long *x, long long mark", "x[i] = mark + i", "marker")
+        .unwrap();
     let n = 100_000usize;
     let mut x = GpuArray::full(&s, &[n], -7i64).unwrap();
     k.call_range(&s, 5, n as i64, 3, &[(&mut x).into(), 1000i64.into()])
