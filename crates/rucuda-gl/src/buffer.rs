@@ -124,7 +124,7 @@ impl<G: GlApi> BufferObject<G> {
             ));
         }
         // SAFETY: the caller keeps the context current.
-        let name = unsafe { gl.gen_buffer()? };
+        let name = unsafe { gl.gl_gen_buffer()? };
         let buf = BufferObject {
             gl,
             name,
@@ -133,7 +133,7 @@ impl<G: GlApi> BufferObject<G> {
         };
         buf.with_bound("glBufferData", |gl| {
             // SAFETY: the caller keeps the context current; the buffer is bound.
-            unsafe { gl.buffer_data(GL_COPY_WRITE_BUFFER, size, data, usage.gl_enum()) }
+            unsafe { gl.gl_buffer_data(GL_COPY_WRITE_BUFFER, size, data, usage.gl_enum()) }
         })?;
         Ok(buf)
     }
@@ -144,11 +144,11 @@ impl<G: GlApi> BufferObject<G> {
         // SAFETY: the constructor's contract keeps the context current on this thread
         // (the object is not Send).
         unsafe {
-            let previous = self.gl.get_integer(GL_COPY_WRITE_BUFFER_BINDING);
-            self.gl.bind_buffer(GL_COPY_WRITE_BUFFER, self.name);
+            let previous = self.gl.gl_get_integer(GL_COPY_WRITE_BUFFER_BINDING);
+            self.gl.gl_bind_buffer(GL_COPY_WRITE_BUFFER, self.name);
             let r = f(&self.gl);
             self.gl
-                .bind_buffer(GL_COPY_WRITE_BUFFER, u32::try_from(previous).unwrap_or(0));
+                .gl_bind_buffer(GL_COPY_WRITE_BUFFER, u32::try_from(previous).unwrap_or(0));
             let v = r?;
             gl_check(&self.gl, call)?;
             Ok(v)
@@ -171,7 +171,7 @@ impl<G: GlApi> BufferObject<G> {
         self.check_range(offset, data.len())?;
         self.with_bound("glBufferSubData", |gl| {
             // SAFETY: the context is current (constructor contract); the range is inside.
-            unsafe { gl.buffer_sub_data(GL_COPY_WRITE_BUFFER, offset, data) }
+            unsafe { gl.gl_buffer_sub_data(GL_COPY_WRITE_BUFFER, offset, data) }
         })
     }
 
@@ -182,7 +182,7 @@ impl<G: GlApi> BufferObject<G> {
         self.check_range(offset, out.len())?;
         self.with_bound("glGetBufferSubData", |gl| {
             // SAFETY: the context is current (constructor contract); the range is inside.
-            unsafe { gl.get_buffer_sub_data(GL_COPY_WRITE_BUFFER, offset, out) }
+            unsafe { gl.gl_get_buffer_sub_data(GL_COPY_WRITE_BUFFER, offset, out) }
         })
     }
 
@@ -224,7 +224,7 @@ impl<G: GlApi> BufferObject<G> {
 impl<G: GlApi> Drop for BufferObject<G> {
     fn drop(&mut self) {
         // SAFETY: the constructor's contract keeps the context current on this thread.
-        unsafe { self.gl.delete_buffer(self.name) };
+        unsafe { self.gl.gl_delete_buffer(self.name) };
         // SAFETY: as above.
         if let Err(e) = unsafe { gl_check(&self.gl, "glDeleteBuffers") } {
             defer(e);
@@ -293,7 +293,7 @@ impl<'a> RegisteredBuffer<'a> {
     ) -> Result<RegisteredBuffer<'static>> {
         take_deferred_errors()?;
         // SAFETY: the caller keeps the context current.
-        if !unsafe { gl.is_buffer(name) } {
+        if !unsafe { gl.gl_is_buffer(name) } {
             return Err(Error::NoSuchGlObject {
                 name,
                 expected: "buffer",

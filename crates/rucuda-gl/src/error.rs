@@ -51,7 +51,7 @@ pub enum Error {
     },
     /// A buffer operation on an image, or an image operation on a buffer.
     #[error(
-        "{operation} needs a {wanted} resource, but resource {index} of the mapping is a {got}"
+        "`{operation}` needs a resource of kind {wanted}, but resource {index} of the mapping is of kind {got}"
     )]
     WrongResourceKind {
         /// The operation asked for.

@@ -37,7 +37,7 @@ pub const GL_NO_ERROR: u32 = 0;
 /// // SAFETY: a GL context is current on this thread and the loader belongs to it.
 /// let gl = unsafe { GlFns::load(get_proc_address)? };
 /// // SAFETY: as above.
-/// let is_buffer = unsafe { gl.is_buffer(1) };
+/// let is_buffer = unsafe { gl.gl_is_buffer(1) };
 /// # Ok::<(), rucuda_gl::Error>(())
 /// ```
 ///
@@ -45,14 +45,14 @@ pub const GL_NO_ERROR: u32 = 0;
 #[allow(clippy::missing_safety_doc)]
 pub trait GlApi {
     /// `glGenBuffers(1, &name)`: a new buffer name (an object once first bound).
-    unsafe fn gen_buffer(&self) -> Result<u32>;
+    unsafe fn gl_gen_buffer(&self) -> Result<u32>;
     /// `glDeleteBuffers(1, &name)`.
-    unsafe fn delete_buffer(&self, name: u32);
+    unsafe fn gl_delete_buffer(&self, name: u32);
     /// `glBindBuffer(target, name)`; `name` 0 unbinds.
-    unsafe fn bind_buffer(&self, target: u32, name: u32);
+    unsafe fn gl_bind_buffer(&self, target: u32, name: u32);
     /// `glBufferData(target, size, data, usage)`: `data` is `None` (contents undefined) or
     /// exactly `size` bytes.
-    unsafe fn buffer_data(
+    unsafe fn gl_buffer_data(
         &self,
         target: u32,
         size: usize,
@@ -60,19 +60,24 @@ pub trait GlApi {
         usage: u32,
     ) -> Result<()>;
     /// `glBufferSubData(target, offset, data.len(), data)`.
-    unsafe fn buffer_sub_data(&self, target: u32, offset: usize, data: &[u8]) -> Result<()>;
+    unsafe fn gl_buffer_sub_data(&self, target: u32, offset: usize, data: &[u8]) -> Result<()>;
     /// `glGetBufferSubData(target, offset, out.len(), out)` (desktop OpenGL).
-    unsafe fn get_buffer_sub_data(&self, target: u32, offset: usize, out: &mut [u8]) -> Result<()>;
+    unsafe fn gl_get_buffer_sub_data(
+        &self,
+        target: u32,
+        offset: usize,
+        out: &mut [u8],
+    ) -> Result<()>;
     /// `glGetIntegerv(pname, &value)` for a single-valued `pname`.
-    unsafe fn get_integer(&self, pname: u32) -> i32;
+    unsafe fn gl_get_integer(&self, pname: u32) -> i32;
     /// `glGetError()`.
-    unsafe fn get_error(&self) -> u32;
+    unsafe fn gl_get_error(&self) -> u32;
     /// `glIsBuffer(name)`.
-    unsafe fn is_buffer(&self, name: u32) -> bool;
+    unsafe fn gl_is_buffer(&self, name: u32) -> bool;
     /// `glIsTexture(name)`.
-    unsafe fn is_texture(&self, name: u32) -> bool;
+    unsafe fn gl_is_texture(&self, name: u32) -> bool;
     /// `glIsRenderbuffer(name)`.
-    unsafe fn is_renderbuffer(&self, name: u32) -> bool;
+    unsafe fn gl_is_renderbuffer(&self, name: u32) -> bool;
 }
 
 /// Checks `glGetError` after `call`.
@@ -81,7 +86,7 @@ pub trait GlApi {
 /// As for every [`GlApi`] method.
 pub(crate) unsafe fn gl_check<G: GlApi + ?Sized>(gl: &G, call: &'static str) -> Result<()> {
     // SAFETY: the caller keeps the context current.
-    match unsafe { gl.get_error() } {
+    match unsafe { gl.gl_get_error() } {
         GL_NO_ERROR => Ok(()),
         code => Err(Error::Gl { call, code }),
     }
@@ -90,19 +95,19 @@ pub(crate) unsafe fn gl_check<G: GlApi + ?Sized>(gl: &G, call: &'static str) -> 
 macro_rules! forward_gl_api {
     ($($ty:ty),*) => {$(
         impl<T: GlApi + ?Sized> GlApi for $ty {
-            unsafe fn gen_buffer(&self) -> Result<u32> {
+            unsafe fn gl_gen_buffer(&self) -> Result<u32> {
                 // SAFETY: forwarded; the caller upholds the contract.
-                unsafe { (**self).gen_buffer() }
+                unsafe { (**self).gl_gen_buffer() }
             }
-            unsafe fn delete_buffer(&self, name: u32) {
+            unsafe fn gl_delete_buffer(&self, name: u32) {
                 // SAFETY: forwarded.
-                unsafe { (**self).delete_buffer(name) }
+                unsafe { (**self).gl_delete_buffer(name) }
             }
-            unsafe fn bind_buffer(&self, target: u32, name: u32) {
+            unsafe fn gl_bind_buffer(&self, target: u32, name: u32) {
                 // SAFETY: forwarded.
-                unsafe { (**self).bind_buffer(target, name) }
+                unsafe { (**self).gl_bind_buffer(target, name) }
             }
-            unsafe fn buffer_data(
+            unsafe fn gl_buffer_data(
                 &self,
                 target: u32,
                 size: usize,
@@ -110,40 +115,40 @@ macro_rules! forward_gl_api {
                 usage: u32,
             ) -> Result<()> {
                 // SAFETY: forwarded.
-                unsafe { (**self).buffer_data(target, size, data, usage) }
+                unsafe { (**self).gl_buffer_data(target, size, data, usage) }
             }
-            unsafe fn buffer_sub_data(&self, target: u32, offset: usize, data: &[u8]) -> Result<()> {
+            unsafe fn gl_buffer_sub_data(&self, target: u32, offset: usize, data: &[u8]) -> Result<()> {
                 // SAFETY: forwarded.
-                unsafe { (**self).buffer_sub_data(target, offset, data) }
+                unsafe { (**self).gl_buffer_sub_data(target, offset, data) }
             }
-            unsafe fn get_buffer_sub_data(
+            unsafe fn gl_get_buffer_sub_data(
                 &self,
                 target: u32,
                 offset: usize,
                 out: &mut [u8],
             ) -> Result<()> {
                 // SAFETY: forwarded.
-                unsafe { (**self).get_buffer_sub_data(target, offset, out) }
+                unsafe { (**self).gl_get_buffer_sub_data(target, offset, out) }
             }
-            unsafe fn get_integer(&self, pname: u32) -> i32 {
+            unsafe fn gl_get_integer(&self, pname: u32) -> i32 {
                 // SAFETY: forwarded.
-                unsafe { (**self).get_integer(pname) }
+                unsafe { (**self).gl_get_integer(pname) }
             }
-            unsafe fn get_error(&self) -> u32 {
+            unsafe fn gl_get_error(&self) -> u32 {
                 // SAFETY: forwarded.
-                unsafe { (**self).get_error() }
+                unsafe { (**self).gl_get_error() }
             }
-            unsafe fn is_buffer(&self, name: u32) -> bool {
+            unsafe fn gl_is_buffer(&self, name: u32) -> bool {
                 // SAFETY: forwarded.
-                unsafe { (**self).is_buffer(name) }
+                unsafe { (**self).gl_is_buffer(name) }
             }
-            unsafe fn is_texture(&self, name: u32) -> bool {
+            unsafe fn gl_is_texture(&self, name: u32) -> bool {
                 // SAFETY: forwarded.
-                unsafe { (**self).is_texture(name) }
+                unsafe { (**self).gl_is_texture(name) }
             }
-            unsafe fn is_renderbuffer(&self, name: u32) -> bool {
+            unsafe fn gl_is_renderbuffer(&self, name: u32) -> bool {
                 // SAFETY: forwarded.
-                unsafe { (**self).is_renderbuffer(name) }
+                unsafe { (**self).gl_is_renderbuffer(name) }
             }
         }
     )*};
@@ -258,7 +263,7 @@ fn to_isize(v: usize, what: &str) -> Result<isize> {
 }
 
 impl GlApi for GlFns {
-    unsafe fn gen_buffer(&self) -> Result<u32> {
+    unsafe fn gl_gen_buffer(&self) -> Result<u32> {
         let mut name = 0u32;
         // SAFETY: writes one GLuint; the caller keeps the context current.
         unsafe { (self.gen_buffers)(1, &mut name) };
@@ -271,15 +276,15 @@ impl GlApi for GlFns {
         }
         Ok(name)
     }
-    unsafe fn delete_buffer(&self, name: u32) {
+    unsafe fn gl_delete_buffer(&self, name: u32) {
         // SAFETY: reads one GLuint.
         unsafe { (self.delete_buffers)(1, &name) }
     }
-    unsafe fn bind_buffer(&self, target: u32, name: u32) {
+    unsafe fn gl_bind_buffer(&self, target: u32, name: u32) {
         // SAFETY: plain values.
         unsafe { (self.bind_buffer)(target, name) }
     }
-    unsafe fn buffer_data(
+    unsafe fn gl_buffer_data(
         &self,
         target: u32,
         size: usize,
@@ -296,13 +301,18 @@ impl GlApi for GlFns {
         unsafe { (self.buffer_data)(target, to_isize(size, "buffer size")?, ptr, usage) };
         Ok(())
     }
-    unsafe fn buffer_sub_data(&self, target: u32, offset: usize, data: &[u8]) -> Result<()> {
+    unsafe fn gl_buffer_sub_data(&self, target: u32, offset: usize, data: &[u8]) -> Result<()> {
         let (o, n) = (to_isize(offset, "offset")?, to_isize(data.len(), "length")?);
         // SAFETY: reads `data.len()` bytes from `data`.
         unsafe { (self.buffer_sub_data)(target, o, n, data.as_ptr().cast()) };
         Ok(())
     }
-    unsafe fn get_buffer_sub_data(&self, target: u32, offset: usize, out: &mut [u8]) -> Result<()> {
+    unsafe fn gl_get_buffer_sub_data(
+        &self,
+        target: u32,
+        offset: usize,
+        out: &mut [u8],
+    ) -> Result<()> {
         let f = self
             .get_buffer_sub_data
             .ok_or(Error::GlFunctionMissing("glGetBufferSubData"))?;
@@ -311,25 +321,25 @@ impl GlApi for GlFns {
         unsafe { f(target, o, n, out.as_mut_ptr().cast()) };
         Ok(())
     }
-    unsafe fn get_integer(&self, pname: u32) -> i32 {
+    unsafe fn gl_get_integer(&self, pname: u32) -> i32 {
         let mut v = 0i32;
         // SAFETY: the caller passes a single-valued pname: one GLint is written.
         unsafe { (self.get_integerv)(pname, &mut v) };
         v
     }
-    unsafe fn get_error(&self) -> u32 {
+    unsafe fn gl_get_error(&self) -> u32 {
         // SAFETY: no arguments.
         unsafe { (self.get_error)() }
     }
-    unsafe fn is_buffer(&self, name: u32) -> bool {
+    unsafe fn gl_is_buffer(&self, name: u32) -> bool {
         // SAFETY: plain value.
         unsafe { (self.is_buffer)(name) != 0 }
     }
-    unsafe fn is_texture(&self, name: u32) -> bool {
+    unsafe fn gl_is_texture(&self, name: u32) -> bool {
         // SAFETY: plain value.
         unsafe { (self.is_texture)(name) != 0 }
     }
-    unsafe fn is_renderbuffer(&self, name: u32) -> bool {
+    unsafe fn gl_is_renderbuffer(&self, name: u32) -> bool {
         // SAFETY: plain value.
         unsafe { (self.is_renderbuffer)(name) != 0 }
     }
@@ -355,7 +365,7 @@ mod glow_impl {
     }
 
     impl GlApi for glow::Context {
-        unsafe fn gen_buffer(&self) -> Result<u32> {
+        unsafe fn gl_gen_buffer(&self) -> Result<u32> {
             // SAFETY: the caller keeps the context current.
             match unsafe { self.create_buffer() } {
                 Ok(b) => Ok(b.0.get()),
@@ -366,17 +376,17 @@ mod glow_impl {
                 }),
             }
         }
-        unsafe fn delete_buffer(&self, name: u32) {
+        unsafe fn gl_delete_buffer(&self, name: u32) {
             if let Some(b) = buffer(name) {
                 // SAFETY: the caller keeps the context current.
                 unsafe { HasContext::delete_buffer(self, b) }
             }
         }
-        unsafe fn bind_buffer(&self, target: u32, name: u32) {
+        unsafe fn gl_bind_buffer(&self, target: u32, name: u32) {
             // SAFETY: the caller keeps the context current.
             unsafe { HasContext::bind_buffer(self, target, buffer(name)) }
         }
-        unsafe fn buffer_data(
+        unsafe fn gl_buffer_data(
             &self,
             target: u32,
             size: usize,
@@ -401,13 +411,13 @@ mod glow_impl {
                 }
             }
         }
-        unsafe fn buffer_sub_data(&self, target: u32, offset: usize, data: &[u8]) -> Result<()> {
+        unsafe fn gl_buffer_sub_data(&self, target: u32, offset: usize, data: &[u8]) -> Result<()> {
             let offset = to_i32(offset, "offset")?;
             // SAFETY: the caller keeps the context current.
             unsafe { self.buffer_sub_data_u8_slice(target, offset, data) };
             Ok(())
         }
-        unsafe fn get_buffer_sub_data(
+        unsafe fn gl_get_buffer_sub_data(
             &self,
             target: u32,
             offset: usize,
@@ -418,25 +428,25 @@ mod glow_impl {
             unsafe { HasContext::get_buffer_sub_data(self, target, offset, out) };
             Ok(())
         }
-        unsafe fn get_integer(&self, pname: u32) -> i32 {
+        unsafe fn gl_get_integer(&self, pname: u32) -> i32 {
             // SAFETY: the caller keeps the context current.
             unsafe { self.get_parameter_i32(pname) }
         }
-        unsafe fn get_error(&self) -> u32 {
+        unsafe fn gl_get_error(&self) -> u32 {
             // SAFETY: the caller keeps the context current.
             unsafe { HasContext::get_error(self) }
         }
-        unsafe fn is_buffer(&self, name: u32) -> bool {
+        unsafe fn gl_is_buffer(&self, name: u32) -> bool {
             // SAFETY: the caller keeps the context current.
             buffer(name).is_some_and(|b| unsafe { HasContext::is_buffer(self, b) })
         }
-        unsafe fn is_texture(&self, name: u32) -> bool {
+        unsafe fn gl_is_texture(&self, name: u32) -> bool {
             NonZeroU32::new(name).is_some_and(|n| {
                 // SAFETY: the caller keeps the context current.
                 unsafe { HasContext::is_texture(self, glow::NativeTexture(n)) }
             })
         }
-        unsafe fn is_renderbuffer(&self, name: u32) -> bool {
+        unsafe fn gl_is_renderbuffer(&self, name: u32) -> bool {
             NonZeroU32::new(name).is_some_and(|n| {
                 // SAFETY: the caller keeps the context current.
                 unsafe { HasContext::is_renderbuffer(self, glow::NativeRenderbuffer(n)) }

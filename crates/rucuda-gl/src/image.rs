@@ -108,10 +108,10 @@ impl RegisteredImage {
         take_deferred_errors()?;
         let (exists, expected) = if target.is_renderbuffer() {
             // SAFETY: the caller keeps the context current.
-            (unsafe { gl.is_renderbuffer(name) }, "renderbuffer")
+            (unsafe { gl.gl_is_renderbuffer(name) }, "renderbuffer")
         } else {
             // SAFETY: the caller keeps the context current.
-            (unsafe { gl.is_texture(name) }, "texture")
+            (unsafe { gl.gl_is_texture(name) }, "texture")
         };
         if !exists {
             return Err(Error::NoSuchGlObject { name, expected });
