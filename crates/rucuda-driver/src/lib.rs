@@ -4,6 +4,7 @@
 //! - [`Device`], [`Context`] (primary by default, or created with [`ContextFlags`]),
 //!   [`Stream`], [`Event`];
 //! - memory: [`DeviceBuffer`] and views;
+//! - [`CudaArray`]s, [`TextureObject`]s, [`SurfaceObject`]s, [`Memcpy2D`] / [`Memcpy3D`] copies;
 //! - [`Module`] and [`Function`]: loading PTX/cubin/fatbin, launching with typed argument
 //!   tuples that are checked against the kernel's parameters before the driver sees them.
 //!
@@ -37,31 +38,64 @@
 //! # Ok::<(), Error>(())
 //! ```
 
+pub mod constants;
 mod context;
 mod device;
 mod device_attribute;
 mod error;
 mod event;
 mod function;
+mod graph;
+mod host_args;
 mod launch;
+pub mod legacy;
 pub mod memory;
 mod module;
+mod occupancy;
+mod peer;
+mod profiler;
 mod repr;
 mod stream;
 
+pub use constants::{ComputeMode, JitFallback, JitInputType, JitOption, JitTarget, SharedConfig};
 pub use context::{CacheConfig, Context, ContextFlags, Limit};
 pub use device::{driver_version, get_version, init, Device};
 pub use device_attribute::DeviceAttribute;
 pub use error::{check, driver, DriverError, Error, ErrorKind, Result};
 pub use event::{Event, EventFlags, IpcEventHandle};
 pub use function::{Function, FunctionAttribute};
+pub use graph::{CaptureMode, CaptureStatus, Graph, GraphExec, GraphInstantiateFlags, GraphUpdate};
+pub use host_args::HostArgs;
 pub use launch::{
     ArgBuffer, DevicePointerArg, KernelArg, KernelArgs, LaunchConfig, PreparedLaunch,
 };
 pub use memory::{DeviceBuffer, DevicePtr, DeviceView, DeviceViewMut};
 pub use module::{DeviceGlobal, JitLog, JitOptions, Module};
+pub use occupancy::{Occupancy, OccupancyFlags, SuggestedBlockSize};
+pub use peer::{P2PAttribute, P2PInfo};
+pub use profiler::{start_profiler, stop_profiler};
 pub use repr::{vector, DeviceRepr};
 pub use stream::{Stream, StreamFlags};
 
 /// The raw bindings this crate is built on.
 pub use cuda_driver_sys as sys;
+
+// Arrays, texture and surface objects, structured copies.
+mod array;
+mod array_copy;
+mod memcpy2d;
+mod surface;
+mod texture;
+pub use array::{
+    Array3DFlags, ArrayDescriptor, ArrayDescriptor3D, ArrayElement, ArrayFormat, CubemapFace,
+    CudaArray,
+};
+pub use array_copy::{
+    array_extent, array_to_host, host_to_array, make_multichannel_2d_array, matrix_to_array,
+    memcpy_atoa, memcpy_atod, memcpy_atoh, memcpy_dtoa, memcpy_htoa, Order,
+};
+pub use memcpy2d::{DeviceWritable, Memcpy2D, Memcpy3D, Memcpy3DPeer};
+pub use surface::{SurfaceHandle, SurfaceObject};
+pub use texture::{
+    AddressMode, FilterMode, ReadMode, TextureDescriptor, TextureHandle, TextureObject,
+};

@@ -301,7 +301,7 @@ impl<T: DeviceRepr> DeviceBuffer<T> {
         if self.ptr == 0 {
             return Ok(());
         }
-        self.ctx.bind()?;
+        self.ctx.make_current()?;
         match &self.free_on {
             // SAFETY: allocated with cuMemAllocAsync; freed once, ordered on its stream.
             Some(s) => unsafe { call!(cuMemFreeAsync(self.ptr, s.raw())) },
