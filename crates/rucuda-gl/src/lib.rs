@@ -14,7 +14,7 @@
 //! The crate links against no GL library and depends on no windowing library: it calls GL
 //! through [`GlApi`], which the caller provides as function pointers from their own
 //! loader ([`GlFns::load`]) or as a `glow::Context` (feature `glow`, on by default).
-//! Feature `headless-egl` adds [`headless::HeadlessGl`], a windowless context on NVIDIA's
+//! Feature `headless-egl` adds `headless::HeadlessGl`, a windowless context on NVIDIA's
 //! EGL device platform, with `libEGL.so.1` opened at run time.
 //!
 //! Misuse is a typed [`Error`], never a panic: registering a name that is no GL object
