@@ -33,11 +33,14 @@
 mod array;
 pub mod codegen;
 mod compile;
+mod convert;
 mod device_copy;
 pub mod dtype;
 pub mod elementwise;
 mod error;
+pub mod fusion;
 pub mod layout;
+pub mod ops;
 
 #[cfg(test)]
 mod test_rng;

@@ -41,8 +41,7 @@ impl<T: Element> GpuArray<T> {
     /// An array with every element `value`.
     ///
     /// Elements of 1, 2 or 4 bytes are filled by the driver's memset; 8- and 16-byte
-    /// elements are uploaded from the host in this version (the fill kernel of the next
-    /// version replaces that).
+    /// elements by the fill kernel ([`GpuArray::fill`]).
     pub fn full(stream: &Stream, shape: &[usize], value: T) -> Result<Self> {
         let mut a = Self::empty(stream, shape)?;
         a.fill_with_memset_or_upload(value)?;
@@ -58,33 +57,16 @@ impl<T: Element> GpuArray<T> {
             device_copy::fill_pattern(self.stream(), self.device_ptr(), pattern, self.len())?
         };
         if !done {
-            let host = vec![bits; self.len()];
-            // SAFETY: as above; `host` has exactly `len` elements.
-            unsafe { device_copy::host_to_device(self.stream(), self.device_ptr(), &host)? };
+            self.fill(value)?;
         }
         Ok(())
     }
 
-    /// A new row-major array with the same elements (PyCUDA's `copy`). Contiguous arrays
-    /// are copied by the driver, ordered on the home stream; other views are gathered
-    /// through the host in this version (the strided copy kernel replaces that).
+    /// A new row-major array with the same elements (PyCUDA's `copy`), ordered on the
+    /// home stream. Contiguous arrays are copied by the driver; other views (strided,
+    /// reversed, transposed, broadcast) by the strided copy kernel.
     pub fn copy(&self) -> Result<Self> {
-        let out = Self::empty(self.stream(), self.shape())?;
-        if self.is_c_contiguous() {
-            // SAFETY: both layouts are contiguous, non-overlapping allocations of `len`
-            // elements from their offsets, on the same context.
-            unsafe {
-                device_copy::device_to_device(
-                    self.stream(),
-                    out.device_ptr(),
-                    self.device_ptr(),
-                    self.nbytes(),
-                )?
-            };
-        } else {
-            out.set(&self.to_vec()?)?;
-        }
-        Ok(out)
+        crate::convert::contiguous_copy(self)
     }
 
     /// An uninitialised row-major array of `other`'s shape on `other`'s stream.

@@ -1,10 +1,9 @@
 //! Host round trips: from `ndarray` arrays of any layout, to `ndarray`/`Vec` (views
 //! gathered), and `set` from the host.
 //!
-//! Views that are not row-major contiguous are brought back by copying the span of the
-//! buffer they touch and gathering on the host; writes to such views read that span,
-//! scatter into it and write it back. Both are exact; the device-side copy kernel of
-//! the next version will make them cheaper for sparse views.
+//! Views that are not row-major contiguous are gathered on the device first (the strided
+//! copy kernel) and brought back contiguously; writes to such views upload contiguously
+//! and scatter on the device.
 
 use ndarray::{ArrayBase, ArrayD, Data, Dimension, IxDyn};
 use rucuda_driver::Stream;
@@ -65,12 +64,7 @@ impl<T: Element> GpuArray<T> {
             unsafe { device_copy::device_to_host(self.stream(), self.device_ptr(), &mut stored)? };
             return Ok(T::vec_from_storage(stored));
         }
-        let (lo, span) = self.download_span()?;
-        Ok(self
-            .layout
-            .element_offsets()
-            .map(|k| T::from_storage(span[k - lo]))
-            .collect())
+        self.copy()?.to_vec()
     }
 
     /// The array as an `ndarray` array of the same shape (row-major; views gathered).
@@ -87,17 +81,6 @@ impl<T: Element> GpuArray<T> {
         ArrayD::from_shape_vec(IxDyn(self.shape()), v).map_err(|e| {
             ArrayError::InvalidArgument(format!("building the host array failed: {e}"))
         })
-    }
-
-    /// Copies the buffer elements from the lowest to the highest this view touches.
-    fn download_span(&self) -> Result<(usize, Vec<T::Storage>)> {
-        let Some((lo, hi)) = self.layout.span() else {
-            return Ok((0, Vec::new()));
-        };
-        let mut span = vec![T::from_f64(0.0).to_storage(); hi - lo + 1];
-        // SAFETY: the layout was checked against the buffer, so lo..=hi lies inside it.
-        unsafe { device_copy::device_to_host(self.stream(), self.element_ptr(lo), &mut span)? };
-        Ok((lo, span))
     }
 
     /// Overwrites the elements with `data` given in row-major order (PyCUDA's `set`).
@@ -135,12 +118,8 @@ impl<T: Element> GpuArray<T> {
                 device_copy::host_to_device(self.stream(), self.device_ptr(), &stored)
             };
         }
-        let (lo, mut span) = self.download_span()?;
-        for (k, v) in self.layout.element_offsets().zip(data) {
-            span[k - lo] = v.to_storage();
-        }
-        // SAFETY: lo..lo + span.len() lies inside the buffer (see download_span).
-        unsafe { device_copy::host_to_device(self.stream(), self.element_ptr(lo), &span) }
+        let staged = Self::from_shape_slice(self.stream(), self.shape(), data)?;
+        self.copy_from(&staged)
     }
 
     /// Overwrites the elements with an `ndarray` array of the same shape.

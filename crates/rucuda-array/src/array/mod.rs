@@ -5,6 +5,7 @@ mod create;
 mod host_io;
 mod views;
 
+use std::mem::ManuallyDrop;
 use std::sync::Arc;
 
 use rucuda_driver::sys::CUdeviceptr;
@@ -14,9 +15,25 @@ use crate::dtype::{DType, Element};
 use crate::layout::Layout;
 
 /// The allocation behind an array and its views, with the stream its work is ordered on.
+///
+/// `buffer` either owns the allocation (`owner` is `None`) or, for arrays that see another
+/// array's memory as another element type (`reinterpret`, `real`, `imag`), is a
+/// non-owning handle to that memory that is never dropped, while `owner` keeps the
+/// allocation's real owner alive.
 struct Storage<T: Element> {
-    buffer: DeviceBuffer<T::Storage>,
+    buffer: ManuallyDrop<DeviceBuffer<T::Storage>>,
+    owner: Option<Arc<dyn std::any::Any + Send + Sync>>,
     stream: Stream,
+}
+
+impl<T: Element> Drop for Storage<T> {
+    fn drop(&mut self) {
+        if self.owner.is_none() {
+            // SAFETY: an owning storage drops its buffer exactly once, here; aliasing
+            // storages never drop theirs (the owner frees the memory).
+            unsafe { ManuallyDrop::drop(&mut self.buffer) };
+        }
+    }
 }
 
 /// An n-dimensional array in device memory (PyCUDA's `GPUArray`).
@@ -56,18 +73,53 @@ impl<T: Element> std::fmt::Debug for GpuArray<T> {
 }
 
 impl<T: Element> GpuArray<T> {
-    fn from_buffer(buffer: DeviceBuffer<T::Storage>, stream: &Stream, layout: Layout) -> Self {
+    pub(crate) fn from_buffer(
+        buffer: DeviceBuffer<T::Storage>,
+        stream: &Stream,
+        layout: Layout,
+    ) -> Self {
         GpuArray {
             storage: Arc::new(Storage {
-                buffer,
+                buffer: ManuallyDrop::new(buffer),
+                owner: None,
                 stream: stream.clone(),
             }),
             layout,
         }
     }
 
+    /// An array of element type `T` over the memory of `other`'s buffer (seen as
+    /// `buffer_len` elements of `T`), with `layout` in elements of `T`, keeping `other`'s
+    /// allocation alive. Used by `reinterpret`, `real` and `imag`.
+    ///
+    /// # Safety
+    /// `buffer_len * size_of::<T::Storage>()` must not exceed the byte size of `other`'s
+    /// buffer, its address must be aligned for `T::Storage`, every bit pattern of those
+    /// bytes must be a valid `T::Storage` (true for the plain storage types), and
+    /// `layout` must lie inside `0..buffer_len`.
+    pub(crate) unsafe fn alias_of<U: Element>(
+        other: &GpuArray<U>,
+        buffer_len: usize,
+        layout: Layout,
+    ) -> Self {
+        let base = other.storage.buffer.device_ptr();
+        // SAFETY: the caller vouches for size, alignment and contents; the handle is
+        // wrapped in ManuallyDrop inside an aliasing storage, so it never frees the
+        // memory, and `owner` keeps the real owner (and its allocation) alive.
+        let buffer = unsafe { DeviceBuffer::from_raw(other.context(), base, buffer_len) };
+        let owner: Arc<dyn std::any::Any + Send + Sync> = Arc::clone(&other.storage) as _;
+        GpuArray {
+            storage: Arc::new(Storage {
+                buffer: ManuallyDrop::new(buffer),
+                owner: Some(owner),
+                stream: other.stream().clone(),
+            }),
+            layout,
+        }
+    }
+
     /// A view of the same buffer with another layout (checked by the caller).
-    fn with_layout(&self, layout: Layout) -> Self {
+    pub(crate) fn with_layout(&self, layout: Layout) -> Self {
         GpuArray {
             storage: Arc::clone(&self.storage),
             layout,
@@ -151,12 +203,17 @@ impl<T: Element> GpuArray<T> {
         &self.storage.buffer
     }
 
-    /// True when both arrays are views of one buffer.
+    /// True when both arrays are views of one buffer (also across `reinterpret`, `real`
+    /// and `imag`, which see one allocation as another element type).
     pub fn shares_buffer_with<U: Element>(&self, other: &GpuArray<U>) -> bool {
+        let (a, b) = (&self.storage.buffer, &other.storage.buffer);
+        let bytes = |p: u64, len: usize, size: usize| (p, p + (len * size) as u64);
+        let (a0, a1) = bytes(a.device_ptr(), a.len(), T::DTYPE.size_bytes());
+        let (b0, b1) = bytes(b.device_ptr(), b.len(), U::DTYPE.size_bytes());
         std::ptr::eq(
             Arc::as_ptr(&self.storage).cast::<u8>(),
             Arc::as_ptr(&other.storage).cast::<u8>(),
-        )
+        ) || (a0 < b1 && b0 < a1)
     }
 
     /// The device address of the element at index 0 on every axis (what a kernel's
@@ -166,7 +223,7 @@ impl<T: Element> GpuArray<T> {
     }
 
     /// The device address of buffer element `k`.
-    fn element_ptr(&self, k: usize) -> CUdeviceptr {
+    pub(crate) fn element_ptr(&self, k: usize) -> CUdeviceptr {
         self.storage.buffer.device_ptr() + (k * T::DTYPE.size_bytes()) as u64
     }
 }

@@ -36,24 +36,48 @@ impl<T: Element> GpuArray<T> {
         Ok(self.with_layout(self.layout.swap_axes(a, b)?))
     }
 
-    /// A view with a new shape (at most one `-1`), keeping row-major element order.
-    /// Fails with [`crate::LayoutError::NeedsCopy`] where no strides express it; the
-    /// copying form arrives with the copy kernel.
+    /// The same elements in row-major order under a new shape (at most one `-1`): a view
+    /// where strides can express it, else a contiguous copy (NumPy's `reshape`). Use
+    /// [`GpuArray::reshape_view`] to refuse copying.
     ///
     /// ```no_run
     /// # let stream = rucuda_driver::Stream::null(&rucuda_driver::Device::get(0)?.primary_context()?);
     /// let a = rucuda_array::GpuArray::<u16>::zeros(&stream, &[6, 4])?;
     /// assert_eq!(a.reshape(&[3, -1])?.shape(), &[3, 8]);
-    /// assert!(a.transpose().reshape(&[24]).is_err());
+    /// assert!(a.reshape(&[3, -1])?.shares_buffer_with(&a));
+    /// let flat = a.transpose().reshape(&[24])?; // needs a copy
+    /// assert!(!flat.shares_buffer_with(&a));
     /// # Ok::<(), rucuda_array::ArrayError>(())
     /// ```
     pub fn reshape(&self, shape: &[isize]) -> Result<Self> {
+        match self.layout.reshape(shape) {
+            Ok(l) => Ok(self.with_layout(l)),
+            Err(crate::layout::LayoutError::NeedsCopy { .. }) => self.copy()?.reshape_view(shape),
+            Err(e) => Err(e.into()),
+        }
+    }
+
+    /// A view with a new shape (at most one `-1`), keeping row-major element order.
+    /// Fails with [`crate::LayoutError::NeedsCopy`] where no strides express it.
+    ///
+    /// ```no_run
+    /// # let stream = rucuda_driver::Stream::null(&rucuda_driver::Device::get(0)?.primary_context()?);
+    /// let a = rucuda_array::GpuArray::<u16>::zeros(&stream, &[6, 4])?;
+    /// assert!(a.transpose().reshape_view(&[24]).is_err());
+    /// # Ok::<(), rucuda_array::ArrayError>(())
+    /// ```
+    pub fn reshape_view(&self, shape: &[isize]) -> Result<Self> {
         Ok(self.with_layout(self.layout.reshape(shape)?))
     }
 
-    /// One axis in row-major order (a view; see [`GpuArray::reshape`]).
+    /// One axis in row-major order: a view where possible, else a copy (see
+    /// [`GpuArray::reshape`]).
     pub fn ravel(&self) -> Result<Self> {
-        Ok(self.with_layout(self.layout.ravel()?))
+        match self.layout.ravel() {
+            Ok(l) => Ok(self.with_layout(l)),
+            Err(crate::layout::LayoutError::NeedsCopy { .. }) => self.copy()?.ravel(),
+            Err(e) => Err(e.into()),
+        }
     }
 
     /// Every axis of length 1 removed.

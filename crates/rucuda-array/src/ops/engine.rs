@@ -1,0 +1,454 @@
+//! The engine under every built-in operation and fused expression: a process-wide memo
+//! of loaded kernels keyed by (context, [`OpKey`]), the choice of variant (vectorized,
+//! contiguous, strided) from the operands' layouts, and a lean launch.
+//!
+//! The hot path of `&a + &b` on small contiguous arrays is: hash a small `Copy` key (no
+//! strings), one read-locked map lookup, an `Arc` clone, a lock-free `OnceLock` read of
+//! the loaded function, parameters packed on the stack, one `cuLaunchKernel`. Nothing is
+//! formatted and no source text is hashed unless the kernel is missing.
+
+use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
+use std::sync::{Arc, Mutex, OnceLock, RwLock};
+
+use rucuda_driver::sys::CUdeviceptr;
+use rucuda_driver::{
+    ArgBuffer, Context, DeviceAttribute, DevicePointerArg, Event, EventFlags, Function,
+    LaunchConfig, Stream,
+};
+
+use super::key::OpKey;
+use super::params::ParamPack;
+use crate::compile::default_compiler;
+use crate::elementwise::{ElementwiseSpec, ScalarValue, Variant};
+use crate::error::{ArrayError, Result};
+use crate::layout::Layout;
+
+/// Threads per block of built-in launches.
+const BLOCK: u32 = 256;
+/// Grid-stride launches are capped at this many blocks per multiprocessor.
+const BLOCKS_PER_SM: u32 = 16;
+
+/// One argument of a built-in kernel, in the order of its spec's arguments.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Arg<'a> {
+    /// An array read as `x[i]`; its layout broadcasts to the iteration shape.
+    In {
+        /// Address of its element 0.
+        ptr: CUdeviceptr,
+        /// Its layout.
+        layout: &'a Layout,
+    },
+    /// An array written as `x[i]`; its shape is the iteration shape.
+    Out {
+        /// Address of its element 0.
+        ptr: CUdeviceptr,
+        /// Its layout.
+        layout: &'a Layout,
+    },
+    /// A contiguous array the kernel indexes itself (gather and scatter sources).
+    Whole {
+        /// Address of its element 0.
+        ptr: CUdeviceptr,
+    },
+    /// A value.
+    Scalar(ScalarValue),
+}
+
+impl Arg<'_> {
+    fn layout(&self) -> Option<(CUdeviceptr, &Layout)> {
+        match *self {
+            Arg::In { ptr, layout } | Arg::Out { ptr, layout } => Some((ptr, layout)),
+            _ => None,
+        }
+    }
+}
+
+/// A small, fast hasher for the memo's `Copy` keys (multiply-rotate, as in rustc's).
+#[derive(Default)]
+pub(crate) struct KeyHasher(u64);
+
+impl Hasher for KeyHasher {
+    #[inline]
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    #[inline]
+    fn write(&mut self, bytes: &[u8]) {
+        for chunk in bytes.chunks(8) {
+            let mut w = [0u8; 8];
+            w[..chunk.len()].copy_from_slice(chunk);
+            self.write_u64(u64::from_le_bytes(w));
+        }
+    }
+    #[inline]
+    fn write_u8(&mut self, i: u8) {
+        self.write_u64(u64::from(i));
+    }
+    #[inline]
+    fn write_u32(&mut self, i: u32) {
+        self.write_u64(u64::from(i));
+    }
+    #[inline]
+    fn write_usize(&mut self, i: usize) {
+        self.write_u64(i as u64);
+    }
+    #[inline]
+    fn write_u64(&mut self, i: u64) {
+        self.0 = (self.0.rotate_left(5) ^ i).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+    }
+}
+
+type KeyBuild = BuildHasherDefault<KeyHasher>;
+
+/// The loaded variants of one kernel in one context.
+struct Entry {
+    spec: ElementwiseSpec,
+    vectorizable: bool,
+    max_blocks: u32,
+    contiguous: OnceLock<Function>,
+    vectorized: OnceLock<(Function, usize)>,
+    strided: Mutex<HashMap<(usize, u64), Function, KeyBuild>>,
+}
+
+impl Entry {
+    fn load(&self, ctx: &Context, variant: &Variant) -> Result<(Function, usize)> {
+        let rendered = self.spec.render(variant)?;
+        let kernels = default_compiler().load(ctx, &rendered.source, &[rendered.entry.as_str()])?;
+        let function = kernels
+            .functions
+            .into_iter()
+            .next()
+            .ok_or_else(|| ArrayError::Compile {
+                kernel: rendered.entry.clone(),
+                message: "the compiler returned no kernel".into(),
+            })?;
+        Ok((function, rendered.elements_per_thread))
+    }
+
+    fn contiguous(&self, ctx: &Context) -> Result<&Function> {
+        if let Some(f) = self.contiguous.get() {
+            return Ok(f);
+        }
+        let (f, _) = self.load(ctx, &Variant::Contiguous)?;
+        Ok(self.contiguous.get_or_init(|| f))
+    }
+
+    fn vectorized(&self, ctx: &Context) -> Result<&(Function, usize)> {
+        if let Some(f) = self.vectorized.get() {
+            return Ok(f);
+        }
+        let loaded = self.load(ctx, &Variant::Vectorized)?;
+        Ok(self.vectorized.get_or_init(|| loaded))
+    }
+
+    fn strided(&self, ctx: &Context, ndim: usize, mask: &[bool]) -> Result<Function> {
+        let bits = mask
+            .iter()
+            .enumerate()
+            .fold(0u64, |acc, (k, &s)| acc | (u64::from(s) << (k % 64)));
+        let key = (ndim, bits);
+        {
+            let map = self.strided.lock().unwrap_or_else(|p| p.into_inner());
+            if let Some(f) = map.get(&key) {
+                return Ok(f.clone());
+            }
+        }
+        let variant = Variant::Strided {
+            ndim,
+            strided: mask.to_vec(),
+        };
+        let (f, _) = self.load(ctx, &variant)?;
+        let mut map = self.strided.lock().unwrap_or_else(|p| p.into_inner());
+        Ok(map.entry(key).or_insert(f).clone())
+    }
+}
+
+type Memo = RwLock<HashMap<(u64, OpKey), Arc<Entry>, KeyBuild>>;
+
+fn memo() -> &'static Memo {
+    static MEMO: OnceLock<Memo> = OnceLock::new();
+    MEMO.get_or_init(|| RwLock::new(HashMap::with_hasher(KeyBuild::default())))
+}
+
+/// The memo entry of `key` in `ctx`, made on first use (the spec is built then; variants
+/// compile when first launched).
+fn entry(ctx: &Context, key: OpKey) -> Result<Arc<Entry>> {
+    let k = (ctx.id(), key);
+    {
+        let map = memo().read().unwrap_or_else(|p| p.into_inner());
+        if let Some(e) = map.get(&k) {
+            return Ok(Arc::clone(e));
+        }
+    }
+    let spec = key.spec()?;
+    let sms = ctx
+        .device()
+        .attribute(DeviceAttribute::MultiprocessorCount)?
+        .max(1) as u32;
+    let e = Arc::new(Entry {
+        vectorizable: spec.vectorizable(),
+        spec,
+        max_blocks: sms.saturating_mul(BLOCKS_PER_SM),
+        contiguous: OnceLock::new(),
+        vectorized: OnceLock::new(),
+        strided: Mutex::new(HashMap::with_hasher(KeyBuild::default())),
+    });
+    let mut map = memo().write().unwrap_or_else(|p| p.into_inner());
+    Ok(Arc::clone(map.entry(k).or_insert(e)))
+}
+
+/// Forgets every memoized built-in and fused kernel of `ctx` (all contexts for `None`).
+/// The memo holds the loaded modules, which keep their contexts alive; call this before
+/// dropping a created context whose kernels you no longer need.
+///
+/// ```no_run
+/// let ctx = rucuda_driver::Device::get(0)?.primary_context()?;
+/// rucuda_array::ops::clear_kernel_memo(Some(&ctx));
+/// # Ok::<(), rucuda_array::ArrayError>(())
+/// ```
+pub fn clear_kernel_memo(ctx: Option<&Context>) {
+    let mut map = memo().write().unwrap_or_else(|p| p.into_inner());
+    match ctx {
+        Some(c) => map.retain(|(id, _), _| *id != c.id()),
+        None => map.clear(),
+    }
+}
+
+/// Number of memoized kernels (all contexts), for tests and diagnostics.
+pub fn memoized_kernel_count() -> usize {
+    memo().read().map(|m| m.len()).unwrap_or(0)
+}
+
+/// Compiles and loads the contiguous and (where it exists) vectorized variants of `key`
+/// in `ctx` ahead of use, so the first operation does not pay for the compile.
+pub(crate) fn precompile(ctx: &Context, key: OpKey) -> Result<()> {
+    let e = entry(ctx, key)?;
+    e.contiguous(ctx)?;
+    if e.vectorizable {
+        e.vectorized(ctx)?;
+    }
+    Ok(())
+}
+
+/// Runs kernel `key` over the iteration shape `shape` on `stream`.
+///
+/// Preconditions (the callers' checks): every `In` layout broadcasts to `shape`, every
+/// `Out` layout has exactly `shape` and no broadcast axis, every layout was checked
+/// against its buffer, and `Whole` arrays hold every index the kernel computes.
+pub(crate) fn run(stream: &Stream, key: OpKey, shape: &[usize], args: &[Arg<'_>]) -> Result<()> {
+    let n: usize = shape.iter().product();
+    if n == 0 {
+        return Ok(());
+    }
+    let ctx = stream.context();
+    let e = entry(ctx, key)?;
+    let mut contiguous = true;
+    let mut aligned = true;
+    for a in args {
+        if let Some((ptr, layout)) = a.layout() {
+            // Equal length and row-major contiguity mean the same element order as the
+            // iteration (broadcasting can then only have added axes of length 1).
+            contiguous &= layout.len() == n && layout.is_c_contiguous();
+            aligned &= ptr % 16 == 0;
+        }
+    }
+    if !contiguous {
+        return run_strided(stream, &e, shape, n, args);
+    }
+    let (function, tile) = if e.vectorizable && aligned {
+        let (f, t) = e.vectorized(ctx)?;
+        (f, *t)
+    } else {
+        (e.contiguous(ctx)?, 1)
+    };
+    let work = n.div_ceil(tile.max(1));
+    let blocks = work
+        .div_ceil(BLOCK as usize)
+        .clamp(1, e.max_blocks as usize) as u32;
+    let cfg = LaunchConfig::linear(blocks, BLOCK);
+    let mut pack = ParamPack::new();
+    let mut fits = true;
+    for a in args {
+        fits &= match a {
+            Arg::In { ptr, .. } | Arg::Out { ptr, .. } | Arg::Whole { ptr } => pack.push_u64(*ptr),
+            Arg::Scalar(s) => pack.push_bytes(s.bytes()),
+        };
+    }
+    fits &= pack.push_u64(n as u64);
+    if fits {
+        // SAFETY: the kernel was generated from this key's spec, whose parameters are
+        // the arguments in order (types fixed by the key) followed by `n`. The contiguous
+        // and vectorized variants visit indices 0..n of each `In`/`Out` array, which
+        // holds n elements from its pointer (checked above); `Whole` arrays are indexed
+        // within their length by the generated code (the callers' contract).
+        unsafe { function.launch(cfg, stream, &pack)? };
+        return Ok(());
+    }
+    let mut buf = ArgBuffer::new();
+    push_args(&mut buf, args);
+    buf.push(n as i64);
+    // SAFETY: as above, with the same parameters in a heap-built list.
+    unsafe { function.launch_args(cfg, stream, &buf)? };
+    Ok(())
+}
+
+fn push_args(buf: &mut ArgBuffer, args: &[Arg<'_>]) {
+    for a in args {
+        match a {
+            Arg::In { ptr, .. } | Arg::Out { ptr, .. } | Arg::Whole { ptr } => {
+                buf.push(DevicePointerArg(*ptr));
+            }
+            Arg::Scalar(s) => push_scalar(buf, s),
+        }
+    }
+}
+
+fn push_scalar(buf: &mut ArgBuffer, s: &ScalarValue) {
+    let b = s.bytes();
+    let word = |k: usize| {
+        let mut w = [0u8; 8];
+        let end = (k + 8).min(b.len());
+        w[..end - k].copy_from_slice(&b[k..end]);
+        u64::from_ne_bytes(w)
+    };
+    match b.len() {
+        1 => buf.push(b[0]),
+        2 => buf.push(u16::from_ne_bytes([b[0], b[1]])),
+        4 => buf.push(u32::from_ne_bytes([b[0], b[1], b[2], b[3]])),
+        8 => buf.push(word(0)),
+        _ => buf.push([word(0), word(8)]),
+    };
+}
+
+fn run_strided(
+    stream: &Stream,
+    e: &Entry,
+    shape: &[usize],
+    n: usize,
+    args: &[Arg<'_>],
+) -> Result<()> {
+    let mut layouts: Vec<Layout> = Vec::new();
+    for a in args {
+        match a {
+            Arg::In { layout, .. } => layouts.push(layout.broadcast_to(shape)?),
+            Arg::Out { layout, .. } => {
+                if layout.shape() != shape || layout.has_broadcast_axes() {
+                    return Err(ArrayError::WriteToBroadcast {
+                        shape: layout.shape().to_vec(),
+                        strides: layout.strides().to_vec(),
+                    });
+                }
+                layouts.push((*layout).clone());
+            }
+            _ => {}
+        }
+    }
+    let refs: Vec<&Layout> = layouts.iter().collect();
+    let (cshape, cstrides) = Layout::coalesce(&refs);
+    let c_strides = Layout::c_contiguous(&cshape)?.strides().to_vec();
+    let mut mask = Vec::new();
+    let mut k = 0;
+    for a in args {
+        match a {
+            Arg::In { .. } | Arg::Out { .. } => {
+                mask.push(cstrides[k] != c_strides);
+                k += 1;
+            }
+            Arg::Whole { .. } => mask.push(false),
+            Arg::Scalar(_) => {}
+        }
+    }
+    let ndim = cshape.len().max(1);
+    let function = e.strided(stream.context(), ndim, &mask)?;
+    let mut buf = ArgBuffer::new();
+    push_args(&mut buf, args);
+    buf.push(n as i64);
+    if cshape.is_empty() {
+        buf.push(1i64);
+    }
+    for &d in &cshape {
+        buf.push(d as i64);
+    }
+    let (mut k, mut v) = (0usize, 0usize);
+    for a in args {
+        match a {
+            Arg::In { .. } | Arg::Out { .. } => {
+                if mask[v] {
+                    if cstrides[k].is_empty() {
+                        buf.push(0i64);
+                    }
+                    for &s in &cstrides[k] {
+                        buf.push(s as i64);
+                    }
+                }
+                k += 1;
+                v += 1;
+            }
+            Arg::Whole { .. } => v += 1,
+            Arg::Scalar(_) => {}
+        }
+    }
+    let blocks = n.div_ceil(BLOCK as usize).clamp(1, e.max_blocks as usize) as u32;
+    // SAFETY: the strided variant of this key's spec takes the arguments in order, then
+    // n, the merged shape, and the merged strides of each strided array. Each `In`/`Out`
+    // array is visited through its own layout broadcast to the iteration shape, which
+    // was checked against its buffer when the array was made; `Whole` arrays are indexed
+    // within their length by the generated code.
+    unsafe { function.launch_args(LaunchConfig::linear(blocks, BLOCK), stream, &buf)? };
+    Ok(())
+}
+
+/// Orders work across streams for an operation that runs on `run_on` and uses arrays
+/// whose home streams are `homes`: before it, `run_on` waits for each other home stream;
+/// [`after_on`] then makes each other home stream wait for `run_on`, so that a
+/// stream-ordered free on a home stream cannot overtake the operation. Free when every
+/// stream is the same (the common case: one comparison per array).
+pub(crate) fn before_on(run_on: &Stream, homes: &[&Stream]) -> Result<()> {
+    for h in homes {
+        if h.raw() != run_on.raw() {
+            let ev = Event::new(run_on.context(), EventFlags::DISABLE_TIMING)?;
+            ev.record(h)?;
+            run_on.wait_event(&ev)?;
+        }
+    }
+    Ok(())
+}
+
+/// See [`before_on`].
+pub(crate) fn after_on(run_on: &Stream, homes: &[&Stream]) -> Result<()> {
+    let mut ev: Option<Event> = None;
+    for h in homes {
+        if h.raw() != run_on.raw() {
+            if ev.is_none() {
+                let e = Event::new(run_on.context(), EventFlags::DISABLE_TIMING)?;
+                e.record(run_on)?;
+                ev = Some(e);
+            }
+            if let Some(e) = &ev {
+                h.wait_event(e)?;
+            }
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::hash::Hash;
+
+    #[test]
+    fn key_hasher_spreads_small_keys() {
+        let h = |k: &OpKey| {
+            let mut s = KeyHasher::default();
+            k.hash(&mut s);
+            s.finish()
+        };
+        use crate::dtype::DType;
+        let a = OpKey::Fill { dtype: DType::F32 };
+        let b = OpKey::Fill { dtype: DType::F64 };
+        assert_ne!(h(&a), h(&b));
+        assert_eq!(h(&a), h(&a));
+    }
+}
