@@ -62,6 +62,17 @@ pub enum ArrayError {
         /// Its strides.
         strides: Vec<isize>,
     },
+    /// A result that NumPy's `same_kind` rule does not let an `out` array or an in-place
+    /// operation store (e.g. a float result into an integer array).
+    #[error("{operation}: cannot store a {from} result into a {to} array (same_kind casting)")]
+    Casting {
+        /// The operation.
+        operation: &'static str,
+        /// The result's type.
+        from: DType,
+        /// The destination's type.
+        to: DType,
+    },
     /// An argument out of range (e.g. `linspace` with zero points and an endpoint).
     #[error("invalid argument: {0}")]
     InvalidArgument(String),

@@ -40,6 +40,7 @@ pub mod elementwise;
 mod error;
 pub mod fusion;
 pub mod layout;
+pub mod math;
 pub mod ops;
 
 #[cfg(test)]

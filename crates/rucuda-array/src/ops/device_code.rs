@@ -730,6 +730,16 @@ pub(crate) fn preamble(
     s
 }
 
+/// Every helper the built-in and fused kernels use, after the full prelude (all of our
+/// half, bfloat16 and complex types): what a program holding many generated kernels at
+/// once needs before their `extern "C"` definitions.
+pub fn kernel_helpers() -> String {
+    let mut s = crate::codegen::full_prelude();
+    s.push_str(BASE);
+    s.push_str(COMPLEX);
+    s
+}
+
 /// A C identifier fragment naming a type (`float32`), for kernel names.
 pub(crate) fn type_tag(d: DType) -> &'static str {
     d.name()

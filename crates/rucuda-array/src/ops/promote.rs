@@ -32,7 +32,7 @@ mod promote_impls;
 /// ```
 pub trait Promote<Rhs: Element>: Element {
     /// The promoted type.
-    type Output: Element;
+    type Output: Element + TrueDivide + RealPart;
 }
 
 /// The result type of an operation between an array of `Self` and a Rust scalar of type
@@ -46,7 +46,7 @@ pub trait Promote<Rhs: Element>: Element {
 /// ```
 pub trait PromoteWeak<S: Element>: Element {
     /// The promoted type.
-    type Output: Element;
+    type Output: Element + TrueDivide + RealPart;
 }
 
 /// The type of a true division's result computed in `Self` (the promoted operand

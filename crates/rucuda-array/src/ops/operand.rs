@@ -1,0 +1,172 @@
+//! Operands of the operations: an array (any element type, any layout) or a Rust scalar,
+//! with its static result type through [`BinaryOperand`].
+
+use rucuda_driver::sys::CUdeviceptr;
+use rucuda_driver::Stream;
+
+use super::engine::Arg;
+use super::promote::{Promote, PromoteWeak};
+use crate::dtype::{DType, Element};
+use crate::elementwise::ScalarValue;
+use crate::error::{ArrayError, Result};
+use crate::layout::Layout;
+use crate::GpuArray;
+
+/// A borrowed, type-erased array operand.
+#[derive(Debug, Clone, Copy)]
+pub struct ArrayRef<'a> {
+    pub(crate) ptr: CUdeviceptr,
+    pub(crate) dtype: DType,
+    pub(crate) layout: &'a Layout,
+    pub(crate) stream: &'a Stream,
+    /// The whole buffer's byte range, to detect overlaps.
+    pub(crate) span: (CUdeviceptr, CUdeviceptr),
+}
+
+impl ArrayRef<'_> {
+    /// True when the two arrays' buffers overlap.
+    pub(crate) fn overlaps(&self, other: &ArrayRef<'_>) -> bool {
+        self.span.0 < other.span.1 && other.span.0 < self.span.1
+    }
+
+    /// True when both see the same elements in the same order as the same type.
+    pub(crate) fn same_elements(&self, other: &ArrayRef<'_>) -> bool {
+        self.ptr == other.ptr && self.dtype == other.dtype && self.layout == other.layout
+    }
+
+    pub(crate) fn as_in(&self) -> Arg<'_> {
+        Arg::In {
+            ptr: self.ptr,
+            layout: self.layout,
+        }
+    }
+
+    pub(crate) fn as_out(&self) -> Arg<'_> {
+        Arg::Out {
+            ptr: self.ptr,
+            layout: self.layout,
+        }
+    }
+}
+
+/// An operand: an array or a scalar.
+#[derive(Debug, Clone, Copy)]
+pub enum Operand<'a> {
+    /// An array.
+    Array(ArrayRef<'a>),
+    /// A Rust scalar (a weak scalar, NEP 50).
+    Scalar(ScalarValue),
+}
+
+impl<'a> Operand<'a> {
+    pub(crate) fn dtype(&self) -> DType {
+        match self {
+            Operand::Array(a) => a.dtype,
+            Operand::Scalar(s) => s.dtype(),
+        }
+    }
+
+    pub(crate) fn is_scalar(&self) -> bool {
+        matches!(self, Operand::Scalar(_))
+    }
+
+    pub(crate) fn array(&self) -> Option<&ArrayRef<'a>> {
+        match self {
+            Operand::Array(a) => Some(a),
+            Operand::Scalar(_) => None,
+        }
+    }
+
+    pub(crate) fn as_in(&self) -> Arg<'_> {
+        match self {
+            Operand::Array(a) => a.as_in(),
+            Operand::Scalar(s) => Arg::Scalar(*s),
+        }
+    }
+}
+
+impl<T: Element> GpuArray<T> {
+    /// This array as a type-erased operand.
+    pub(crate) fn as_ref(&self) -> ArrayRef<'_> {
+        let base = self.buffer_base();
+        ArrayRef {
+            ptr: self.device_ptr(),
+            dtype: T::DTYPE,
+            layout: self.layout(),
+            stream: self.stream(),
+            span: (
+                base,
+                base + (self.buffer_len() * T::DTYPE.size_bytes()) as u64,
+            ),
+        }
+    }
+
+    fn buffer_base(&self) -> CUdeviceptr {
+        use rucuda_driver::DevicePtr;
+        self.buffer().device_ptr()
+    }
+
+    fn buffer_len(&self) -> usize {
+        self.buffer().len()
+    }
+}
+
+pub(crate) mod sealed {
+    /// Gives the type-erased operand (sealed: only arrays and element scalars).
+    pub trait AsOperand {
+        /// The operand.
+        fn as_operand(&self) -> super::Operand<'_>;
+    }
+}
+
+/// Something an array can be combined with: another array (`&GpuArray<U>`, any element
+/// type) or a Rust scalar of an element type. `Output` is the element type of the result
+/// under NumPy's promotion (arrays: [`Promote`]; scalars: [`PromoteWeak`]).
+///
+/// ```no_run
+/// # let stream = rucuda_driver::Stream::null(&rucuda_driver::Device::get(0)?.primary_context()?);
+/// use rucuda_array::GpuArray;
+/// let a = GpuArray::from_slice(&stream, &[1i8, -2, 3])?;
+/// let b = GpuArray::from_slice(&stream, &[200u8, 100, 0])?;
+/// let m: GpuArray<i16> = a.maximum(&b)?; // int8 with uint8 gives int16
+/// assert_eq!(m.to_vec()?, vec![200, 100, 3]);
+/// let s: GpuArray<i8> = a.maximum(0i64)?; // a scalar keeps the array's type
+/// assert_eq!(s.to_vec()?, vec![1, 0, 3]);
+/// # Ok::<(), rucuda_array::ArrayError>(())
+/// ```
+pub trait BinaryOperand<T: Element>: sealed::AsOperand {
+    /// The promoted element type of `T` with this operand.
+    type Output: Element + crate::ops::TrueDivide + crate::ops::RealPart;
+}
+
+impl<U: Element> sealed::AsOperand for &GpuArray<U> {
+    fn as_operand(&self) -> Operand<'_> {
+        Operand::Array((*self).as_ref())
+    }
+}
+
+impl<S: Element> sealed::AsOperand for S {
+    fn as_operand(&self) -> Operand<'_> {
+        Operand::Scalar(ScalarValue::new(*self))
+    }
+}
+
+impl<T: Element + Promote<U>, U: Element> BinaryOperand<T> for &GpuArray<U> {
+    type Output = <T as Promote<U>>::Output;
+}
+
+impl<T: Element + PromoteWeak<S>, S: Element> BinaryOperand<T> for S {
+    type Output = <T as PromoteWeak<S>>::Output;
+}
+
+/// Checks that every array operand lives in `stream`'s context.
+pub(crate) fn check_context(stream: &Stream, ops: &[&Operand<'_>]) -> Result<()> {
+    for o in ops {
+        if let Operand::Array(a) = o {
+            if a.stream.context() != stream.context() {
+                return Err(ArrayError::ContextMismatch);
+            }
+        }
+    }
+    Ok(())
+}
