@@ -7,7 +7,8 @@
 //! PTX for sm_90; one batch also to a cubin for sm_75. Needs NVRTC
 //! (`pip install nvidia-cuda-nvrtc==13.0.*`, which `.ci/run` does).
 
-use rucuda_array::elementwise::Variant;
+use rucuda_array::elementwise::{ElementwiseSpec, Variant};
+use rucuda_array::fusion::Expr;
 use rucuda_array::ops::{kernel_helpers, BinaryOp, IndexMode, MathFn, MathSpecial, OpKey, UnaryOp};
 use rucuda_array::{DType, JitCompiler};
 use rucuda_jit::{Arch, CompileOptions, OutputKind};
@@ -19,12 +20,16 @@ use rucuda_jit::{Arch, CompileOptions, OutputKind};
 /// source (prelude blocks and helpers as generated for it), in its own namespace.
 /// Keys refused by type rules are skipped; returns how many compiled.
 fn compile_batch(keys: &[OpKey], arch: Arch, output: OutputKind) -> usize {
+    let specs: Vec<ElementwiseSpec> = keys.iter().filter_map(|k| k.spec().ok()).collect();
+    compile_specs(&specs, arch, output)
+}
+
+fn compile_specs(specs: &[ElementwiseSpec], arch: Arch, output: OutputKind) -> usize {
     const SAMPLE: usize = 23;
     let mut src = kernel_helpers();
     let mut seen = std::collections::HashSet::new();
     let mut compiled = 0;
-    for (k, key) in keys.iter().enumerate() {
-        let Ok(spec) = key.spec() else { continue };
+    for (k, spec) in specs.iter().enumerate() {
         compiled += 1;
         let arrays = spec.args().iter().filter(|a| a.is_vector()).count();
         // The strided variant shares the operation text with the others: compile it
@@ -72,7 +77,7 @@ fn compile_batch(keys: &[OpKey], arch: Arch, output: OutputKind) -> usize {
             .output(output),
     );
     if let Err(e) = c.compile_for(&src, arch) {
-        panic!("batch of {} kernels failed: {e}", keys.len());
+        panic!("batch of {} kernels failed: {e}", specs.len());
     }
     compiled
 }
@@ -328,4 +333,44 @@ fn take_and_put_per_element_and_index_type_compile() {
     }
     .spec()
     .is_err());
+}
+
+#[test]
+fn fused_expressions_over_every_type_compile() {
+    let mut specs = Vec::new();
+    for d in ALL {
+        let x = || Expr::symbol(d);
+        let exprs = vec![
+            2.0 * x() + x(),
+            x() * x() + 3i32,
+            x().maximum(x() * 2.0).minimum(1u8),
+            Expr::where_(x().greater(0), x(), x() - 1),
+            x().cast::<f64>() / 3.0,
+            x().abs(),
+            x().logical_and(x().not_equal(1.5)),
+            (x() + 1).pow(2),
+            -x(),
+            !x(),
+            x().floor_div(x()),
+            x().sqrt().exp() + x().sin(),
+            Expr::if_positive(x().real(), x().conj(), x().imag()),
+        ];
+        for e in exprs {
+            let out = e.dtype();
+            // Type-refused expressions (e.g. `-bool`, `!float`) are errors at spec time.
+            if let Ok(s) = e.spec(out) {
+                specs.push(s);
+            }
+        }
+    }
+    let n = compile_specs(&specs, Arch::SM_90, OutputKind::Ptx);
+    assert!(n > 120, "{n} compiled");
+    // Scalars are arguments: two expressions differing only in a scalar's value have
+    // the same kernel.
+    let a = (Expr::symbol(DType::F32) * 2.0).spec(DType::F32).unwrap();
+    let b = (Expr::symbol(DType::F32) * 7.5).spec(DType::F32).unwrap();
+    assert_eq!(
+        a.render(&Variant::Contiguous).unwrap().source,
+        b.render(&Variant::Contiguous).unwrap().source
+    );
 }

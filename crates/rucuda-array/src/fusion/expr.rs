@@ -49,6 +49,8 @@ pub(crate) struct Node {
 pub(crate) enum Leaf<'a> {
     Array(ArrayRef<'a>),
     Scalar(ScalarValue),
+    /// An array of this type to be named later: only for [`Expr::spec`].
+    Symbol(DType),
 }
 
 /// A lazy elementwise expression over arrays and scalars: building it runs nothing;
@@ -116,6 +118,27 @@ impl<'a> Expr<'a> {
                 weak: true,
             }],
             leaves: vec![Leaf::Scalar(v)],
+            error: None,
+        }
+    }
+
+    /// A placeholder for an array of type `dtype`, for inspecting the generated kernel
+    /// with [`Expr::spec`] without a device; evaluating it is refused.
+    ///
+    /// ```
+    /// use rucuda_array::{fusion::Expr, DType};
+    /// let e = Expr::symbol(DType::F32) * 2.0 + Expr::symbol(DType::F32);
+    /// let spec = e.spec(DType::F32).unwrap();
+    /// assert_eq!(spec.args().len(), 4); // two arrays, the scalar, the output
+    /// ```
+    pub fn symbol(dtype: DType) -> Expr<'static> {
+        Expr {
+            nodes: vec![Node {
+                kind: NodeKind::Leaf(0),
+                dtype,
+                weak: false,
+            }],
+            leaves: vec![Leaf::Symbol(dtype)],
             error: None,
         }
     }

@@ -31,11 +31,14 @@ struct Slot {
     scalar: bool,
 }
 
+/// One node of a key: kind (leaves as slot numbers), type, weak (scalars only below).
+type KeyNode = (NodeKind, DType, bool);
+
 /// The structure of a fused kernel: everything its source depends on.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub(crate) struct FusedKey {
     /// Nodes with leaves replaced by slot numbers: kind, type, weak (scalars only).
-    nodes: Vec<(NodeKind, DType, bool)>,
+    nodes: Vec<KeyNode>,
     slots: Vec<Slot>,
     /// The stored type.
     out: DType,
@@ -190,7 +193,7 @@ struct Placed<'e> {
 /// arguments (arrays and scalars), the iteration shape, the streams involved.
 struct Prepared<'e> {
     slots: Vec<Slot>,
-    nodes: Vec<(NodeKind, DType, bool)>,
+    nodes: Vec<KeyNode>,
     arrays: Vec<Placed<'e>>,
     scalars: Vec<(usize, crate::elementwise::ScalarValue)>,
     shape: Vec<usize>,
@@ -236,6 +239,11 @@ impl<'a> Expr<'a> {
                     });
                     scalars.push((slots.len() - 1, *s));
                     leaf_slot.push(slots.len() - 1);
+                }
+                Leaf::Symbol(_) => {
+                    return Err(ArrayError::InvalidArgument(
+                        "an expression with a symbol (Expr::symbol) cannot be evaluated".into(),
+                    ))
                 }
             }
         }
@@ -369,7 +377,7 @@ impl<'a> Expr<'a> {
     }
 
     /// Nodes and slots without needing an array leaf (for `spec`).
-    fn prepare_structure(&self) -> Result<(Vec<(NodeKind, DType, bool)>, Vec<Slot>)> {
+    fn prepare_structure(&self) -> Result<(Vec<KeyNode>, Vec<Slot>)> {
         if let Some((operation, dtype)) = self.error {
             return Err(ArrayError::UnsupportedType { operation, dtype });
         }
@@ -377,8 +385,8 @@ impl<'a> Expr<'a> {
             .leaves
             .iter()
             .map(|l| match l {
-                Leaf::Array(a) => Slot {
-                    dtype: a.dtype,
+                Leaf::Array(ArrayRef { dtype, .. }) | Leaf::Symbol(dtype) => Slot {
+                    dtype: *dtype,
                     scalar: false,
                 },
                 Leaf::Scalar(s) => Slot {
