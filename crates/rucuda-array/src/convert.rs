@@ -103,23 +103,29 @@ impl<T: Element> GpuArray<T> {
     /// # Ok::<(), rucuda_array::ArrayError>(())
     /// ```
     pub fn reinterpret<U: Element>(&self) -> Result<GpuArray<U>> {
-        if T::DTYPE.size_bytes() != U::DTYPE.size_bytes()
-            || T::DTYPE.align_bytes() < U::DTYPE.align_bytes()
-        {
+        use rucuda_driver::DevicePtr;
+        if T::DTYPE.size_bytes() != U::DTYPE.size_bytes() {
             return Err(ArrayError::InvalidArgument(format!(
-                "cannot reinterpret {} ({} bytes, aligned to {}) as {} ({} bytes, aligned to {})",
+                "cannot reinterpret {} ({} bytes) as {} ({} bytes): sizes differ",
                 T::DTYPE,
                 T::DTYPE.size_bytes(),
-                T::DTYPE.align_bytes(),
                 U::DTYPE,
-                U::DTYPE.size_bytes(),
+                U::DTYPE.size_bytes()
+            )));
+        }
+        let base = self.buffer().device_ptr();
+        if base % U::DTYPE.align_bytes() as u64 != 0 {
+            return Err(ArrayError::InvalidArgument(format!(
+                "cannot reinterpret as {}: the buffer at {base:#x} is not aligned to {} bytes",
+                U::DTYPE,
                 U::DTYPE.align_bytes()
             )));
         }
         let len = self.buffer().len();
         // SAFETY: same element size, so `len` elements of U cover exactly the buffer; the
-        // buffer is aligned for T and T's alignment is at least U's; the storage types
-        // are plain data (any bits valid); the layout was checked against `len`.
+        // base address is aligned for U and every element lies at a multiple of the size
+        // (itself a multiple of the alignment) from it; the storage types are plain data
+        // (any bits valid); the layout was checked against `len`.
         Ok(unsafe { GpuArray::<U>::alias_of(self, len, self.layout().clone()) })
     }
 }

@@ -42,6 +42,7 @@ pub mod fusion;
 pub mod layout;
 pub mod math;
 pub mod ops;
+mod transfer;
 
 #[cfg(test)]
 mod test_rng;
@@ -53,6 +54,7 @@ pub use compile::{
 pub use dtype::{DType, DTypeKind, Element};
 pub use error::{ArrayError, Result};
 pub use layout::{Layout, LayoutError, Order, SliceArg};
+pub use transfer::{PendingGet, PendingSet};
 
 pub use half::{bf16, f16};
 pub use num_complex::Complex;

@@ -11,6 +11,12 @@
 //! [`GpuArray::try_add_assign`] and friends, and [`GpuArray::binary_assign`] for any
 //! operation.
 //!
+//! **Scalars.** A Rust scalar of any element type works on either side (`&x * 2.0`,
+//! `2.0 * &x`) and is weak (NEP 50): `f16 array * 2.0f64` stays `f16`. An unsuffixed
+//! literal on the *left* is resolved by Rust's literal fallback only after the whole
+//! expression is typed, so `(2.0 * &x)?` works but calling a method right away on the
+//! result needs a suffix: `(2.0f64 * &x).unwrap()`.
+//!
 //! **Division.** `/` is NumPy's true division: integer and `bool` operands give `f64`
 //! (`<i32 as TrueDivide>::Output == f64`); floats and complex keep their promoted type.
 //! [`GpuArray::floor_div`] is NumPy's `//` (floor; integer division by zero gives 0),

@@ -660,10 +660,17 @@ template <typename R> __device__ __forceinline__ rucuda_complex<R> rucuda_m_cos(
 template <typename R> __device__ __forceinline__ rucuda_complex<R> rucuda_m_sinh(rucuda_complex<R> z) { return rucuda_complex<R>(rucuda_mul(rucuda_m_sinh(z.re), rucuda_m_cos(z.im)), rucuda_mul(rucuda_m_cosh(z.re), rucuda_m_sin(z.im))); }
 template <typename R> __device__ __forceinline__ rucuda_complex<R> rucuda_m_cosh(rucuda_complex<R> z) { return rucuda_complex<R>(rucuda_mul(rucuda_m_cosh(z.re), rucuda_m_cos(z.im)), rucuda_mul(rucuda_m_sinh(z.re), rucuda_m_sin(z.im))); }
 template <typename R> __device__ __forceinline__ rucuda_complex<R> rucuda_m_tanh(rucuda_complex<R> z) {
-  const R x2 = rucuda_mul((R)2, z.re), y2 = rucuda_mul((R)2, z.im);
-  if (rucuda_abs(z.re) > (R)20) return rucuda_complex<R>(rucuda_copysign((R)1, z.re), rucuda_mul((R)0, rucuda_m_sin(y2)));
-  const R d = rucuda_add(rucuda_m_cosh(x2), rucuda_m_cos(y2));
-  return rucuda_complex<R>(rucuda_div(rucuda_m_sinh(x2), d), rucuda_div(rucuda_m_sin(y2), d));
+  // Kahan's formula: no cancellation near the poles at i*pi/2.
+  if (rucuda_abs(z.re) > (R)20) {
+    const R e = rucuda_m_exp(rucuda_mul((R)-2, rucuda_abs(z.re)));
+    return rucuda_complex<R>(rucuda_copysign((R)1, z.re), rucuda_mul(rucuda_mul((R)4, e), rucuda_mul(rucuda_m_sin(z.im), rucuda_m_cos(z.im))));
+  }
+  const R t = rucuda_m_tan(z.im);
+  const R beta = rucuda_add((R)1, rucuda_mul(t, t));
+  const R sh = rucuda_m_sinh(z.re);
+  const R rho = rucuda_m_sqrt(rucuda_add((R)1, rucuda_mul(sh, sh)));
+  const R den = rucuda_add((R)1, rucuda_mul(beta, rucuda_mul(sh, sh)));
+  return rucuda_complex<R>(rucuda_div(rucuda_mul(rucuda_mul(beta, rho), sh), den), rucuda_div(t, den));
 }
 template <typename R> __device__ __forceinline__ rucuda_complex<R> rucuda_m_tan(rucuda_complex<R> z) {
   const rucuda_complex<R> t = rucuda_m_tanh(rucuda_complex<R>(-z.im, z.re));

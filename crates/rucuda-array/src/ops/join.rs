@@ -4,7 +4,7 @@
 
 use crate::dtype::Element;
 use crate::error::{ArrayError, Result};
-use crate::layout::{LayoutError, SliceArg};
+use crate::layout::SliceArg;
 use crate::GpuArray;
 
 /// NumPy's `concatenate`: the arrays joined along `axis` (negative counts from the end);
@@ -42,11 +42,11 @@ pub fn concatenate<T: Element>(arrays: &[&GpuArray<T>], axis: isize) -> Result<G
         let same_rest =
             a.ndim() == ndim && (0..ndim).all(|k| k == ax || a.shape()[k] == first.shape()[k]);
         if !same_rest {
-            return Err(LayoutError::BroadcastTo {
-                from: a.shape().to_vec(),
-                to: first.shape().to_vec(),
-            }
-            .into());
+            return Err(ArrayError::InvalidArgument(format!(
+                "concatenate along axis {ax}: shape {:?} does not match shape {:?} on the other axes",
+                a.shape(),
+                first.shape()
+            )));
         }
         shape[ax] += a.shape()[ax];
     }
@@ -85,11 +85,11 @@ pub fn stack<T: Element>(arrays: &[&GpuArray<T>], axis: isize) -> Result<GpuArra
     };
     for a in arrays {
         if a.shape() != first.shape() {
-            return Err(LayoutError::BroadcastTo {
-                from: a.shape().to_vec(),
-                to: first.shape().to_vec(),
-            }
-            .into());
+            return Err(ArrayError::InvalidArgument(format!(
+                "stack needs arrays of one shape: {:?} and {:?}",
+                a.shape(),
+                first.shape()
+            )));
         }
     }
     let expanded: Vec<GpuArray<T>> = arrays
