@@ -187,7 +187,8 @@ fn complex_functions_match_num_complex() {
         .map(|_| Complex::new(rng.unit() * 3.0, rng.unit() * 3.0))
         .collect();
     type C = Complex<f64>;
-    let refs: Vec<(&str, fn(C) -> C)> = vec![
+    type Reference = (&'static str, fn(C) -> C);
+    let refs: Vec<Reference> = vec![
         ("sin", C::sin),
         ("cos", C::cos),
         ("tan", C::tan),

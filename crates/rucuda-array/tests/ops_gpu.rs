@@ -1077,7 +1077,7 @@ fn concatenate_and_stack_along_several_axes() {
     let s = stream();
     let ah = rng.vec::<f64>(2 * 3 * 4);
     let bh = rng.vec::<f64>(2 * 5 * 4);
-    let ch = rng.vec::<f64>(2 * 1 * 4);
+    let ch = rng.vec::<f64>(2 * 4);
     let (a, b, c) = (
         up(&s, &[2, 3, 4], &ah),
         up(&s, &[2, 5, 4], &bh),
