@@ -205,8 +205,13 @@ impl<'a> Expr<'a> {
         self.nodes.push(Node { kind, dtype, weak });
     }
 
-    /// `op(self, other)` as a new expression.
-    pub fn binary(mut self, op: BinaryOp, other: impl Into<Expr<'a>>) -> Expr<'a> {
+    /// `op(self, other)` as a new expression (`self` is left as it is: methods borrow,
+    /// so `x.sin() + x.cos()` works with `x` an `&Expr` from [`fuse!`](crate::fuse)).
+    pub fn binary(&self, op: BinaryOp, other: impl Into<Expr<'a>>) -> Expr<'a> {
+        self.clone().apply_binary(op, other)
+    }
+
+    pub(crate) fn apply_binary(mut self, op: BinaryOp, other: impl Into<Expr<'a>>) -> Expr<'a> {
         let l = self.root_index();
         let ln = self.root();
         let r = self.absorb(other.into());
@@ -219,7 +224,11 @@ impl<'a> Expr<'a> {
     }
 
     /// `op(self)` as a new expression.
-    pub fn unary(mut self, op: UnaryOp) -> Expr<'a> {
+    pub fn unary(&self, op: UnaryOp) -> Expr<'a> {
+        self.clone().apply_unary(op)
+    }
+
+    pub(crate) fn apply_unary(mut self, op: UnaryOp) -> Expr<'a> {
         let a = self.root_index();
         let an = self.root();
         let typed = crate::ops::device_code::unary_types(op, an.dtype)
@@ -230,14 +239,15 @@ impl<'a> Expr<'a> {
     }
 
     /// The expression converted to `dtype` (NumPy's `astype`, C cast rules).
-    pub fn cast_to(mut self, dtype: DType) -> Expr<'a> {
-        let a = self.root_index();
-        self.push(NodeKind::Cast(a), Ok((dtype, false)));
-        self
+    pub fn cast_to(&self, dtype: DType) -> Expr<'a> {
+        let mut e = self.clone();
+        let a = e.root_index();
+        e.push(NodeKind::Cast(a), Ok((dtype, false)));
+        e
     }
 
     /// The expression converted to `T`.
-    pub fn cast<T: Element>(self) -> Expr<'a> {
+    pub fn cast<T: Element>(&self) -> Expr<'a> {
         self.cast_to(T::DTYPE)
     }
 
@@ -310,7 +320,7 @@ macro_rules! binary_methods {
     ($($(#[$doc:meta])* $name:ident => $op:ident),* $(,)?) => {
         impl<'a> Expr<'a> {$(
             $(#[$doc])*
-            pub fn $name(self, other: impl Into<Expr<'a>>) -> Expr<'a> {
+            pub fn $name(&self, other: impl Into<Expr<'a>>) -> Expr<'a> {
                 self.binary(BinaryOp::$op, other)
             }
         )*}
@@ -354,7 +364,7 @@ macro_rules! unary_methods {
     ($($(#[$doc:meta])* $name:ident => $op:expr),* $(,)?) => {
         impl<'a> Expr<'a> {$(
             $(#[$doc])*
-            pub fn $name(self) -> Expr<'a> {
+            pub fn $name(&self) -> Expr<'a> {
                 self.unary($op)
             }
         )*}
@@ -411,25 +421,25 @@ macro_rules! expr_ops {
         impl<'a, R: Into<Expr<'a>>> $Trait<R> for Expr<'a> {
             type Output = Expr<'a>;
             fn $method(self, rhs: R) -> Expr<'a> {
-                self.binary(BinaryOp::$op, rhs)
+                self.apply_binary(BinaryOp::$op, rhs)
             }
         }
         impl<'a, R: Into<Expr<'a>>> $Trait<R> for &Expr<'a> {
             type Output = Expr<'a>;
             fn $method(self, rhs: R) -> Expr<'a> {
-                self.clone().binary(BinaryOp::$op, rhs)
+                self.binary(BinaryOp::$op, rhs)
             }
         }
         impl<'a, T: Element> $Trait<Expr<'a>> for &'a GpuArray<T> {
             type Output = Expr<'a>;
             fn $method(self, rhs: Expr<'a>) -> Expr<'a> {
-                Expr::from(self).binary(BinaryOp::$op, rhs)
+                Expr::from(self).apply_binary(BinaryOp::$op, rhs)
             }
         }
         impl<'a, T: Element> $Trait<&Expr<'a>> for &'a GpuArray<T> {
             type Output = Expr<'a>;
             fn $method(self, rhs: &Expr<'a>) -> Expr<'a> {
-                Expr::from(self).binary(BinaryOp::$op, rhs.clone())
+                Expr::from(self).apply_binary(BinaryOp::$op, rhs.clone())
             }
         }
         expr_ops!(@scalars $Trait, $method, $op;
@@ -440,13 +450,13 @@ macro_rules! expr_ops {
         impl<'a> $Trait<Expr<'a>> for $s {
             type Output = Expr<'a>;
             fn $method(self, rhs: Expr<'a>) -> Expr<'a> {
-                Expr::from(self).binary(BinaryOp::$op, rhs)
+                Expr::from(self).apply_binary(BinaryOp::$op, rhs)
             }
         }
         impl<'a> $Trait<&Expr<'a>> for $s {
             type Output = Expr<'a>;
             fn $method(self, rhs: &Expr<'a>) -> Expr<'a> {
-                Expr::from(self).binary(BinaryOp::$op, rhs.clone())
+                Expr::from(self).apply_binary(BinaryOp::$op, rhs.clone())
             }
         }
     )*};
@@ -464,14 +474,14 @@ expr_ops!(BitXor, bitxor, BitXor);
 impl<'a> Neg for Expr<'a> {
     type Output = Expr<'a>;
     fn neg(self) -> Expr<'a> {
-        self.unary(UnaryOp::Neg)
+        self.apply_unary(UnaryOp::Neg)
     }
 }
 
 impl<'a> Neg for &Expr<'a> {
     type Output = Expr<'a>;
     fn neg(self) -> Expr<'a> {
-        self.clone().unary(UnaryOp::Neg)
+        self.unary(UnaryOp::Neg)
     }
 }
 
@@ -479,14 +489,14 @@ impl<'a> Neg for &Expr<'a> {
 impl<'a> Not for Expr<'a> {
     type Output = Expr<'a>;
     fn not(self) -> Expr<'a> {
-        self.unary(UnaryOp::BitNot)
+        self.apply_unary(UnaryOp::BitNot)
     }
 }
 
 impl<'a> Not for &Expr<'a> {
     type Output = Expr<'a>;
     fn not(self) -> Expr<'a> {
-        self.clone().unary(UnaryOp::BitNot)
+        self.unary(UnaryOp::BitNot)
     }
 }
 
