@@ -38,6 +38,8 @@ OVERHEAD = (1, 5) if QUICK else (3, 25)  # (warm-up, timed repetitions)
 TRANSFER = (1, 3) if QUICK else (2, 10)
 DEVICE_COPY = (1, 5) if QUICK else (3, 40)
 MIB = 1 << 20
+AXPY_N = (1 << 24) if QUICK else (1 << 28)
+SMALL_N = 1000
 
 KERNELS = r"""
 extern "C" __global__ void rucuda_bench_empty() {}
@@ -183,6 +185,42 @@ def d2h_pinned_GBps():
     return pinned_transfer(False)
 
 
+def axpy_fused_GBps():
+    # 2*x + y written as CuPy array expressions (what a CuPy user writes: a temporary for
+    # 2*x, then the sum), the result allocated from CuPy's pool each time; 12 B/element.
+    x = cp.full(AXPY_N, 1.5, dtype=cp.float32)
+    y = cp.full(AXPY_N, -0.25, dtype=cp.float32)
+    stream = cp.cuda.Stream(non_blocking=True)
+
+    def enqueue():
+        with stream:
+            z = 2 * x + y
+        del z
+
+    return gbps(device_seconds(stream, DEVICE_COPY, enqueue), 12 * AXPY_N), AXPY_N
+
+
+def small_add_us():
+    # a + b on 1000 float32, the result allocated (CuPy's pool) and dropped; host time per
+    # operation over a batch followed by one stream synchronize.
+    a = cp.ones(SMALL_N, dtype=cp.float32)
+    b = cp.ones(SMALL_N, dtype=cp.float32)
+    stream = cp.cuda.Stream(non_blocking=True)
+    with stream:
+        c = a + b  # compile and cache the kernel first
+    stream.synchronize()
+    del c
+
+    def batch():
+        with stream:
+            for _ in range(LAUNCHES_PER_BATCH):
+                c = a + b
+                del c
+        stream.synchronize()
+
+    return micros_per(host_seconds(OVERHEAD, batch), LAUNCHES_PER_BATCH), SMALL_N
+
+
 CASES = [
     d2d_copy_GBps,
     launch_empty_us,
@@ -193,6 +231,8 @@ CASES = [
     d2h_pageable_GBps,
     h2d_pinned_GBps,
     d2h_pinned_GBps,
+    axpy_fused_GBps,
+    small_add_us,
 ]
 
 

@@ -134,7 +134,7 @@ unary_fns! { RealFloat;
 /// ```no_run
 /// # let stream = rucuda_driver::Stream::null(&rucuda_driver::Device::get(0)?.primary_context()?);
 /// let a = rucuda_array::GpuArray::from_slice(&stream, &[5.5f32, -5.5])?;
-/// assert_eq!(rucuda_array::math::fmod(&a, 2.0)?.to_vec()?, vec![1.5, -1.5]);
+/// assert_eq!(rucuda_array::math::fmod(&a, 2.0f32)?.to_vec()?, vec![1.5, -1.5]);
 /// # Ok::<(), rucuda_array::ArrayError>(())
 /// ```
 pub fn fmod<T: RealFloat, O: BinaryOperand<T>>(

@@ -15,7 +15,9 @@
 //! `2.0 * &x`) and is weak (NEP 50): `f16 array * 2.0f64` stays `f16`. An unsuffixed
 //! literal on the *left* is resolved by Rust's literal fallback only after the whole
 //! expression is typed, so `(2.0 * &x)?` works but calling a method right away on the
-//! result needs a suffix: `(2.0f64 * &x).unwrap()`.
+//! result needs a suffix: `(2.0f64 * &x).unwrap()`. The same holds for a literal on the
+//! right when the result's element type is needed before the literal's type is settled
+//! (`let m: Vec<f32> = a.minimum(0.0)?.to_vec()?` needs the annotation, or `0.0f32`).
 //!
 //! **Division.** `/` is NumPy's true division: integer and `bool` operands give `f64`
 //! (`<i32 as TrueDivide>::Output == f64`); floats and complex keep their promoted type.
@@ -53,7 +55,7 @@ impl<T: Element> GpuArray<T> {
     /// let b = GpuArray::from_slice(&stream, &[10i16, 20, 30])?;
     /// let c: GpuArray<f32> = a.try_add(&b)?;
     /// assert_eq!(c.to_vec()?, vec![11.0, 22.0, 33.0]);
-    /// let d = (&a + 0.5)?; // a scalar keeps the array's type
+    /// let d: GpuArray<f32> = (&a + 0.5)?; // an f64 scalar keeps the array's type
     /// assert_eq!(d.to_vec()?, vec![1.5, 2.5, 3.5]);
     /// # Ok::<(), rucuda_array::ArrayError>(())
     /// ```
@@ -120,7 +122,7 @@ impl<T: Element> GpuArray<T> {
     /// ```no_run
     /// # let stream = rucuda_driver::Stream::null(&rucuda_driver::Device::get(0)?.primary_context()?);
     /// let e = rucuda_array::GpuArray::from_slice(&stream, &[0.0f32, 1.0, 3.0])?;
-    /// assert_eq!(e.rpow(2.0)?.to_vec()?, vec![1.0, 2.0, 8.0]);
+    /// assert_eq!(e.rpow(2.0f32)?.to_vec()?, vec![1.0, 2.0, 8.0]);
     /// # Ok::<(), rucuda_array::ArrayError>(())
     /// ```
     pub fn rpow<S: Element>(&self, base: S) -> Result<GpuArray<<T as PromoteWeak<S>>::Output>>
@@ -145,7 +147,7 @@ impl<T: Element> GpuArray<T> {
     /// ```no_run
     /// # let stream = rucuda_driver::Stream::null(&rucuda_driver::Device::get(0)?.primary_context()?);
     /// let a = rucuda_array::GpuArray::from_slice(&stream, &[1.0f32, f32::NAN, -3.0])?;
-    /// let m = a.minimum(0.0)?.to_vec()?;
+    /// let m: Vec<f32> = a.minimum(0.0)?.to_vec()?;
     /// assert!(m[0] == 0.0 && m[1].is_nan() && m[2] == -3.0);
     /// # Ok::<(), rucuda_array::ArrayError>(())
     /// ```

@@ -19,7 +19,7 @@ use crate::GpuArray;
 /// use rucuda_array::{ops, GpuArray};
 /// let x = GpuArray::from_slice(&stream, &[-1.0f32, 2.0, -3.0])?;
 /// let pos = x.greater(0)?;
-/// let r = ops::where_(&pos, &x, 0.0)?;
+/// let r: GpuArray<f32> = ops::where_(&pos, &x, 0.0)?;
 /// assert_eq!(r.to_vec()?, vec![0.0, 2.0, 0.0]);
 /// # Ok::<(), rucuda_array::ArrayError>(())
 /// ```
