@@ -9,6 +9,14 @@
 //!   arguments (or PyCUDA's C argument strings), 64-bit indices, ranged calls, strided
 //!   (non-contiguous and broadcast) arguments, and a vectorized contiguous path.
 //! - [`DType`] and [`DType::promote`]: NumPy's type promotion for mixed-type operations.
+//! - [`ops`]: NumPy-style operations as built-in kernels memoized per (context, kernel
+//!   signature): `+ - * / // % **` (std operators returning `Result`), comparisons,
+//!   logical operations, `maximum`/`minimum`, `where`/`if_positive`, `take`/`put` and
+//!   their multi forms, `concatenate`/`stack`, `real`/`imag`/`conj`, with broadcasting,
+//!   mixed types and scalars on either side; `astype`, `fill`, strided copies,
+//!   `reinterpret`; async `get`/`set` through pinned staging.
+//! - [`math`]: PyCUDA's `cumath` (sin ... frexp) for f16/bf16/f32/f64 and complex types.
+//! - [`fusion`]: a whole expression compiled into one kernel ([`fuse!`], [`fusion::Expr`]).
 //!
 //! ```no_run
 //! use rucuda_array::{GpuArray, SliceArg};
@@ -27,6 +35,11 @@
 //!                                    "z[i] = a * x[i] + y[i]", "saxpy")?;
 //! saxpy.call(&stream, &[2.0f32.into(), (&x).into(), (&y).into(), (&mut z).into()])?;
 //! assert_eq!(z.to_vec()?, vec![12.0, 24.0, 36.0]);
+//!
+//! let w = ((&x * 2.0)? + &y)?;                         // two kernels, one temporary
+//! let f: GpuArray<f32> = rucuda_array::fuse!(x, y => 2.0 * x + y).eval()?; // one kernel
+//! assert_eq!(w.to_vec()?, f.to_vec()?);
+//! let s = rucuda_array::math::sqrt(&f.maximum(0.0f32)?)?;
 //! # Ok::<(), rucuda_array::ArrayError>(())
 //! ```
 
