@@ -243,19 +243,9 @@ pub(crate) fn run(stream: &Stream, key: OpKey, shape: &[usize], args: &[Arg<'_>]
     }
     let ctx = stream.context();
     let e = entry(ctx, key)?;
-    let mut contiguous = true;
-    let mut aligned = true;
-    for a in args {
-        if let Some((ptr, layout)) = a.layout() {
-            // Equal length and row-major contiguity mean the same element order as the
-            // iteration (broadcasting can then only have added axes of length 1).
-            contiguous &= layout.len() == n && layout.is_c_contiguous();
-            aligned &= ptr % 16 == 0;
-        }
-    }
-    if !contiguous {
+    let Some(aligned) = contiguous_plan(n, args) else {
         return run_strided(stream, &e, shape, n, args);
-    }
+    };
     let (function, tile) = if e.vectorizable && aligned {
         let (f, t) = e.vectorized(ctx)?;
         (f, *t)
@@ -321,13 +311,34 @@ fn push_scalar(buf: &mut ArgBuffer, s: &ScalarValue) {
     };
 }
 
-fn run_strided(
-    stream: &Stream,
-    e: &Entry,
-    shape: &[usize],
-    n: usize,
-    args: &[Arg<'_>],
-) -> Result<()> {
+/// `Some(aligned)` when every `In`/`Out` array is row-major contiguous with `n` elements
+/// (then the element order is the iteration's: broadcasting can only have added axes of
+/// length 1), with `aligned` telling whether all their addresses are 16-byte aligned;
+/// `None` when the strided kernel is needed.
+fn contiguous_plan(n: usize, args: &[Arg<'_>]) -> Option<bool> {
+    let mut aligned = true;
+    for a in args {
+        if let Some((ptr, layout)) = a.layout() {
+            if layout.len() != n || !layout.is_c_contiguous() {
+                return None;
+            }
+            aligned &= ptr % 16 == 0;
+        }
+    }
+    Some(aligned)
+}
+
+/// The launch of a strided variant: merged shape, which array arguments are strided (one
+/// flag per array argument, `Whole` ones never), and the merged strides of each strided
+/// one in argument order.
+#[derive(Debug, PartialEq)]
+struct StridedPlan {
+    shape: Vec<usize>,
+    mask: Vec<bool>,
+    strides: Vec<Vec<isize>>,
+}
+
+fn strided_plan(shape: &[usize], args: &[Arg<'_>]) -> Result<StridedPlan> {
     let mut layouts: Vec<Layout> = Vec::new();
     for a in args {
         match a {
@@ -345,48 +356,55 @@ fn run_strided(
         }
     }
     let refs: Vec<&Layout> = layouts.iter().collect();
-    let (cshape, cstrides) = Layout::coalesce(&refs);
+    let (mut cshape, mut cstrides) = Layout::coalesce(&refs);
+    if cshape.is_empty() {
+        // Only axes of length 1: one axis of one element.
+        cshape.push(1);
+        cstrides.iter_mut().for_each(|s| s.push(0));
+    }
     let c_strides = Layout::c_contiguous(&cshape)?.strides().to_vec();
     let mut mask = Vec::new();
+    let mut strides = Vec::new();
     let mut k = 0;
     for a in args {
         match a {
             Arg::In { .. } | Arg::Out { .. } => {
-                mask.push(cstrides[k] != c_strides);
+                let strided = cstrides[k] != c_strides;
+                mask.push(strided);
+                if strided {
+                    strides.push(cstrides[k].clone());
+                }
                 k += 1;
             }
             Arg::Whole { .. } => mask.push(false),
             Arg::Scalar(_) => {}
         }
     }
-    let ndim = cshape.len().max(1);
-    let function = e.strided(stream.context(), ndim, &mask)?;
+    Ok(StridedPlan {
+        shape: cshape,
+        mask,
+        strides,
+    })
+}
+
+fn run_strided(
+    stream: &Stream,
+    e: &Entry,
+    shape: &[usize],
+    n: usize,
+    args: &[Arg<'_>],
+) -> Result<()> {
+    let plan = strided_plan(shape, args)?;
+    let function = e.strided(stream.context(), plan.shape.len(), &plan.mask)?;
     let mut buf = ArgBuffer::new();
     push_args(&mut buf, args);
     buf.push(n as i64);
-    if cshape.is_empty() {
-        buf.push(1i64);
-    }
-    for &d in &cshape {
+    for &d in &plan.shape {
         buf.push(d as i64);
     }
-    let (mut k, mut v) = (0usize, 0usize);
-    for a in args {
-        match a {
-            Arg::In { .. } | Arg::Out { .. } => {
-                if mask[v] {
-                    if cstrides[k].is_empty() {
-                        buf.push(0i64);
-                    }
-                    for &s in &cstrides[k] {
-                        buf.push(s as i64);
-                    }
-                }
-                k += 1;
-                v += 1;
-            }
-            Arg::Whole { .. } => v += 1,
-            Arg::Scalar(_) => {}
+    for s in &plan.strides {
+        for &v in s {
+            buf.push(v as i64);
         }
     }
     let blocks = n.div_ceil(BLOCK as usize).clamp(1, e.max_blocks as usize) as u32;
@@ -436,7 +454,99 @@ pub(crate) fn after_on(run_on: &Stream, homes: &[&Stream]) -> Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::layout::SliceArg;
     use std::hash::Hash;
+
+    fn arr(layout: &Layout, out: bool, ptr: u64) -> Arg<'_> {
+        if out {
+            Arg::Out { ptr, layout }
+        } else {
+            Arg::In { ptr, layout }
+        }
+    }
+
+    #[test]
+    fn contiguous_operands_take_the_tiled_or_plain_loop() {
+        let a = Layout::c_contiguous(&[4, 5]).unwrap();
+        let row = Layout::c_contiguous(&[1, 5]).unwrap();
+        let args = [arr(&a, false, 256), arr(&a, true, 512)];
+        assert_eq!(contiguous_plan(20, &args), Some(true));
+        // Misaligned (a view at an odd offset): the plain loop.
+        let args = [arr(&a, false, 260), arr(&a, true, 512)];
+        assert_eq!(contiguous_plan(20, &args), Some(false));
+        // A broadcast operand or a transposed one: strided.
+        assert_eq!(
+            contiguous_plan(20, &[arr(&row, false, 0), arr(&a, true, 0)]),
+            None
+        );
+        let t = a.transpose();
+        assert_eq!(contiguous_plan(20, &[arr(&t, false, 0)]), None);
+        // Scalars and gather sources do not count.
+        let args = [
+            Arg::Scalar(ScalarValue::new(1.0f32)),
+            Arg::Whole { ptr: 3 },
+            arr(&a, true, 0),
+        ];
+        assert_eq!(contiguous_plan(20, &args), Some(true));
+    }
+
+    #[test]
+    fn strided_plans_merge_axes_and_mark_strided_arrays() {
+        // out [3,4,5] contiguous, a broadcast from [4,1], b transposed.
+        let out = Layout::c_contiguous(&[3, 4, 5]).unwrap();
+        let a = Layout::c_contiguous(&[4, 1]).unwrap();
+        let b = Layout::c_contiguous(&[5, 4, 3]).unwrap().transpose();
+        let args = [
+            arr(&a, false, 0),
+            Arg::Scalar(ScalarValue::new(2i8)),
+            arr(&b, false, 0),
+            arr(&out, true, 0),
+        ];
+        let p = strided_plan(&[3, 4, 5], &args).unwrap();
+        assert_eq!(p.shape, vec![3, 4, 5]);
+        assert_eq!(p.mask, vec![true, true, false]);
+        assert_eq!(p.strides, vec![vec![0, 1, 0], vec![1, 3, 12]]);
+        // Contiguous runs merge: a [6, 8] slice of columns 0..8 of a [6, 10] matrix.
+        let m = Layout::c_contiguous(&[6, 10]).unwrap();
+        let v = m.slice(&[SliceArg::All, SliceArg::range(0, 8)]).unwrap();
+        let o = Layout::c_contiguous(&[6, 8]).unwrap();
+        let p = strided_plan(&[6, 8], &[arr(&v, false, 0), arr(&o, true, 0)]).unwrap();
+        assert_eq!(p.shape, vec![6, 8]);
+        assert_eq!(p.mask, vec![true, false]);
+        assert_eq!(p.strides, vec![vec![10, 1]]);
+        // A reversed vector and a 0-d operand broadcast to it: one axis.
+        let r = Layout::c_contiguous(&[7]).unwrap().flip(0).unwrap();
+        let z = Layout::c_contiguous(&[]).unwrap();
+        let o = Layout::c_contiguous(&[7]).unwrap();
+        let p = strided_plan(
+            &[7],
+            &[arr(&r, false, 0), arr(&z, false, 0), arr(&o, true, 0)],
+        )
+        .unwrap();
+        assert_eq!(p.mask, vec![true, true, false]);
+        assert_eq!(p.strides, vec![vec![-1], vec![0]]);
+        // Gather sources are never strided.
+        let p = strided_plan(
+            &[7],
+            &[arr(&r, false, 0), Arg::Whole { ptr: 0 }, arr(&o, true, 0)],
+        )
+        .unwrap();
+        assert_eq!(p.mask, vec![true, false, false]);
+        // Writing through a broadcast output or into another shape is refused; an operand
+        // that does not broadcast is an error naming the shapes.
+        let bo = Layout::c_contiguous(&[1, 5])
+            .unwrap()
+            .broadcast_to(&[4, 5])
+            .unwrap();
+        assert!(strided_plan(&[4, 5], &[arr(&bo, true, 0)]).is_err());
+        let bad = Layout::c_contiguous(&[3]).unwrap();
+        let e = strided_plan(&[4, 5], &[arr(&bad, false, 0)]).unwrap_err();
+        assert!(
+            e.to_string().contains("[3]") && e.to_string().contains("[4, 5]"),
+            "{e}"
+        );
+        let _ = DType::F32;
+    }
 
     #[test]
     fn key_hasher_spreads_small_keys() {
