@@ -545,7 +545,6 @@ mod tests {
             e.to_string().contains("[3]") && e.to_string().contains("[4, 5]"),
             "{e}"
         );
-        let _ = DType::F32;
     }
 
     #[test]
