@@ -19,7 +19,8 @@ use crate::comm::Communicator;
 use crate::dtype::{DataType, ElementLayout, ReduceOp};
 use crate::error::{call, Error, Result};
 use crate::group::{self, OpKind, Signature};
-use crate::sys::bindings::{cudaStream_t, ncclComm_t};
+use crate::sys::bindings::cudaStream_t;
+use std::ffi::c_void;
 
 /// Where a buffer's elements are, for NCCL.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -141,71 +142,202 @@ fn byte_offset(region: &Region, elements: usize) -> CUdeviceptr {
     region.ptr + (elements * region.layout.size) as CUdeviceptr
 }
 
-impl Communicator {
-    /// Checks shared by every operation, then makes the communicator's context current.
-    fn prepare(
-        &self,
-        call: &'static str,
-        stream: &Stream,
-        regions: &[(&'static str, &Region)],
-    ) -> Result<()> {
-        self.ensure_live(call)?;
-        let device = self.device().ordinal();
-        let on = stream.context().device().ordinal();
-        if on != device {
+/// The rank asking, for [`plan`].
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Me {
+    pub rank: usize,
+    pub size: usize,
+    pub device: usize,
+}
+
+/// What NCCL will be asked, once every check passed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Plan {
+    pub sig: Signature,
+    pub send: CUdeviceptr,
+    pub recv: CUdeviceptr,
+}
+
+/// Checks one operation and works out its NCCL arguments. `send` is `None` for the
+/// in-place forms (and for `recv`); `recv` is the buffer written (for `send`: read).
+/// `other` is the root (broadcast, reduce) or the peer (send, recv).
+pub(crate) fn plan(
+    kind: OpKind,
+    op: Option<ReduceOp>,
+    other: Option<usize>,
+    send: Option<&Region>,
+    recv: &Region,
+    me: Me,
+) -> Result<Plan> {
+    let call = kind.name();
+    for (what, region) in [("the input", send), ("the output", Some(recv))] {
+        if let Some(got) = region.and_then(|r| r.device).filter(|&d| d != me.device) {
             return Err(Error::WrongDevice {
                 call,
-                what: "the stream",
-                expected: device,
-                got: on,
+                what,
+                expected: me.device,
+                got,
             });
         }
-        for (what, region) in regions {
-            if let Some(got) = region.device.filter(|&d| d != device) {
+    }
+    if let Some(r) = other {
+        if r >= me.size || i32::try_from(r).is_err() {
+            let what = if matches!(kind, OpKind::Send | OpKind::Recv) {
+                "peer"
+            } else {
+                "root"
+            };
+            return Err(Error::invalid(format!(
+                "{call}: {what} {r} is not a rank of this communicator of {}",
+                me.size
+            )));
+        }
+    }
+    if let Some(s) = send {
+        same_type(call, s, recv)?;
+    }
+    let (send_ptr, recv_ptr, counted) = match (kind, send) {
+        (OpKind::AllGather, Some(s)) => {
+            same_size(call, "the output", s.len * me.size, recv.len)?;
+            (s.ptr, recv.ptr, s.len)
+        }
+        (OpKind::AllGather, None) => {
+            let chunk = recv.len / me.size;
+            same_size(call, "the buffer", chunk * me.size, recv.len)?;
+            (byte_offset(recv, me.rank * chunk), recv.ptr, chunk)
+        }
+        (OpKind::ReduceScatter, Some(s)) => {
+            same_size(call, "the input", recv.len * me.size, s.len)?;
+            (s.ptr, recv.ptr, recv.len)
+        }
+        (OpKind::ReduceScatter, None) => {
+            let chunk = recv.len / me.size;
+            same_size(call, "the buffer", chunk * me.size, recv.len)?;
+            (recv.ptr, byte_offset(recv, me.rank * chunk), chunk)
+        }
+        (_, Some(s)) => {
+            same_size(call, "the output", s.len, recv.len)?;
+            (s.ptr, recv.ptr, s.len)
+        }
+        (_, None) => (recv.ptr, recv.ptr, recv.len),
+    };
+    let (data_type, count) = recv.layout.wire(call, op, counted)?;
+    Ok(Plan {
+        sig: Signature {
+            kind,
+            data_type,
+            count,
+            op,
+            root: other.filter(|_| matches!(kind, OpKind::Broadcast | OpKind::Reduce)),
+            peer: other.filter(|_| matches!(kind, OpKind::Send | OpKind::Recv)),
+        },
+        send: send_ptr,
+        recv: recv_ptr,
+    })
+}
+
+impl Communicator {
+    fn me(&self) -> Me {
+        Me {
+            rank: self.rank(),
+            size: self.size(),
+            device: self.device().ordinal(),
+        }
+    }
+
+    /// Checks everything, then queues the operation (and notes failures in a group).
+    fn run(
+        &self,
+        kind: OpKind,
+        op: Option<ReduceOp>,
+        other: Option<usize>,
+        send: Option<&dyn SendBuffer>,
+        recv: &dyn SendBuffer,
+        stream: &Stream,
+    ) -> Result<()> {
+        in_group((|| {
+            let call = kind.name();
+            self.ensure_live(call)?;
+            let device = self.device().ordinal();
+            let on = stream.context().device().ordinal();
+            if on != device {
                 return Err(Error::WrongDevice {
                     call,
-                    what,
+                    what: "the stream",
                     expected: device,
-                    got,
+                    got: on,
                 });
             }
-        }
-        self.ctx_bind()
+            let send = send.map(|s| s.region(call, "the input")).transpose()?;
+            let recv_what = if send.is_some() {
+                "the output"
+            } else {
+                "the buffer"
+            };
+            let recv = recv.region(call, recv_what)?;
+            let plan = plan(kind, op, other, send.as_ref(), &recv, self.me())?;
+            self.context().bind()?;
+            if self.is_checked()
+                && group::depth() == 0
+                && !matches!(kind, OpKind::Send | OpKind::Recv)
+            {
+                self.compare_with_peers(&plan.sig, stream)?;
+            }
+            self.enqueue(&plan, stream)?;
+            group::record(self, plan.sig);
+            Ok(())
+        })())
     }
 
-    fn ctx_bind(&self) -> Result<()> {
-        Ok(self.context().bind()?)
-    }
-
-    fn check_rank(&self, call: &'static str, what: &str, rank: usize) -> Result<i32> {
-        if rank < self.size() {
-            i32::try_from(rank)
-                .map_err(|_| Error::invalid(format!("{call}: {what} {rank} is too large")))
-        } else {
-            Err(Error::invalid(format!(
-                "{call}: {what} {rank} is not a rank of this communicator of {}",
-                self.size()
-            )))
+    /// The NCCL call of a checked plan.
+    fn enqueue(&self, plan: &Plan, stream: &Stream) -> Result<()> {
+        let comm = self.handle();
+        let s = stream.raw() as cudaStream_t;
+        let Signature {
+            kind,
+            data_type,
+            count,
+            op,
+            root,
+            peer,
+        } = plan.sig;
+        let (send, recv) = (plan.send as *const c_void, plan.recv as *mut c_void);
+        let dtype = data_type.raw();
+        let op = op.map_or(ReduceOp::Sum.raw(), ReduceOp::raw);
+        // Ranks were checked to fit in an i32 by `plan`.
+        let root = root.or(peer).unwrap_or(0) as i32;
+        // SAFETY: (every arm) `plan` checked that the buffers hold what NCCL reads and
+        // writes for this operation (`count` elements of `dtype`, times the ranks where
+        // the operation gathers or scatters) on the communicator's device; the caller
+        // keeps them alive until the stream has run the operation, as for every
+        // asynchronous copy.
+        unsafe {
+            match kind {
+                OpKind::AllReduce => {
+                    call!(comm, ncclAllReduce(send, recv, count, dtype, op, comm, s))
+                }
+                OpKind::Broadcast => {
+                    call!(comm, ncclBroadcast(send, recv, count, dtype, root, comm, s))
+                }
+                OpKind::Reduce => {
+                    call!(
+                        comm,
+                        ncclReduce(send, recv, count, dtype, op, root, comm, s)
+                    )
+                }
+                OpKind::AllGather => {
+                    call!(comm, ncclAllGather(send, recv, count, dtype, comm, s))
+                }
+                OpKind::ReduceScatter => {
+                    call!(
+                        comm,
+                        ncclReduceScatter(send, recv, count, dtype, op, comm, s)
+                    )
+                }
+                OpKind::Send => call!(comm, ncclSend(send, count, dtype, root, comm, s)),
+                OpKind::Recv => call!(comm, ncclRecv(recv, count, dtype, root, comm, s)),
+            }
         }
-    }
-
-    /// After the checks: the cross-rank check when on, then the NCCL call, then the
-    /// group's record.
-    fn issue(
-        &self,
-        sig: Signature,
-        stream: &Stream,
-        enqueue: impl FnOnce(ncclComm_t, cudaStream_t) -> Result<()>,
-    ) -> Result<()> {
-        if self.is_checked()
-            && group::depth() == 0
-            && !matches!(sig.kind, OpKind::Send | OpKind::Recv)
-        {
-            self.compare_with_peers(&sig, stream)?;
-        }
-        enqueue(self.handle(), stream.raw() as cudaStream_t)?;
-        group::record(self, sig);
-        Ok(())
     }
 
     /// All-reduce (`ncclAllReduce`): every rank's `recv` becomes the reduction over the
@@ -231,64 +363,27 @@ impl Communicator {
         stream: &Stream,
     ) -> Result<()>
     where
-        S: SendBuffer + ?Sized,
-        R: RecvBuffer + ?Sized,
+        S: SendBuffer,
+        R: RecvBuffer,
     {
-        const CALL: &str = "all_reduce";
-        in_group((|| {
-            let (s, r) = (
-                send.region(CALL, "the input")?,
-                recv.region(CALL, "the output")?,
-            );
-            self.prepare(CALL, stream, &[("the input", &s), ("the output", &r)])?;
-            same_type(CALL, &s, &r)?;
-            same_size(CALL, "the output", s.len, r.len)?;
-            let (dtype, count) = s.layout.wire(CALL, Some(op), s.len)?;
-            self.all_reduce_raw(s.ptr, r.ptr, dtype, count, op, stream)
-        })())
+        self.run(
+            OpKind::AllReduce,
+            Some(op),
+            None,
+            Some(send),
+            &*recv,
+            stream,
+        )
     }
 
     /// All-reduce in place: `buf` is both input and output.
-    pub fn all_reduce_in_place<R>(&self, buf: &mut R, op: ReduceOp, stream: &Stream) -> Result<()>
-    where
-        R: RecvBuffer + ?Sized,
-    {
-        const CALL: &str = "all_reduce";
-        in_group((|| {
-            let b = buf.region(CALL, "the buffer")?;
-            self.prepare(CALL, stream, &[("the buffer", &b)])?;
-            let (dtype, count) = b.layout.wire(CALL, Some(op), b.len)?;
-            self.all_reduce_raw(b.ptr, b.ptr, dtype, count, op, stream)
-        })())
-    }
-
-    fn all_reduce_raw(
+    pub fn all_reduce_in_place<R: RecvBuffer>(
         &self,
-        send: CUdeviceptr,
-        recv: CUdeviceptr,
-        dtype: DataType,
-        count: usize,
+        buf: &mut R,
         op: ReduceOp,
         stream: &Stream,
     ) -> Result<()> {
-        let sig = Signature {
-            kind: OpKind::AllReduce,
-            data_type: dtype,
-            count,
-            op: Some(op),
-            root: None,
-            peer: None,
-        };
-        self.issue(sig, stream, |comm, s| {
-            // SAFETY: both regions hold `count` elements of `dtype` on the communicator's
-            // device (checked); the caller keeps them alive until the stream ran this.
-            unsafe {
-                call!(
-                    comm,
-                    ncclAllReduce(send as _, recv as _, count, dtype.raw(), op.raw(), comm, s)
-                )
-            }
-        })
+        self.run(OpKind::AllReduce, Some(op), None, None, &*buf, stream)
     }
 
     /// Broadcast (`ncclBroadcast`): every rank's `recv` becomes `root`'s `send` (read on
@@ -302,64 +397,27 @@ impl Communicator {
         stream: &Stream,
     ) -> Result<()>
     where
-        S: SendBuffer + ?Sized,
-        R: RecvBuffer + ?Sized,
+        S: SendBuffer,
+        R: RecvBuffer,
     {
-        const CALL: &str = "broadcast";
-        in_group((|| {
-            let (s, r) = (
-                send.region(CALL, "the input")?,
-                recv.region(CALL, "the output")?,
-            );
-            self.prepare(CALL, stream, &[("the input", &s), ("the output", &r)])?;
-            same_type(CALL, &s, &r)?;
-            same_size(CALL, "the output", s.len, r.len)?;
-            self.broadcast_raw(s.ptr, &r, root, stream)
-        })())
+        self.run(
+            OpKind::Broadcast,
+            None,
+            Some(root),
+            Some(send),
+            &*recv,
+            stream,
+        )
     }
 
     /// Broadcast in place: `root`'s `buf` is copied into every other rank's `buf`.
-    pub fn broadcast_in_place<R>(&self, buf: &mut R, root: usize, stream: &Stream) -> Result<()>
-    where
-        R: RecvBuffer + ?Sized,
-    {
-        const CALL: &str = "broadcast";
-        in_group((|| {
-            let b = buf.region(CALL, "the buffer")?;
-            self.prepare(CALL, stream, &[("the buffer", &b)])?;
-            self.broadcast_raw(b.ptr, &b, root, stream)
-        })())
-    }
-
-    fn broadcast_raw(
+    pub fn broadcast_in_place<R: RecvBuffer>(
         &self,
-        send: CUdeviceptr,
-        recv: &Region,
+        buf: &mut R,
         root: usize,
         stream: &Stream,
     ) -> Result<()> {
-        const CALL: &str = "broadcast";
-        let root_c = self.check_rank(CALL, "root", root)?;
-        let (dtype, count) = recv.layout.wire(CALL, None, recv.len)?;
-        let sig = Signature {
-            kind: OpKind::Broadcast,
-            data_type: dtype,
-            count,
-            op: None,
-            root: Some(root),
-            peer: None,
-        };
-        let recv = recv.ptr;
-        self.issue(sig, stream, |comm, s| {
-            // SAFETY: both regions hold `count` elements of `dtype` on the communicator's
-            // device (checked); the caller keeps them alive until the stream ran this.
-            unsafe {
-                call!(
-                    comm,
-                    ncclBroadcast(send as _, recv as _, count, dtype.raw(), root_c, comm, s)
-                )
-            }
-        })
+        self.run(OpKind::Broadcast, None, Some(root), None, &*buf, stream)
     }
 
     /// Reduce (`ncclReduce`): `root`'s `recv` becomes the reduction of every rank's
@@ -374,145 +432,44 @@ impl Communicator {
         stream: &Stream,
     ) -> Result<()>
     where
-        S: SendBuffer + ?Sized,
-        R: RecvBuffer + ?Sized,
+        S: SendBuffer,
+        R: RecvBuffer,
     {
-        const CALL: &str = "reduce";
-        in_group((|| {
-            let (s, r) = (
-                send.region(CALL, "the input")?,
-                recv.region(CALL, "the output")?,
-            );
-            self.prepare(CALL, stream, &[("the input", &s), ("the output", &r)])?;
-            same_type(CALL, &s, &r)?;
-            same_size(CALL, "the output", s.len, r.len)?;
-            self.reduce_raw(&s, r.ptr, op, root, stream)
-        })())
+        self.run(
+            OpKind::Reduce,
+            Some(op),
+            Some(root),
+            Some(send),
+            &*recv,
+            stream,
+        )
     }
 
     /// Reduce in place: `root`'s `buf` becomes the reduction of every rank's `buf`.
-    pub fn reduce_in_place<R>(
+    pub fn reduce_in_place<R: RecvBuffer>(
         &self,
         buf: &mut R,
         op: ReduceOp,
         root: usize,
         stream: &Stream,
-    ) -> Result<()>
-    where
-        R: RecvBuffer + ?Sized,
-    {
-        const CALL: &str = "reduce";
-        in_group((|| {
-            let b = buf.region(CALL, "the buffer")?;
-            self.prepare(CALL, stream, &[("the buffer", &b)])?;
-            self.reduce_raw(&b, b.ptr, op, root, stream)
-        })())
-    }
-
-    fn reduce_raw(
-        &self,
-        send: &Region,
-        recv: CUdeviceptr,
-        op: ReduceOp,
-        root: usize,
-        stream: &Stream,
     ) -> Result<()> {
-        const CALL: &str = "reduce";
-        let root_c = self.check_rank(CALL, "root", root)?;
-        let (dtype, count) = send.layout.wire(CALL, Some(op), send.len)?;
-        let sig = Signature {
-            kind: OpKind::Reduce,
-            data_type: dtype,
-            count,
-            op: Some(op),
-            root: Some(root),
-            peer: None,
-        };
-        let send = send.ptr;
-        self.issue(sig, stream, |comm, s| {
-            // SAFETY: both regions hold `count` elements of `dtype` on the communicator's
-            // device (checked); the caller keeps them alive until the stream ran this.
-            unsafe {
-                call!(
-                    comm,
-                    ncclReduce(
-                        send as _,
-                        recv as _,
-                        count,
-                        dtype.raw(),
-                        op.raw(),
-                        root_c,
-                        comm,
-                        s
-                    )
-                )
-            }
-        })
+        self.run(OpKind::Reduce, Some(op), Some(root), None, &*buf, stream)
     }
 
     /// All-gather (`ncclAllGather`): every rank's `recv` becomes the concatenation of
     /// the ranks' `send`s in rank order; `recv` holds `size() × send.len()` elements.
     pub fn all_gather<S, R>(&self, send: &S, recv: &mut R, stream: &Stream) -> Result<()>
     where
-        S: SendBuffer + ?Sized,
-        R: RecvBuffer + ?Sized,
+        S: SendBuffer,
+        R: RecvBuffer,
     {
-        const CALL: &str = "all_gather";
-        in_group((|| {
-            let (s, r) = (
-                send.region(CALL, "the input")?,
-                recv.region(CALL, "the output")?,
-            );
-            self.prepare(CALL, stream, &[("the input", &s), ("the output", &r)])?;
-            same_type(CALL, &s, &r)?;
-            same_size(CALL, "the output", s.len * self.size(), r.len)?;
-            self.all_gather_raw(s.ptr, &s, r.ptr, stream)
-        })())
+        self.run(OpKind::AllGather, None, None, Some(send), &*recv, stream)
     }
 
     /// All-gather in place: `buf` holds `size()` equal chunks; this rank's own chunk (at
     /// `rank() × chunk`) is the input, and every chunk is filled.
-    pub fn all_gather_in_place<R>(&self, buf: &mut R, stream: &Stream) -> Result<()>
-    where
-        R: RecvBuffer + ?Sized,
-    {
-        const CALL: &str = "all_gather";
-        in_group((|| {
-            let b = buf.region(CALL, "the buffer")?;
-            self.prepare(CALL, stream, &[("the buffer", &b)])?;
-            let chunk = b.len / self.size();
-            same_size(CALL, "the buffer", chunk * self.size(), b.len)?;
-            let own = Region { len: chunk, ..b };
-            self.all_gather_raw(byte_offset(&b, self.rank() * chunk), &own, b.ptr, stream)
-        })())
-    }
-
-    fn all_gather_raw(
-        &self,
-        send: CUdeviceptr,
-        chunk: &Region,
-        recv: CUdeviceptr,
-        stream: &Stream,
-    ) -> Result<()> {
-        let (dtype, count) = chunk.layout.wire("all_gather", None, chunk.len)?;
-        let sig = Signature {
-            kind: OpKind::AllGather,
-            data_type: dtype,
-            count,
-            op: None,
-            root: None,
-            peer: None,
-        };
-        self.issue(sig, stream, |comm, s| {
-            // SAFETY: the input holds `count` and the output `size × count` elements of
-            // `dtype` on the communicator's device (checked); the caller keeps them alive.
-            unsafe {
-                call!(
-                    comm,
-                    ncclAllGather(send as _, recv as _, count, dtype.raw(), comm, s)
-                )
-            }
-        })
+    pub fn all_gather_in_place<R: RecvBuffer>(&self, buf: &mut R, stream: &Stream) -> Result<()> {
+        self.run(OpKind::AllGather, None, None, None, &*buf, stream)
     }
 
     /// Reduce-scatter (`ncclReduceScatter`): the ranks' `send`s are reduced element by
@@ -526,144 +483,41 @@ impl Communicator {
         stream: &Stream,
     ) -> Result<()>
     where
-        S: SendBuffer + ?Sized,
-        R: RecvBuffer + ?Sized,
+        S: SendBuffer,
+        R: RecvBuffer,
     {
-        const CALL: &str = "reduce_scatter";
-        in_group((|| {
-            let (s, r) = (
-                send.region(CALL, "the input")?,
-                recv.region(CALL, "the output")?,
-            );
-            self.prepare(CALL, stream, &[("the input", &s), ("the output", &r)])?;
-            same_type(CALL, &s, &r)?;
-            same_size(CALL, "the input", r.len * self.size(), s.len)?;
-            self.reduce_scatter_raw(s.ptr, &r, r.ptr, op, stream)
-        })())
+        self.run(
+            OpKind::ReduceScatter,
+            Some(op),
+            None,
+            Some(send),
+            &*recv,
+            stream,
+        )
     }
 
     /// Reduce-scatter in place: `buf` holds `size()` equal chunks; this rank's chunk (at
     /// `rank() × chunk`) receives its part of the reduction.
-    pub fn reduce_scatter_in_place<R>(
+    pub fn reduce_scatter_in_place<R: RecvBuffer>(
         &self,
         buf: &mut R,
         op: ReduceOp,
         stream: &Stream,
-    ) -> Result<()>
-    where
-        R: RecvBuffer + ?Sized,
-    {
-        const CALL: &str = "reduce_scatter";
-        in_group((|| {
-            let b = buf.region(CALL, "the buffer")?;
-            self.prepare(CALL, stream, &[("the buffer", &b)])?;
-            let chunk = b.len / self.size();
-            same_size(CALL, "the buffer", chunk * self.size(), b.len)?;
-            let own = Region { len: chunk, ..b };
-            self.reduce_scatter_raw(
-                b.ptr,
-                &own,
-                byte_offset(&b, self.rank() * chunk),
-                op,
-                stream,
-            )
-        })())
-    }
-
-    fn reduce_scatter_raw(
-        &self,
-        send: CUdeviceptr,
-        chunk: &Region,
-        recv: CUdeviceptr,
-        op: ReduceOp,
-        stream: &Stream,
     ) -> Result<()> {
-        let (dtype, count) = chunk.layout.wire("reduce_scatter", Some(op), chunk.len)?;
-        let sig = Signature {
-            kind: OpKind::ReduceScatter,
-            data_type: dtype,
-            count,
-            op: Some(op),
-            root: None,
-            peer: None,
-        };
-        self.issue(sig, stream, |comm, s| {
-            // SAFETY: the input holds `size × count` and the output `count` elements of
-            // `dtype` on the communicator's device (checked); the caller keeps them alive.
-            unsafe {
-                call!(
-                    comm,
-                    ncclReduceScatter(send as _, recv as _, count, dtype.raw(), op.raw(), comm, s)
-                )
-            }
-        })
+        self.run(OpKind::ReduceScatter, Some(op), None, None, &*buf, stream)
     }
 
     /// Sends `buf` to rank `peer` (`ncclSend`), which must [`recv`](Communicator::recv)
     /// as many bytes from this rank. Several sends and receives of one rank go in one
     /// [`group`](crate::group()) (an exchange with two peers otherwise deadlocks).
-    pub fn send<S>(&self, buf: &S, peer: usize, stream: &Stream) -> Result<()>
-    where
-        S: SendBuffer + ?Sized,
-    {
-        const CALL: &str = "send";
-        in_group((|| {
-            let b = buf.region(CALL, "the buffer")?;
-            self.prepare(CALL, stream, &[("the buffer", &b)])?;
-            let peer_c = self.check_rank(CALL, "peer", peer)?;
-            let (dtype, count) = b.layout.wire(CALL, None, b.len)?;
-            let sig = Signature {
-                kind: OpKind::Send,
-                data_type: dtype,
-                count,
-                op: None,
-                root: None,
-                peer: Some(peer),
-            };
-            self.issue(sig, stream, |comm, s| {
-                // SAFETY: the buffer holds `count` elements of `dtype` on the
-                // communicator's device (checked); the caller keeps it alive.
-                unsafe {
-                    call!(
-                        comm,
-                        ncclSend(b.ptr as _, count, dtype.raw(), peer_c, comm, s)
-                    )
-                }
-            })
-        })())
+    pub fn send<S: SendBuffer>(&self, buf: &S, peer: usize, stream: &Stream) -> Result<()> {
+        self.run(OpKind::Send, None, Some(peer), None, buf, stream)
     }
 
     /// Receives into `buf` from rank `peer` (`ncclRecv`), which must
     /// [`send`](Communicator::send) as many bytes to this rank.
-    pub fn recv<R>(&self, buf: &mut R, peer: usize, stream: &Stream) -> Result<()>
-    where
-        R: RecvBuffer + ?Sized,
-    {
-        const CALL: &str = "recv";
-        in_group((|| {
-            let b = buf.region(CALL, "the buffer")?;
-            self.prepare(CALL, stream, &[("the buffer", &b)])?;
-            let peer_c = self.check_rank(CALL, "peer", peer)?;
-            let (dtype, count) = b.layout.wire(CALL, None, b.len)?;
-            let sig = Signature {
-                kind: OpKind::Recv,
-                data_type: dtype,
-                count,
-                op: None,
-                root: None,
-                peer: Some(peer),
-            };
-            self.issue(sig, stream, |comm, s| {
-                // SAFETY: the buffer holds `count` elements of `dtype` on the
-                // communicator's device (checked); the caller keeps it alive.
-                unsafe {
-                    call!(
-                        comm,
-                        ncclRecv(b.ptr as _, count, dtype.raw(), peer_c, comm, s)
-                    )
-                }
-            })
-        })())
+    pub fn recv<R: RecvBuffer>(&self, buf: &mut R, peer: usize, stream: &Stream) -> Result<()> {
+        self.run(OpKind::Recv, None, Some(peer), None, &*buf, stream)
     }
 
     /// The cross-rank check ([`Communicator::set_checked`]): all-gathers every rank's
@@ -672,31 +526,23 @@ impl Communicator {
         let mine = sig.encode();
         let send = DeviceBuffer::from_slice(self.context(), &mine)?;
         let all = DeviceBuffer::<u64>::zeros(self.context(), 4 * self.size())?;
-        let (send_ptr, recv_ptr) = (
-            rucuda_driver::DevicePtr::device_ptr(&send),
-            rucuda_driver::DevicePtr::device_ptr(&all),
-        );
-        let raw_stream = stream.raw() as cudaStream_t;
-        let comm = self.handle();
-        // SAFETY: 4 u64 in, 4 × size u64 out, both allocated above on this device and
-        // kept until the stream was waited for below.
-        unsafe {
-            call!(
-                comm,
-                ncclAllGather(
-                    send_ptr as _,
-                    recv_ptr as _,
-                    4,
-                    DataType::Uint64.raw(),
-                    comm,
-                    raw_stream
-                )
-            )?
+        let plan = Plan {
+            sig: Signature {
+                kind: OpKind::AllGather,
+                data_type: DataType::Uint64,
+                count: 4,
+                op: None,
+                root: None,
+                peer: None,
+            },
+            send: rucuda_driver::DevicePtr::device_ptr(&send),
+            recv: rucuda_driver::DevicePtr::device_ptr(&all),
         };
+        // 4 u64 in, 4 × size u64 out, both allocated above on this device and kept
+        // until the stream was waited for below.
+        self.enqueue(&plan, stream)?;
         self.wait(stream, CHECK_TIMEOUT)?;
         let words = all.to_vec()?;
-        drop(send);
-        all.free()?;
         for (rank, theirs) in words.chunks_exact(4).enumerate() {
             if theirs != mine {
                 return Err(Error::RankMismatch(format!(
@@ -746,6 +592,26 @@ fn describe_encoded(words: &[u64]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use rucuda_array::DType;
+
+    fn region(layout: ElementLayout, len: usize) -> Region {
+        Region {
+            ptr: 0x1000,
+            len,
+            layout,
+            device: Some(0),
+        }
+    }
+
+    fn f32s(len: usize) -> Region {
+        region(ElementLayout::of_repr::<f32>(), len)
+    }
+
+    const ME: Me = Me {
+        rank: 1,
+        size: 4,
+        device: 0,
+    };
 
     #[test]
     fn encoded_descriptions_read_back() {
@@ -774,32 +640,148 @@ mod tests {
     }
 
     #[test]
-    fn type_and_size_checks() {
-        let region = |layout, len| Region {
-            ptr: 0,
-            len,
-            layout,
-            device: None,
-        };
-        let f = region(ElementLayout::of_repr::<f32>(), 4);
-        let i = region(ElementLayout::of_repr::<i32>(), 4);
-        let e = same_type("all_reduce", &f, &i).unwrap_err().to_string();
+    fn equal_sizes_for_the_elementwise_collectives() {
+        for (kind, op) in [
+            (OpKind::AllReduce, Some(ReduceOp::Sum)),
+            (OpKind::Broadcast, None),
+            (OpKind::Reduce, Some(ReduceOp::Max)),
+        ] {
+            let root = (kind != OpKind::AllReduce).then_some(2);
+            let p = plan(kind, op, root, Some(&f32s(10)), &f32s(10), ME).unwrap();
+            assert_eq!((p.sig.count, p.sig.data_type), (10, DataType::Float32));
+            assert_eq!(p.sig.root, root);
+            let e = plan(kind, op, root, Some(&f32s(10)), &f32s(9), ME).unwrap_err();
+            assert!(
+                matches!(
+                    e,
+                    Error::SizeMismatch {
+                        expected: 10,
+                        got: 9,
+                        ..
+                    }
+                ),
+                "{kind:?}: {e}"
+            );
+        }
+    }
+
+    #[test]
+    fn gathers_and_scatters_count_the_ranks() {
+        let p = plan(OpKind::AllGather, None, None, Some(&f32s(3)), &f32s(12), ME).unwrap();
+        assert_eq!(p.sig.count, 3);
+        let e = plan(OpKind::AllGather, None, None, Some(&f32s(3)), &f32s(9), ME).unwrap_err();
         assert_eq!(
-            e,
-            "all_reduce: the input holds float, the output int; they must be the same type"
+            e.to_string(),
+            "all_gather: the output has 9 elements, it needs 12"
         );
-        // An f32 array and an f32 device buffer are the same type.
-        let a = region(ElementLayout::of_dtype(rucuda_array::DType::F32), 4);
-        assert!(same_type("all_reduce", &f, &a).is_ok());
-        assert!(same_size("all_gather", "the output", 8, 8).is_ok());
+        let op = Some(ReduceOp::Sum);
+        let p = plan(
+            OpKind::ReduceScatter,
+            op,
+            None,
+            Some(&f32s(12)),
+            &f32s(3),
+            ME,
+        )
+        .unwrap();
+        assert_eq!(p.sig.count, 3);
+        let e = plan(
+            OpKind::ReduceScatter,
+            op,
+            None,
+            Some(&f32s(10)),
+            &f32s(3),
+            ME,
+        )
+        .unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "reduce_scatter: the input has 10 elements, it needs 12"
+        );
+        // In place: this rank's chunk is at rank × chunk.
+        let p = plan(OpKind::AllGather, None, None, None, &f32s(12), ME).unwrap();
+        assert_eq!((p.send, p.recv, p.sig.count), (0x1000 + 12, 0x1000, 3));
+        let p = plan(OpKind::ReduceScatter, op, None, None, &f32s(12), ME).unwrap();
+        assert_eq!((p.send, p.recv, p.sig.count), (0x1000, 0x1000 + 12, 3));
+        assert!(plan(OpKind::AllGather, None, None, None, &f32s(10), ME).is_err());
+    }
+
+    #[test]
+    fn roots_peers_types_and_devices_are_checked() {
+        let e = plan(OpKind::Broadcast, None, Some(4), None, &f32s(4), ME).unwrap_err();
+        assert!(e.to_string().contains("root 4 is not a rank"), "{e}");
+        let e = plan(OpKind::Send, None, Some(7), None, &f32s(4), ME).unwrap_err();
+        assert!(e.to_string().contains("peer 7 is not a rank"), "{e}");
+        let p = plan(OpKind::Recv, None, Some(3), None, &f32s(4), ME).unwrap();
+        assert_eq!((p.sig.peer, p.sig.root), (Some(3), None));
+        let ints = region(ElementLayout::of_repr::<i32>(), 4);
+        let e = plan(
+            OpKind::AllReduce,
+            Some(ReduceOp::Sum),
+            None,
+            Some(&f32s(4)),
+            &ints,
+            ME,
+        );
+        assert!(matches!(e, Err(Error::TypeMismatch { .. })));
+        let mut elsewhere = f32s(4);
+        elsewhere.device = Some(3);
+        let e = plan(
+            OpKind::AllReduce,
+            Some(ReduceOp::Sum),
+            None,
+            Some(&elsewhere),
+            &f32s(4),
+            ME,
+        );
         assert!(matches!(
-            same_size("all_gather", "the output", 8, 6),
-            Err(Error::SizeMismatch {
-                expected: 8,
-                got: 6,
+            e,
+            Err(Error::WrongDevice {
+                expected: 0,
+                got: 3,
                 ..
             })
         ));
-        assert_eq!(byte_offset(&f, 3), 12);
+        // An f32 array and an f32 device buffer are the same type.
+        let array = region(ElementLayout::of_dtype(DType::F32), 4);
+        assert!(plan(
+            OpKind::AllReduce,
+            Some(ReduceOp::Min),
+            None,
+            Some(&array),
+            &f32s(4),
+            ME
+        )
+        .is_ok());
+    }
+
+    #[test]
+    fn unsupported_reductions_are_refused_before_nccl() {
+        let c = region(ElementLayout::of_dtype(DType::C64), 4);
+        let p = plan(OpKind::AllReduce, Some(ReduceOp::Sum), None, None, &c, ME).unwrap();
+        assert_eq!((p.sig.data_type, p.sig.count), (DataType::Float32, 8));
+        let e = plan(OpKind::AllReduce, Some(ReduceOp::Prod), None, None, &c, ME).unwrap_err();
+        assert!(
+            matches!(
+                e,
+                Error::UnsupportedType {
+                    call: "all_reduce",
+                    ..
+                }
+            ),
+            "{e}"
+        );
+        let h = region(ElementLayout::of_dtype(DType::I16), 4);
+        assert!(plan(
+            OpKind::ReduceScatter,
+            Some(ReduceOp::Sum),
+            None,
+            None,
+            &h,
+            ME
+        )
+        .is_err());
+        let p = plan(OpKind::AllGather, None, None, None, &h, ME).unwrap();
+        assert_eq!((p.sig.data_type, p.sig.count), (DataType::Uint8, 2));
     }
 }

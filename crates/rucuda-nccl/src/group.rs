@@ -35,7 +35,7 @@ pub(crate) enum OpKind {
 }
 
 impl OpKind {
-    fn name(self) -> &'static str {
+    pub(crate) fn name(self) -> &'static str {
         match self {
             OpKind::AllReduce => "all_reduce",
             OpKind::Broadcast => "broadcast",
