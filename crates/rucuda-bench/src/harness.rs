@@ -82,6 +82,9 @@ pub struct Measurement {
     pub value: f64,
     /// One of [`units`].
     pub unit: &'static str,
+    /// The other sizes of a case that sweeps sizes (all-reduce from 1 KiB to 1 GiB): each
+    /// becomes a record of its own, with its own `n`. Empty for single-size cases.
+    pub more: Vec<Measurement>,
 }
 
 impl Measurement {
@@ -91,6 +94,7 @@ impl Measurement {
             n,
             value: median(samples) * 1e6 / ops.max(1) as f64,
             unit: units::MICROS,
+            more: Vec::new(),
         }
     }
 
@@ -100,7 +104,22 @@ impl Measurement {
             n,
             value: bytes_moved as f64 / median(samples) / 1e9,
             unit: units::GBPS,
+            more: Vec::new(),
         }
+    }
+
+    /// One measurement from the points of a sweep (the first carries the others in
+    /// [`Measurement::more`]); `None` for no points.
+    pub fn sweep(points: Vec<Measurement>) -> Option<Self> {
+        let mut points = points.into_iter();
+        let mut first = points.next()?;
+        first.more.extend(points);
+        Some(first)
+    }
+
+    /// This measurement and the other points of its sweep, in order.
+    pub fn points(&self) -> impl Iterator<Item = &Measurement> {
+        std::iter::once(self).chain(self.more.iter())
     }
 }
 
@@ -124,6 +143,15 @@ mod tests {
         })
         .unwrap();
         assert_eq!((calls, samples.len()), (7, 5));
+    }
+
+    #[test]
+    fn sweeps_keep_their_points_in_order() {
+        let point = |n| Measurement::gbps(&[1.0], 1_000_000_000, n);
+        let m = Measurement::sweep(vec![point(1), point(2), point(4)]).unwrap();
+        let ns: Vec<u64> = m.points().map(|p| p.n).collect();
+        assert_eq!(ns, [1, 2, 4]);
+        assert!(Measurement::sweep(Vec::new()).is_none());
     }
 
     #[test]

@@ -22,6 +22,7 @@ use crate::harness::Measurement;
 mod alloc;
 mod copy;
 mod launch;
+mod nccl;
 
 pub use crate::report::RAW;
 
@@ -79,6 +80,7 @@ pub fn registry() -> Vec<Case> {
     launch::register(&mut cases);
     alloc::register(&mut cases);
     copy::register_transfers(&mut cases);
+    nccl::register(&mut cases);
     cases
 }
 
