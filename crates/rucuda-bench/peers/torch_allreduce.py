@@ -11,8 +11,8 @@ Prints one JSON object a line on stdout for `run.sh bench` to merge:
   {"case": "allreduce_busbw_GBps", "lib": "torch", "n": <bytes per GPU>, "value": GB/s, ...}
   {"case": "allreduce_latency_us", "lib": "torch", "n": 8, "value": microseconds, ...}
 Progress and errors go to stderr. Without torch, or with fewer than two GPUs, it says so and
-prints nothing. NCCL_NVLS_ENABLE=0 is set for every process: NVLink multicast stays off on
-the machines this project runs on.
+prints nothing. NCCL_NVLS_ENABLE=0 and TORCH_SYMM_MEM_DISABLE_MULTICAST=1 are set for every
+process: NVLink multicast stays off on the machines this project runs on.
 
 Environment, as for rucuda-bench:
   RUCUDA_BENCH_QUICK=1     fewer sizes and repetitions
@@ -28,6 +28,7 @@ import tempfile
 import time
 
 os.environ["NCCL_NVLS_ENABLE"] = "0"
+os.environ["TORCH_SYMM_MEM_DISABLE_MULTICAST"] = "1"
 
 try:
     import torch
