@@ -444,8 +444,7 @@ impl Communicator {
             return Ok(());
         }
         self.state.set(State::Aborted);
-        self.ctx.bind()?;
-        let _restore = CurrentContextGuard::new()?;
+        let _current = CurrentContextGuard::switch_to(&self.ctx)?;
         // SAFETY: the handle was live and is not used again (the state says aborted).
         unsafe { call!(std::ptr::null_mut(), ncclCommAbort(self.raw)) }
     }
@@ -474,8 +473,7 @@ impl Communicator {
         if self.state.get() == State::Aborted {
             return Ok(());
         }
-        self.ctx.bind()?;
-        let _restore = CurrentContextGuard::new()?;
+        let _current = CurrentContextGuard::switch_to(&self.ctx)?;
         // Destroying waits for the communicator's operations, which never end when a
         // peer failed: abort instead when NCCL reports an error.
         let mut code = ncclResult_t::ncclSuccess;

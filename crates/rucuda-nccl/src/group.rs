@@ -377,6 +377,20 @@ impl CurrentContextGuard {
         rucuda_driver::check(code, "cuCtxGetCurrent")?;
         Ok(CurrentContextGuard { saved: Some(saved) })
     }
+
+    /// Makes `ctx` current until the guard drops, then puts back what was current, with
+    /// plain driver calls: no queued errors of the context can stop a release or an abort.
+    pub(crate) fn switch_to(ctx: &rucuda_driver::Context) -> Result<CurrentContextGuard> {
+        let guard = CurrentContextGuard::new()?;
+        if guard.saved != Some(ctx.raw()) {
+            let set = rucuda_driver::driver()?
+                .cuCtxSetCurrent()
+                .map_err(rucuda_driver::Error::from)?;
+            // SAFETY: the context is alive (the communicator holds it).
+            rucuda_driver::check(unsafe { set(ctx.raw()) }, "cuCtxSetCurrent")?;
+        }
+        Ok(guard)
+    }
 }
 
 impl Drop for CurrentContextGuard {
