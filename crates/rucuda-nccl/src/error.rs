@@ -140,6 +140,11 @@ pub enum Error {
     /// nothing of the group was launched.
     #[error("ranks disagree in one group: {0}")]
     RankMismatch(String),
+    /// An operation of a [`group`](crate::group()) failed and the closure went on and
+    /// returned `Ok`: nothing of the group was launched (the operation's own error was
+    /// returned to the closure where it failed).
+    #[error("an operation of the group failed, so nothing of the group was launched (the closure ignored that operation's error)")]
+    GroupCancelled,
     /// [`Communicator::wait`](crate::Communicator::wait) gave up; the communicator was
     /// aborted so nothing hangs.
     #[error("the stream's NCCL work did not finish in {waited:?} (a peer may have failed or not joined); the communicator was aborted")]

@@ -157,6 +157,8 @@ pub(crate) fn note_failure() {
 ///
 /// When `f` fails or panics nothing of the group is launched, and ranks of one
 /// communicator that this thread drives are checked to agree (see the module's notes).
+/// When an operation inside failed but `f` ignored its error and returned `Ok`, nothing
+/// was launched either, and the result is [`Error::GroupCancelled`].
 ///
 /// ```no_run
 /// use rucuda_driver::{Device, DeviceBuffer, Stream};
@@ -210,12 +212,14 @@ impl Drop for EndOnPanic {
 /// Leaves one group level; at the outermost, checks agreement and makes NCCL drop the
 /// group when something failed.
 fn finish(end: crate::sys::bindings::PFN_ncclGroupEnd, failed: bool) -> Result<()> {
-    let (outermost, mismatch, poison) = STATE.with(|s| {
+    let (outermost, cancelled, mismatch, poison) = STATE.with(|s| {
         let mut s = s.borrow_mut();
+        // An operation failed in a closure that went on and succeeded.
+        let cancelled = s.failed && !failed;
         s.failed |= failed;
         s.depth = s.depth.saturating_sub(1);
         if s.depth > 0 {
-            return (false, None, None);
+            return (false, cancelled, None, None);
         }
         let state = std::mem::take(&mut *s);
         let mismatch = if state.failed {
@@ -228,7 +232,7 @@ fn finish(end: crate::sys::bindings::PFN_ncclGroupEnd, failed: bool) -> Result<(
         } else {
             None
         };
-        (true, mismatch, poison)
+        (true, cancelled, mismatch, poison)
     });
     if let Some(target) = poison {
         // SAFETY: the address is a communicator issued on in this group; NCCL keeps it
@@ -243,6 +247,9 @@ fn finish(end: crate::sys::bindings::PFN_ncclGroupEnd, failed: bool) -> Result<(
         if let Some(m) = mismatch {
             return Err(Error::RankMismatch(m));
         }
+    }
+    if cancelled {
+        return Err(Error::GroupCancelled);
     }
     if poison.is_some() {
         // The end reports the error we caused; the caller has the real one.

@@ -369,6 +369,13 @@ fn nccl_child() {
                 std::env::var(ID_FILE_ENV).unwrap_or_default()
             ));
             let mut x = GpuArray::<f32>::full(&stream, &[1 << 16], 1.0).expect("x");
+            // Both ranks first run one all-reduce of this size: NCCL connects the ranks
+            // on first use, on the host, and a connection to a rank that never comes
+            // would block there rather than on the stream.
+            comm.all_reduce_in_place(&mut x, ReduceOp::Sum, &stream)
+                .expect("the warm-up all-reduce");
+            comm.wait(&stream, WAIT)
+                .expect("the warm-up all-reduce finishes");
             if rank == 0 {
                 comm.all_reduce_in_place(&mut x, ReduceOp::Sum, &stream)
                     .expect("queued");
@@ -385,7 +392,8 @@ fn nccl_child() {
                 println!("rank 0 gave up: {e}");
                 std::fs::write(&done, b"done").expect("the done file");
             } else {
-                // Never joins the all-reduce; waits until rank 0 gave up, then aborts too.
+                // Never joins the second all-reduce; waits until rank 0 gave up, then
+                // aborts too.
                 let start = std::time::Instant::now();
                 while !done.exists() && start.elapsed() < Duration::from_secs(100) {
                     std::thread::sleep(Duration::from_millis(50));
