@@ -8,7 +8,7 @@
 //! |---|---|---|
 //! | [`driver`] | `rucuda-driver` | `pycuda.driver` |
 //! | [`jit`] | `rucuda-jit` | `pycuda.compiler` |
-//! | [`array`] | `rucuda-array` | `pycuda.gpuarray`, `pycuda.elementwise` |
+//! | [`array`](mod@array) | `rucuda-array` | `pycuda.gpuarray`, `pycuda.elementwise` |
 //! | `gl` (feature `gl`, on by default) | `rucuda-gl` | `pycuda.gl` |
 //! | [`tools`] | this crate | `pycuda.tools`, `pycuda.autoinit`, `pycuda.autoprimaryctx` |
 //! | [`sys`] | `cuda-driver-sys` | (the raw C API) |
@@ -57,6 +57,7 @@ pub use rucuda_gl as gl;
 /// `pycuda.compiler`.
 pub use rucuda_jit as jit;
 
+pub mod guide;
 pub mod prelude;
 
 /// The version of rucuda as `(major, minor, patch)`, like PyCUDA's `VERSION`.
