@@ -25,6 +25,8 @@ pub mod gl {}
 #[doc = include_str!("../../../../docs/guide/tools.md")]
 pub mod tools {}
 
+// The chapter shows how to write a test, `#[test]` included.
+#[allow(clippy::test_attr_in_doctest)]
 #[doc = include_str!("../../../../docs/guide/testing.md")]
 pub mod testing {}
 
