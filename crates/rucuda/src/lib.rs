@@ -66,3 +66,17 @@ pub const VERSION: (u32, u32, u32) = (0, 1, 0);
 pub const VERSION_STATUS: &str = "dev";
 /// The version as text, like PyCUDA's `VERSION_TEXT`.
 pub const VERSION_TEXT: &str = env!("CARGO_PKG_VERSION");
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn version_tuple_matches_the_crate_version() {
+        let (major, minor, patch) = super::VERSION;
+        let text = format!("{major}.{minor}.{patch}");
+        assert!(
+            super::VERSION_TEXT.starts_with(&text),
+            "VERSION {text} vs VERSION_TEXT {}",
+            super::VERSION_TEXT
+        );
+    }
+}
