@@ -2,14 +2,14 @@
 //! `src/guide/links.rs` repeats each as an intra-doc link, so that `cargo xtask doc`
 //! (rustdoc with `-D warnings`) fails when a path stops resolving. This test keeps the
 //! two lists equal; `RUCUDA_BLESS=1 cargo test -p rucuda --test guide_map` rewrites
-//! `links.rs` from the map.
+//! `links.rs` from the map (then run it again: both files are read at compile time, so
+//! the test binary also runs where the sources are not, as in the GPU bundle).
 
 use std::collections::BTreeSet;
 use std::path::PathBuf;
 
-fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
+const MAP: &str = include_str!("../../../docs/guide/pycuda-map.md");
+const LINKS: &str = include_str!("../src/guide/links.rs");
 
 /// Every code span of `text` that is a `rucuda::` path (a macro keeps its `!`).
 fn rucuda_paths(text: &str) -> BTreeSet<String> {
@@ -44,25 +44,24 @@ fn links_file(paths: &BTreeSet<String>) -> String {
 
 #[test]
 fn links_rs_lists_every_path_of_the_pycuda_map() {
-    let map = std::fs::read_to_string(root().join("../../docs/guide/pycuda-map.md")).unwrap();
-    let paths = rucuda_paths(&map);
+    let paths = rucuda_paths(MAP);
     assert!(paths.len() > 200, "only {} paths in the map", paths.len());
     let want = links_file(&paths);
-    let links = root().join("src/guide/links.rs");
-    if std::env::var_os("RUCUDA_BLESS").is_some() {
+    if std::env::var_os("RUCUDA_BLESS").is_some() && LINKS != want {
+        let links = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("src/guide/links.rs");
         std::fs::write(&links, &want).unwrap();
+        println!("wrote {}: run the test again", links.display());
+        return;
     }
-    let have = std::fs::read_to_string(&links).unwrap_or_default();
     assert!(
-        have == want,
+        LINKS == want,
         "src/guide/links.rs does not match docs/guide/pycuda-map.md: rerun with RUCUDA_BLESS=1"
     );
 }
 
 #[test]
 fn every_row_of_the_map_has_an_answer() {
-    let map = std::fs::read_to_string(root().join("../../docs/guide/pycuda-map.md")).unwrap();
-    let rows: Vec<&str> = map.lines().filter(|l| l.starts_with("| `")).collect();
+    let rows: Vec<&str> = MAP.lines().filter(|l| l.starts_with("| `")).collect();
     assert!(rows.len() >= 240, "{} rows", rows.len());
     for row in rows {
         let cells: Vec<&str> = row.split(" | ").collect();
