@@ -384,8 +384,10 @@ fn main() -> BoxResult<()> {
         return Err(format!("NCCL is needed: {e}").into());
     }
     if options.one_process {
-        one_process(nranks, &options)
+        one_process(nranks, &options)?;
     } else {
-        launch_ranks(nranks)
+        launch_ranks(nranks)?;
     }
+    println!("data_parallel: OK");
+    Ok(())
 }
