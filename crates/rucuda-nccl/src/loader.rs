@@ -230,7 +230,16 @@ pub(crate) fn guessed_site_packages(env: &dyn Fn(&str) -> Option<OsString>) -> V
     }
     if let Some(path) = env("PATH") {
         for dir in std::env::split_paths(&path) {
-            if let Ok(real) = std::fs::canonicalize(dir.join("python3")) {
+            let python = dir.join("python3");
+            if !python.exists() {
+                continue;
+            }
+            // A virtual environment's python3 is a link to the base interpreter: its own
+            // prefix holds the environment's packages, the link's target the base ones.
+            if let Some(prefix) = dir.parent() {
+                prefixes.push(prefix.to_path_buf());
+            }
+            if let Ok(real) = std::fs::canonicalize(&python) {
                 if let Some(prefix) = real.parent().and_then(Path::parent) {
                     prefixes.push(prefix.to_path_buf());
                 }
