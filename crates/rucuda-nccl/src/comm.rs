@@ -54,10 +54,11 @@ pub fn take_drop_errors() -> Vec<Error> {
 /// inside [`group`](crate::group()).
 ///
 /// It may move to another thread (`Send`) but not be shared (`!Sync`): NCCL calls on one
-/// communicator must not run concurrently. Dropping it destroys it (`ncclCommDestroy`),
-/// or aborts it when NCCL reports an asynchronous error, so a dead peer never makes a
-/// drop hang. NCCL works in each device's primary context (the one the CUDA runtime
-/// uses), so contexts given here must be primary.
+/// communicator must not run concurrently. Dropping it destroys it (`ncclCommDestroy`,
+/// which waits for its work), or aborts it when NCCL has reported an asynchronous error;
+/// when a peer may be gone, [`wait`](Communicator::wait) with a time limit first (a wait
+/// that times out aborts it). NCCL works in each device's primary context (the one the
+/// CUDA runtime uses), so contexts given here must be primary.
 ///
 /// ```no_run
 /// use rucuda_driver::{Device, Stream};
