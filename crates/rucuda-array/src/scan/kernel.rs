@@ -235,6 +235,11 @@ macro_rules! named_scan {
             pub fn kernel(&self) -> &ScanKernel {
                 &self.0
             }
+
+            /// The kernel behind it, by value.
+            pub fn into_kernel(self) -> ScanKernel {
+                self.0
+            }
         }
 
         impl std::ops::Deref for $name {
