@@ -22,6 +22,8 @@ use crate::harness::Measurement;
 mod alloc;
 mod copy;
 mod launch;
+mod reduce;
+mod scan;
 
 pub use crate::report::RAW;
 
@@ -79,6 +81,8 @@ pub fn registry() -> Vec<Case> {
     launch::register(&mut cases);
     alloc::register(&mut cases);
     copy::register_transfers(&mut cases);
+    reduce::register(&mut cases);
+    scan::register(&mut cases);
     cases
 }
 
