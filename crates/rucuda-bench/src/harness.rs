@@ -71,6 +71,8 @@ pub mod units {
     pub const MICROS: &str = "us";
     /// Gigabytes (10^9 bytes) per second (higher is better).
     pub const GBPS: &str = "GB/s";
+    /// Milliseconds per operation (lower is better).
+    pub const MILLIS: &str = "ms";
 }
 
 /// What a case measured.
@@ -91,6 +93,15 @@ impl Measurement {
             n,
             value: median(samples) * 1e6 / ops.max(1) as f64,
             unit: units::MICROS,
+        }
+    }
+
+    /// Milliseconds per operation, from samples that each timed one operation.
+    pub fn millis(samples: &[f64], n: u64) -> Self {
+        Self {
+            n,
+            value: median(samples) * 1e3,
+            unit: units::MILLIS,
         }
     }
 

@@ -20,6 +20,7 @@ use crate::cuda::{Gpu, Result};
 use crate::harness::Measurement;
 
 mod alloc;
+mod compile;
 mod copy;
 mod launch;
 mod reduce;
@@ -81,6 +82,7 @@ pub fn registry() -> Vec<Case> {
     launch::register(&mut cases);
     alloc::register(&mut cases);
     copy::register_transfers(&mut cases);
+    compile::register(&mut cases);
     reduce::register(&mut cases);
     scan::register(&mut cases);
     cases
