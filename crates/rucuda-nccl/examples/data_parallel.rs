@@ -21,17 +21,17 @@
 //! Every process it starts gets `NCCL_NVLS_ENABLE=0` (NVLink multicast stays off on the
 //! machines this project runs on).
 //!
-//! The partial sums come from a small kernel of this example (a grid-stride loop, warp
-//! shuffles, one atomic add per block): rucuda-array's reductions were not on main when
-//! this was written.
+//! The partial sums come from rucuda-array's `ReductionKernel` (PyCUDA's), one per
+//! component of the gradient, written into the two elements of the array that is then
+//! all-reduced.
 
 use std::path::PathBuf;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use rucuda_array::GpuArray;
-use rucuda_driver::{Context, Device, DeviceBuffer, Function, LaunchConfig, Stream, StreamFlags};
-use rucuda_jit::{CompileOptions, SourceModule};
+use rucuda_array::reduction::ReductionKernel;
+use rucuda_array::{DType, GpuArray, SliceArg};
+use rucuda_driver::{Context, Device, Stream, StreamFlags};
 use rucuda_nccl::{group, Communicator, ReduceOp, UniqueId};
 
 type BoxResult<T> = Result<T, Box<dyn std::error::Error>>;
@@ -44,41 +44,33 @@ const TRUE_A: f64 = 3.0;
 const TRUE_B: f64 = 1.0;
 const LEARNING_RATE: f64 = 0.4;
 
-/// Partial sums of the squared error's gradient over a shard: grad[0] += Σ 2r·x,
-/// grad[1] += Σ 2r, with r = a·x + b − y. Each thread sums in double over a grid-stride
-/// loop, each warp with shuffles, each block through shared memory; one atomic add per
-/// block and component.
-const KERNEL: &str = r#"
-extern "C" __global__ void partial_gradient(const float *x, const float *y,
-                                            unsigned long long n, float a, float b,
-                                            double *grad) {
-    double ga = 0.0, gb = 0.0;
-    for (unsigned long long i = blockIdx.x * (unsigned long long)blockDim.x + threadIdx.x;
-         i < n; i += (unsigned long long)gridDim.x * blockDim.x) {
-        double r = (double)a * x[i] + b - y[i];
-        ga += 2.0 * r * x[i];
-        gb += 2.0 * r;
-    }
-    for (int offset = 16; offset > 0; offset >>= 1) {
-        ga += __shfl_down_sync(0xffffffffu, ga, offset);
-        gb += __shfl_down_sync(0xffffffffu, gb, offset);
-    }
-    __shared__ double shared_a[32], shared_b[32];
-    int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-    if (lane == 0) { shared_a[warp] = ga; shared_b[warp] = gb; }
-    __syncthreads();
-    if (warp == 0) {
-        int warps = (blockDim.x + 31) >> 5;
-        ga = lane < warps ? shared_a[lane] : 0.0;
-        gb = lane < warps ? shared_b[lane] : 0.0;
-        for (int offset = 16; offset > 0; offset >>= 1) {
-            ga += __shfl_down_sync(0xffffffffu, ga, offset);
-            gb += __shfl_down_sync(0xffffffffu, gb, offset);
-        }
-        if (lane == 0) { atomicAdd(&grad[0], ga); atomicAdd(&grad[1], gb); }
-    }
+/// The C arguments of both partial sums (PyCUDA's `ReductionKernel` form; its reduce
+/// expression names the two values `a` and `b`, so the model's are `slope` and `offset`).
+const ARGUMENTS: &str = "float slope, float offset, const float *x, const float *y";
+
+/// The two partial sums of the squared error's gradient over a shard, in double:
+/// Σ 2r·x and Σ 2r, with r = slope·x + offset − y.
+fn gradient_kernels() -> rucuda_array::Result<[ReductionKernel; 2]> {
+    let residual = "((double)slope * x[i] + offset - y[i])";
+    Ok([
+        ReductionKernel::new(
+            DType::F64,
+            "0.0",
+            "a + b",
+            &format!("2.0 * {residual} * x[i]"),
+            ARGUMENTS,
+            "gradient_slope",
+        )?,
+        ReductionKernel::new(
+            DType::F64,
+            "0.0",
+            "a + b",
+            &format!("2.0 * {residual}"),
+            ARGUMENTS,
+            "gradient_offset",
+        )?,
+    ])
 }
-"#;
 
 struct Options {
     one_process: bool,
@@ -145,60 +137,53 @@ fn cpu_gradient(nranks: usize, n: usize, a: f64, b: f64) -> [f64; 2] {
     g
 }
 
-/// One GPU's part: its shard on the device, the kernel, a stream, the gradient buffer.
+/// One GPU's part: its shard on the device, the reduction kernels, a stream, and the
+/// two-element gradient that is all-reduced.
 struct Worker {
     comm: Communicator,
     stream: Stream,
     x: GpuArray<f32>,
     y: GpuArray<f32>,
-    kernel: Function,
-    grad: DeviceBuffer<f64>,
+    kernels: [ReductionKernel; 2],
+    grad: GpuArray<f64>,
 }
 
 impl Worker {
     fn new(comm: Communicator, samples: usize) -> BoxResult<Worker> {
-        let ctx = comm.context().clone();
-        let stream = Stream::new(&ctx, StreamFlags::NON_BLOCKING)?;
+        let stream = Stream::new(comm.context(), StreamFlags::NON_BLOCKING)?;
         let (x, y) = shard(comm.rank(), samples);
         let (x, y) = (
             GpuArray::from_slice(&stream, &x)?,
             GpuArray::from_slice(&stream, &y)?,
         );
-        let module = SourceModule::for_context(&ctx, KERNEL, &CompileOptions::new())?;
-        let kernel = module.function("partial_gradient")?;
-        let grad = DeviceBuffer::zeros(&ctx, 2)?;
+        let grad = GpuArray::<f64>::zeros(&stream, &[2])?;
         Ok(Worker {
             comm,
             stream,
             x,
             y,
-            kernel,
+            kernels: gradient_kernels()?,
             grad,
         })
     }
 
-    /// Queues this shard's partial sums into `grad` (zeroed first).
+    /// Queues this shard's partial sums into the two elements of `grad`.
     fn partial_gradient(&mut self, a: f64, b: f64) -> BoxResult<()> {
-        rucuda_driver::memset_d8_async(&mut self.grad, 0, 16, &self.stream)?;
-        let n = self.x.len();
-        let cfg = LaunchConfig::linear((n.div_ceil(256)).clamp(1, 1024) as u32, 256);
-        // SAFETY: partial_gradient(const float *x, const float *y, unsigned long long n,
-        // float a, float b, double *grad) reads x[0..n) and y[0..n) (both arrays hold n
-        // contiguous floats from their buffers' start) and adds to grad[0..2).
-        unsafe {
-            self.kernel.launch(
-                cfg,
+        for (k, kernel) in self.kernels.iter().enumerate() {
+            let mut component = self
+                .grad
+                .slice(&[SliceArg::range(k as isize, k as isize + 1)])?;
+            kernel.call_into(
                 &self.stream,
-                (
-                    self.x.buffer(),
-                    self.y.buffer(),
-                    n as u64,
-                    a as f32,
-                    b as f32,
-                    &mut self.grad,
-                ),
-            )?
-        };
+                &[
+                    (a as f32).into(),
+                    (b as f32).into(),
+                    (&self.x).into(),
+                    (&self.y).into(),
+                ],
+                &mut component,
+            )?;
+        }
         Ok(())
     }
 

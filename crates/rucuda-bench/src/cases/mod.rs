@@ -24,6 +24,8 @@ mod compile;
 mod copy;
 mod launch;
 mod nccl;
+mod reduce;
+mod scan;
 
 pub use crate::report::RAW;
 
@@ -82,6 +84,8 @@ pub fn registry() -> Vec<Case> {
     alloc::register(&mut cases);
     copy::register_transfers(&mut cases);
     compile::register(&mut cases);
+    reduce::register(&mut cases);
+    scan::register(&mut cases);
     nccl::register(&mut cases);
     cases
 }
