@@ -1,1 +1,29 @@
-//! cuRAND-compatible random number generators written as our own kernels. Not built yet: see the README's table.
+//! cuRAND-compatible random numbers for rucuda: what `pycuda.curandom` gives Python, as our
+//! own CUDA kernels (no libcurand).
+//!
+//! Generators: [`philox`] (Philox4x32-10), [`xorwow`] (XORWOW), [`mrg32k3a`]
+//! (MRG32k3a) and [`sobol`] (Sobol32, scrambled Sobol32, Sobol64, scrambled Sobol64).
+//! Each thread's stream is bit for bit what cuRAND's device API gives for the same
+//! `curand_init(seed, subsequence, offset)`; each generator has a CPU reference
+//! ([`reference::CurandState`]) that reproduces those streams on the host.
+//!
+//! ```
+//! use rucuda_rand::{reference::CurandState, philox::reference::Philox4x32_10State};
+//! // The stream of thread 3 of a cuRAND kernel that ran curand_init(1234, 3, 0, &s):
+//! let mut s = Philox4x32_10State::new(1234, 3, 0);
+//! let x: u32 = s.curand();
+//! let u: f32 = s.uniform();
+//! assert!(u > 0.0 && u <= 1.0);
+//! # let _ = x;
+//! ```
+
+pub mod distributions;
+mod error;
+pub mod math;
+pub mod mrg32k3a;
+pub mod philox;
+pub mod reference;
+pub mod sobol;
+pub mod xorwow;
+
+pub use error::{Error, Result};
