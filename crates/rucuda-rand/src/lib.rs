@@ -19,6 +19,7 @@
 
 pub mod distributions;
 mod error;
+pub mod kernels;
 pub mod math;
 pub mod mrg32k3a;
 pub mod philox;
