@@ -79,6 +79,9 @@ pub fn find_cuda_include() -> XResult<PathBuf> {
             }
         }
     }
+    if let Some(inc) = find_in_site_packages() {
+        return Ok(inc);
+    }
     let dir = project_root().join("target/cuda-headers");
     let inc = dir.join("nvidia/cu13/include");
     if inc.join("cuda.h").exists() && inc.join("nvrtc.h").exists() {
@@ -123,6 +126,22 @@ pub fn find_cuda_include() -> XResult<PathBuf> {
         )
         .into())
     }
+}
+
+/// NVIDIA's pip wheels (`nvidia-cuda-runtime`, `nvidia-cuda-nvrtc`) installed for python3
+/// put both headers in `site-packages/nvidia/cu13/include`.
+fn find_in_site_packages() -> Option<PathBuf> {
+    let out = Command::new("python3")
+        .args([
+            "-c",
+            "import site; print('\\n'.join(site.getsitepackages()))",
+        ])
+        .output()
+        .ok()?;
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(|l| PathBuf::from(l.trim()).join("nvidia/cu13/include"))
+        .find(|inc| inc.join("cuda.h").exists() && inc.join("nvrtc.h").exists())
 }
 
 fn cuda_version(cuda_h: &Path) -> XResult<String> {
@@ -349,4 +368,45 @@ fn rustfmt(src: &str) -> XResult<String> {
         return Err("rustfmt failed on generated code".into());
     }
     Ok(String::from_utf8(out.stdout)?)
+}
+
+#[cfg(test)]
+mod tests {
+    /// The committed bindings must be what the generator makes from the CUDA 13.0 headers.
+    /// Runs where the headers (NVIDIA's wheels or CUDA_PATH) and libclang are present; CI
+    /// installs both. Elsewhere it says why it did not check.
+    #[test]
+    fn committed_bindings_are_fresh() {
+        let have_headers =
+            std::env::var_os("CUDA_PATH").is_some() || super::find_in_site_packages().is_some();
+        if !have_headers {
+            println!("skipped: no CUDA headers (pip install nvidia-cuda-runtime==13.0.* nvidia-cuda-nvrtc==13.0.*)");
+            return;
+        }
+        if clang_sys_missing() {
+            println!("skipped: libclang not found (apt-get install libclang-dev)");
+            return;
+        }
+        if let Err(e) = super::main(&["--check".to_string()]) {
+            panic!("{e}");
+        }
+    }
+
+    fn clang_sys_missing() -> bool {
+        ![
+            "/usr/lib/llvm-14/lib",
+            "/usr/lib/llvm-15/lib",
+            "/usr/lib/llvm-16/lib",
+            "/usr/lib/x86_64-linux-gnu",
+        ]
+        .iter()
+        .any(|d| {
+            std::fs::read_dir(d)
+                .map(|it| {
+                    it.flatten()
+                        .any(|e| e.file_name().to_string_lossy().starts_with("libclang"))
+                })
+                .unwrap_or(false)
+        }) && std::env::var_os("LIBCLANG_PATH").is_none()
+    }
 }

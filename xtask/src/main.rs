@@ -3,18 +3,33 @@
 //! - `bindgen [--check]`: regenerate the committed raw bindings (driver, NVRTC).
 //! - `gpu-test [--no-run]`: build the GPU test bundle under `target/gpu-bundle/`, run it where a GPU is local.
 //! - `bench [--no-run]`: add the bench binary to the bundle, run it where a GPU is local.
-//! - `doc`: build the API docs and the guide.
+//! - `doc`: build the API docs (rustdoc warnings are errors); the guide comes later.
+//!
+//! `xtask/README.md` describes the bundle and `run.sh`.
 
+mod bench;
 mod bindgen;
+mod bundle;
+mod doc;
+mod gpu_test;
+#[cfg(test)]
+mod run_sh_tests;
 mod util;
 
-const HELP: &str =
-    "usage: cargo xtask <bindgen [--check] | gpu-test [--no-run] | bench [--no-run] | doc>";
+const HELP: &str = "\
+usage: cargo xtask <command>
+  bindgen [--check]                 regenerate the committed raw bindings
+  gpu-test [--no-run] [RUN_SH_ARGS] build the GPU test bundle (target/gpu-bundle); run it where a GPU is
+  bench [--no-run] [--quick]        add the bench binary and peers to the bundle; run it where a GPU is
+  doc                               cargo doc --workspace --no-deps with warnings as errors";
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let result = match args.first().map(String::as_str) {
         Some("bindgen") => bindgen::main(&args[1..]),
+        Some("gpu-test") => gpu_test::main(&args[1..]),
+        Some("bench") => bench::main(&args[1..]),
+        Some("doc") => doc::main(&args[1..]),
         _ => {
             eprintln!("{HELP}");
             std::process::exit(2);

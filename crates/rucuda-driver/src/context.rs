@@ -279,13 +279,21 @@ impl Context {
     /// of its objects met since the last call.
     #[inline]
     pub fn bind(&self) -> Result<()> {
+        self.make_current()?;
+        if self.inner.has_deferred.load(Ordering::Relaxed) {
+            return self.take_deferred();
+        }
+        Ok(())
+    }
+
+    /// Makes this context current on the calling thread without taking queued errors:
+    /// what destructors use, so that an earlier error never stops a release.
+    #[inline]
+    pub(crate) fn make_current(&self) -> Result<()> {
         if CURRENT_ID.with(|c| c.get()) != self.inner.id {
             // SAFETY: the handle is alive (we hold it).
             unsafe { call!(cuCtxSetCurrent(self.inner.raw))? };
             CURRENT_ID.with(|c| c.set(self.inner.id));
-        }
-        if self.inner.has_deferred.load(Ordering::Relaxed) {
-            return self.take_deferred();
         }
         Ok(())
     }

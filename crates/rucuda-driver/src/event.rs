@@ -35,7 +35,7 @@ unsafe impl Sync for EventInner {}
 
 impl Drop for EventInner {
     fn drop(&mut self) {
-        let r = self.ctx.bind().and_then(|()| {
+        let r = self.ctx.make_current().and_then(|()| {
             // SAFETY: we created or opened this event.
             unsafe { call!(cuEventDestroy_v2(self.raw)) }
         });

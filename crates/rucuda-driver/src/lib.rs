@@ -4,6 +4,11 @@
 //! - [`Device`], [`Context`] (primary by default, or created with [`ContextFlags`]),
 //!   [`Stream`], [`Event`];
 //! - memory: [`DeviceBuffer`] and views;
+//! - [`CudaArray`]s, [`TextureObject`]s, [`SurfaceObject`]s, [`Memcpy2D`] / [`Memcpy3D`] copies;
+//! - host and special memory: [`PinnedHostBuffer`], [`AlignedHostBuffer`],
+//!   [`RegisteredHostMemory`], [`ManagedBuffer`], [`PitchedDeviceBuffer`], [`IpcMemory`];
+//!   copies (`memcpy_*`, fast staged pageable copies), memsets (`memset_*`), pointer
+//!   attributes;
 //! - [`Module`] and [`Function`]: loading PTX/cubin/fatbin, launching with typed argument
 //!   tuples that are checked against the kernel's parameters before the driver sees them.
 //!
@@ -37,31 +42,78 @@
 //! # Ok::<(), Error>(())
 //! ```
 
+pub mod constants;
 mod context;
 mod device;
 mod device_attribute;
 mod error;
 mod event;
 mod function;
+mod graph;
+mod host_args;
 mod launch;
+pub mod legacy;
 pub mod memory;
 mod module;
+mod occupancy;
+mod peer;
+mod profiler;
 mod repr;
 mod stream;
 
+pub use constants::{ComputeMode, JitFallback, JitInputType, JitOption, JitTarget, SharedConfig};
 pub use context::{CacheConfig, Context, ContextFlags, Limit};
 pub use device::{driver_version, get_version, init, Device};
 pub use device_attribute::DeviceAttribute;
 pub use error::{check, driver, DriverError, Error, ErrorKind, Result};
 pub use event::{Event, EventFlags, IpcEventHandle};
 pub use function::{Function, FunctionAttribute};
+pub use graph::{CaptureMode, CaptureStatus, Graph, GraphExec, GraphInstantiateFlags, GraphUpdate};
+pub use host_args::HostArgs;
 pub use launch::{
     ArgBuffer, DevicePointerArg, KernelArg, KernelArgs, LaunchConfig, PreparedLaunch,
 };
+pub use memory::{
+    aligned_empty, aligned_empty_like, aligned_zeros, aligned_zeros_like, from_device,
+    from_device_like, managed_empty, managed_empty_like, managed_zeros, managed_zeros_like,
+    mem_alloc_pitch, memcpy_dtod, memcpy_dtod_async, memcpy_dtoh, memcpy_dtoh_async, memcpy_htod,
+    memcpy_htod_async, memcpy_peer, memcpy_peer_async, memset_d16, memset_d16_async, memset_d2d16,
+    memset_d2d16_async, memset_d2d32, memset_d2d32_async, memset_d2d8, memset_d2d8_async,
+    memset_d32, memset_d32_async, memset_d8, memset_d8_async, pagelocked_empty,
+    pagelocked_empty_like, pagelocked_zeros, pagelocked_zeros_like, pointer_attributes,
+    pointer_memory_type, register_host_memory, release_staging_buffers, to_device,
+    AlignedHostBuffer, DevicePtrMut, ExternalDevicePtr, HostAllocFlags, HostRegisterFlags,
+    IpcMemFlags, IpcMemHandle, IpcMemory, ManagedBuffer, MemAdvice, MemAttachFlags, MemLocation,
+    MemPool, MemoryType, PinnedHostBuffer, PitchedDeviceBuffer, PointerAttributes,
+    RegisteredHostMemory, DEFAULT_HOST_ALIGNMENT, IPC_HANDLE_SIZE,
+};
 pub use memory::{DeviceBuffer, DevicePtr, DeviceView, DeviceViewMut};
 pub use module::{DeviceGlobal, JitLog, JitOptions, Module};
+pub use occupancy::{Occupancy, OccupancyFlags, SuggestedBlockSize};
+pub use peer::{P2PAttribute, P2PInfo};
+pub use profiler::{start_profiler, stop_profiler};
 pub use repr::{vector, DeviceRepr};
 pub use stream::{Stream, StreamFlags};
 
 /// The raw bindings this crate is built on.
 pub use cuda_driver_sys as sys;
+
+// Arrays, texture and surface objects, structured copies.
+mod array;
+mod array_copy;
+mod memcpy2d;
+mod surface;
+mod texture;
+pub use array::{
+    Array3DFlags, ArrayDescriptor, ArrayDescriptor3D, ArrayElement, ArrayFormat, CubemapFace,
+    CudaArray,
+};
+pub use array_copy::{
+    array_extent, array_to_host, host_to_array, make_multichannel_2d_array, matrix_to_array,
+    memcpy_atoa, memcpy_atod, memcpy_atoh, memcpy_dtoa, memcpy_htoa, Order,
+};
+pub use memcpy2d::{DeviceWritable, Memcpy2D, Memcpy3D, Memcpy3DPeer};
+pub use surface::{SurfaceHandle, SurfaceObject};
+pub use texture::{
+    AddressMode, FilterMode, ReadMode, TextureDescriptor, TextureHandle, TextureObject,
+};

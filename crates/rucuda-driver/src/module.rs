@@ -22,7 +22,7 @@ unsafe impl Sync for ModuleInner {}
 
 impl Drop for ModuleInner {
     fn drop(&mut self) {
-        let r = self.ctx.bind().and_then(|()| {
+        let r = self.ctx.make_current().and_then(|()| {
             // SAFETY: loaded by us; every Function holds this Arc, so none is left.
             unsafe { call!(cuModuleUnload(self.raw)) }
         });

@@ -37,7 +37,7 @@ impl Drop for StreamInner {
         if !self.owned {
             return;
         }
-        let r = self.ctx.bind().and_then(|()| {
+        let r = self.ctx.make_current().and_then(|()| {
             // SAFETY: we created this stream; the driver finishes its pending work first.
             unsafe { call!(cuStreamDestroy_v2(self.raw)) }
         });

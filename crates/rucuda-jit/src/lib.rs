@@ -1,1 +1,42 @@
-//! placeholder
+//! Run-time compilation of CUDA C++ for rucuda: what `pycuda.compiler` gives Python.
+//!
+//! - [`compile`] turns source into a cubin, PTX, fatbin or LTO-IR with no GPU and no
+//!   context, through NVRTC (loaded at run time, see [`nvrtc`]) or nvcc (a subprocess).
+//! - [`SourceModule`] compiles for a context's device (a cubin for its `sm_XY` by
+//!   default) and loads the result; a per-context memo ([`cache::memo`]) returns the
+//!   same module when asked again.
+//! - [`Linker`] links several sources, PTX, cubins and libraries with `cuLink*`,
+//!   including `libcudadevrt.a` for kernels that launch kernels.
+//! - Every compile goes through a disk cache ([`cache`]): the key is a SHA-256 of the
+//!   compiler's identity, the options, the target, the source and every header it
+//!   includes; entries are checksummed, written atomically and evicted least recently
+//!   used past a size cap. `RUCUDA_CACHE_DIR`, `RUCUDA_DISABLE_CACHE` and
+//!   `RUCUDA_CACHE_MAX_SIZE` set it up.
+//! - [`CompileOptions`] carries PyCUDA's `SourceModule` arguments (`options`, `keep`,
+//!   `no_extern_c`, `arch`, `code`, `cache_dir`, `include_dirs`) plus defines and name
+//!   expressions for C++ templates; [`CompileError`] carries the log, the command line
+//!   and the source lines around the first error.
+//!
+//! ```no_run
+//! use rucuda_jit::{compile, Arch, CompileOptions};
+//! let src = "__global__ void twice(float *x) { x[threadIdx.x] *= 2.0f; }";
+//! let out = compile(src, &CompileOptions::new().arch(Arch::SM_90))?;
+//! println!("cubin of {} bytes (cache: {:?})", out.image.len(), out.cache);
+//! # Ok::<(), rucuda_jit::Error>(())
+//! ```
+
+pub mod cache;
+mod compile;
+mod error;
+mod link;
+mod module;
+mod nvcc;
+pub mod nvrtc;
+mod options;
+mod scratch;
+
+pub use compile::{compile, CacheStatus, Compiled};
+pub use error::{CompileError, Error, Result};
+pub use link::{find_cudadevrt, LinkInput, LinkOptions, LinkedModule, Linker};
+pub use module::{device_arch, SourceModule};
+pub use options::{Arch, Backend, CompileOptions, OutputKind, DEFAULT_CACHE_MAX_BYTES};

@@ -1,1 +1,32 @@
-//! placeholder
+//! Helpers for rucuda's GPU tests.
+//!
+//! GPU tests are `#[ignore = "needs a CUDA device"]` and run from the bundle that
+//! `cargo xtask gpu-test` builds, each in its own process. This crate keeps them short:
+//!
+//! - [`skip`] and [`skip_test!`]: print the `RUCUDA_SKIPPED: reason` marker that the
+//!   bundle's `run.sh` counts as a skip (a test that cannot run here is not a pass).
+//! - [`seed!`], [`random_f32`], [`random_f64`], [`random_i32`]: reproducible random inputs
+//!   with a fresh seed per run, printed so a failure can be replayed with `RUCUDA_TEST_SEED`.
+//! - [`poison`]: byte patterns to fill output buffers with, so a kernel that skips an
+//!   element leaves a value no correct result can have.
+//! - [`assert_close`] and [`check_close`]: element-wise comparison in `f64` with a
+//!   message that names the first bad index.
+//!
+//! ```
+//! use rucuda_testkit::{assert_close, random_f32, seed};
+//! let x = random_f32(1000, seed!());
+//! let doubled: Vec<f32> = x.iter().map(|v| v * 2.0).collect();
+//! let want: Vec<f32> = x.iter().map(|v| v + v).collect();
+//! assert_close(&doubled, &want, 1e-6);
+//! ```
+
+mod compare;
+pub mod poison;
+mod random;
+mod skip;
+
+pub use compare::{assert_close, check_close, Mismatch};
+pub use random::{
+    base_seed, random_f32, random_f64, random_i32, seed_for, SplitMix64, TestRng, SEED_ENV,
+};
+pub use skip::{skip, SkipReturn, SKIP_MARKER};

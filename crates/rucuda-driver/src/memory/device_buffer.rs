@@ -8,6 +8,7 @@ use cuda_driver_sys::CUdeviceptr;
 
 use crate::context::Context;
 use crate::error::{call, Error, Result};
+use crate::memory::staged;
 use crate::repr::DeviceRepr;
 use crate::stream::Stream;
 
@@ -184,55 +185,36 @@ impl<T: DeviceRepr> DeviceBuffer<T> {
         self.free_on.as_ref()
     }
 
-    /// Copies `src` (same length) from the host, synchronously.
+    /// Copies `src` (same length) from the host, synchronously. Large pageable copies
+    /// are staged through page-locked buffers (see `memory/staged.rs`).
     pub fn copy_from_host(&mut self, src: &[T]) -> Result<()> {
         self.check_len(src.len())?;
-        if self.len == 0 {
-            return Ok(());
-        }
-        self.ctx.bind()?;
-        // SAFETY: both ranges hold `byte_len` bytes.
-        unsafe {
-            call!(cuMemcpyHtoD_v2(
-                self.ptr,
-                src.as_ptr().cast(),
-                self.byte_len()
-            ))
-        }
+        // SAFETY: both ranges hold `byte_len` bytes; `src` is borrowed for the call.
+        unsafe { staged::copy_htod(&self.ctx, self.ptr, src.as_ptr().cast(), self.byte_len()) }
     }
 
-    /// Copies to `dst` (same length) on the host, synchronously.
+    /// Copies to `dst` (same length) on the host, synchronously (staged when large).
     pub fn copy_to_host(&self, dst: &mut [T]) -> Result<()> {
         self.check_len(dst.len())?;
-        if self.len == 0 {
-            return Ok(());
-        }
-        self.ctx.bind()?;
         // SAFETY: both ranges hold `byte_len` bytes; any bit pattern is a valid T.
         unsafe {
-            call!(cuMemcpyDtoH_v2(
+            staged::copy_dtoh(
+                &self.ctx,
                 dst.as_mut_ptr().cast(),
                 self.ptr,
-                self.byte_len()
-            ))
+                self.byte_len(),
+            )
         }
     }
 
     /// Copies the whole buffer into a new `Vec` (PyCUDA's `from_device`).
     pub fn to_vec(&self) -> Result<Vec<T>> {
         let mut v = Vec::<T>::with_capacity(self.len);
-        if self.len > 0 {
-            self.ctx.bind()?;
-            // SAFETY: the Vec has capacity for `len` elements; the copy fills all of them
-            // (any bit pattern is a valid T) before `set_len`.
-            unsafe {
-                call!(cuMemcpyDtoH_v2(
-                    v.as_mut_ptr().cast(),
-                    self.ptr,
-                    self.byte_len()
-                ))?;
-                v.set_len(self.len);
-            }
+        // SAFETY: the Vec has capacity for `len` elements; the copy fills all of them
+        // (any bit pattern is a valid T) before `set_len`.
+        unsafe {
+            staged::copy_dtoh(&self.ctx, v.as_mut_ptr().cast(), self.ptr, self.byte_len())?;
+            v.set_len(self.len);
         }
         Ok(v)
     }
@@ -301,7 +283,7 @@ impl<T: DeviceRepr> DeviceBuffer<T> {
         if self.ptr == 0 {
             return Ok(());
         }
-        self.ctx.bind()?;
+        self.ctx.make_current()?;
         match &self.free_on {
             // SAFETY: allocated with cuMemAllocAsync; freed once, ordered on its stream.
             Some(s) => unsafe { call!(cuMemFreeAsync(self.ptr, s.raw())) },
@@ -395,3 +377,33 @@ macro_rules! view_impl {
 }
 view_impl!(DeviceView);
 view_impl!(DeviceViewMut);
+
+impl<T> DeviceView<'_, T> {
+    /// A view of `len` elements at `ptr` (mapped host memory, managed memory, ...).
+    ///
+    /// # Safety
+    /// `ptr..ptr + len * size_of::<T>()` must be device-accessible memory that stays valid
+    /// and is not written by the host for the view's lifetime.
+    pub(crate) unsafe fn from_raw_parts(ptr: CUdeviceptr, len: usize) -> Self {
+        DeviceView {
+            ptr,
+            len,
+            _marker: PhantomData,
+        }
+    }
+}
+
+impl<T> DeviceViewMut<'_, T> {
+    /// A writable view of `len` elements at `ptr` (mapped host memory, managed memory, ...).
+    ///
+    /// # Safety
+    /// `ptr..ptr + len * size_of::<T>()` must be device-accessible memory that stays valid
+    /// and is accessed by nobody else for the view's lifetime.
+    pub(crate) unsafe fn from_raw_parts(ptr: CUdeviceptr, len: usize) -> Self {
+        DeviceViewMut {
+            ptr,
+            len,
+            _marker: PhantomData,
+        }
+    }
+}

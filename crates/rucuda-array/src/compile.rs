@@ -1,0 +1,120 @@
+//! [`KernelCompiler`]: the one place generated source becomes loaded kernels. The
+//! generators only produce CUDA C++ text; whatever implements this trait compiles and
+//! loads it. The default, [`JitCompiler`], compiles with rucuda-jit (NVRTC, disk cache)
+//! to a cubin for the context's device.
+
+use std::sync::{Arc, RwLock};
+
+use rucuda_driver::{Context, Function, Module};
+use rucuda_jit::{Arch, CompileOptions};
+
+use crate::error::Result;
+
+/// The kernels of one compiled and loaded source.
+#[derive(Debug, Clone)]
+pub struct LoadedKernels {
+    /// The module (kept alive by the functions too).
+    pub module: Module,
+    /// The requested kernels, in the order asked for.
+    pub functions: Vec<Function>,
+}
+
+/// Compiles CUDA C++ source for `ctx`'s device and loads the named `extern "C"` kernels.
+///
+/// ```no_run
+/// use rucuda_array::{KernelCompiler, LoadedKernels, Result};
+/// use rucuda_driver::{Context, Module};
+/// /// Loads PTX made elsewhere (here: a file named after the source's length).
+/// struct FromPtxFiles;
+/// impl KernelCompiler for FromPtxFiles {
+///     fn load(&self, ctx: &Context, source: &str, names: &[&str]) -> Result<LoadedKernels> {
+///         let ptx = std::fs::read(format!("{}.ptx", source.len()))
+///             .map_err(|e| rucuda_array::ArrayError::InvalidArgument(e.to_string()))?;
+///         let module = Module::load_data(ctx, &ptx)?;
+///         let functions = names.iter().map(|n| module.function(n)).collect::<Result<_, _>>()?;
+///         Ok(LoadedKernels { module, functions })
+///     }
+/// }
+/// ```
+pub trait KernelCompiler: Send + Sync {
+    /// Compiles `source` and loads the kernels `names` in `ctx`.
+    fn load(&self, ctx: &Context, source: &str, names: &[&str]) -> Result<LoadedKernels>;
+}
+
+/// Compiles with rucuda-jit (NVRTC by default, through its disk cache) to a cubin for the
+/// architecture of the context's device, and loads it.
+///
+/// ```no_run
+/// use rucuda_array::{JitCompiler, KernelCompiler};
+/// let ctx = rucuda_driver::Device::get(0)?.primary_context()?;
+/// let k = JitCompiler::new().load(&ctx, "extern \"C\" __global__ void nop() {}", &["nop"])?;
+/// assert_eq!(k.functions[0].name(), "nop");
+/// # Ok::<(), rucuda_array::ArrayError>(())
+/// ```
+#[derive(Debug, Clone)]
+pub struct JitCompiler {
+    options: CompileOptions,
+}
+
+impl Default for JitCompiler {
+    fn default() -> Self {
+        JitCompiler::new()
+    }
+}
+
+impl JitCompiler {
+    /// rucuda-jit's default options; generated sources declare `extern "C"` themselves.
+    pub fn new() -> JitCompiler {
+        JitCompiler {
+            options: CompileOptions::new().no_extern_c(true),
+        }
+    }
+
+    /// Other options (the architecture is still taken from the device).
+    pub fn with_options(options: CompileOptions) -> JitCompiler {
+        JitCompiler { options }
+    }
+
+    /// Compiles without loading, for a given architecture (needs no GPU: what CI uses to
+    /// check every generated kernel).
+    pub fn compile_for(&self, source: &str, arch: Arch) -> Result<rucuda_jit::Compiled> {
+        Ok(rucuda_jit::compile(
+            source,
+            &self.options.clone().arch(arch),
+        )?)
+    }
+}
+
+impl KernelCompiler for JitCompiler {
+    fn load(&self, ctx: &Context, source: &str, names: &[&str]) -> Result<LoadedKernels> {
+        let (major, minor) = ctx.device().compute_capability()?;
+        let arch = Arch::new(major.max(0) as u32, minor.max(0) as u32);
+        let compiled = self.compile_for(source, arch)?;
+        let module = Module::load_data(ctx, &compiled.image)?;
+        let functions = names
+            .iter()
+            .map(|n| module.function(n))
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok(LoadedKernels { module, functions })
+    }
+}
+
+static DEFAULT: RwLock<Option<Arc<dyn KernelCompiler>>> = RwLock::new(None);
+
+/// Sets the compiler that generators created afterwards use by default.
+pub fn set_default_compiler(compiler: Arc<dyn KernelCompiler>) {
+    match DEFAULT.write() {
+        Ok(mut g) => *g = Some(compiler),
+        Err(poisoned) => *poisoned.into_inner() = Some(compiler),
+    }
+}
+
+/// The default compiler: the one given to [`set_default_compiler`], else a
+/// [`JitCompiler`] with default options.
+pub fn default_compiler() -> Arc<dyn KernelCompiler> {
+    let current = match DEFAULT.read() {
+        Ok(g) => g.clone(),
+        Err(poisoned) => poisoned.into_inner().clone(),
+    };
+    current.unwrap_or_else(|| Arc::new(JitCompiler::new()))
+}

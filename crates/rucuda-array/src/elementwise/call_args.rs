@@ -1,0 +1,147 @@
+//! [`KernelValue`]: one argument of a generated-kernel call, with its type erased so that
+//! a call can mix element types; checked against the kernel's [`ArgSpec`]s at the call.
+
+use rucuda_driver::sys::CUdeviceptr;
+use rucuda_driver::Stream;
+
+use crate::array::GpuArray;
+use crate::dtype::{DType, Element};
+use crate::layout::Layout;
+
+/// A scalar argument: its type and stored bytes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ScalarValue {
+    dtype: DType,
+    bytes: [u8; 16],
+}
+
+impl ScalarValue {
+    /// A scalar of type `T`.
+    ///
+    /// ```
+    /// use rucuda_array::elementwise::ScalarValue;
+    /// let v = ScalarValue::new(2.5f32);
+    /// assert_eq!(v.dtype(), rucuda_array::DType::F32);
+    /// assert_eq!(v.bytes(), &2.5f32.to_ne_bytes());
+    /// ```
+    pub fn new<T: Element>(value: T) -> ScalarValue {
+        let stored = value.to_storage();
+        let src = bytemuck::bytes_of(&stored);
+        let mut bytes = [0u8; 16];
+        bytes[..src.len()].copy_from_slice(src);
+        ScalarValue {
+            dtype: T::DTYPE,
+            bytes,
+        }
+    }
+
+    /// `value` converted to `dtype` as a C cast would (complex: zero imaginary part).
+    ///
+    /// ```
+    /// use rucuda_array::{elementwise::ScalarValue, DType};
+    /// assert_eq!(ScalarValue::from_f64(3.7, DType::I32), ScalarValue::new(3i32));
+    /// ```
+    pub fn from_f64(value: f64, dtype: DType) -> ScalarValue {
+        use half::{bf16, f16};
+        use num_complex::Complex;
+        match dtype {
+            DType::Bool => ScalarValue::new(bool::from_f64(value)),
+            DType::I8 => ScalarValue::new(i8::from_f64(value)),
+            DType::I16 => ScalarValue::new(i16::from_f64(value)),
+            DType::I32 => ScalarValue::new(i32::from_f64(value)),
+            DType::I64 => ScalarValue::new(i64::from_f64(value)),
+            DType::U8 => ScalarValue::new(u8::from_f64(value)),
+            DType::U16 => ScalarValue::new(u16::from_f64(value)),
+            DType::U32 => ScalarValue::new(u32::from_f64(value)),
+            DType::U64 => ScalarValue::new(u64::from_f64(value)),
+            DType::F16 => ScalarValue::new(f16::from_f64(value)),
+            DType::BF16 => ScalarValue::new(bf16::from_f64(value)),
+            DType::F32 => ScalarValue::new(value as f32),
+            DType::F64 => ScalarValue::new(value),
+            DType::C64 => ScalarValue::new(Complex::<f32>::from_f64(value)),
+            DType::C128 => ScalarValue::new(Complex::<f64>::from_f64(value)),
+        }
+    }
+
+    /// Its type.
+    pub fn dtype(&self) -> DType {
+        self.dtype
+    }
+
+    /// Its bytes as the kernel parameter holds them.
+    pub fn bytes(&self) -> &[u8] {
+        &self.bytes[..self.dtype.size_bytes()]
+    }
+}
+
+/// An array argument: where its element 0 is, its type and layout, and whether the
+/// caller lent it mutably.
+#[derive(Debug, Clone)]
+pub struct ArrayValue<'a> {
+    pub(crate) ptr: CUdeviceptr,
+    pub(crate) dtype: DType,
+    pub(crate) layout: &'a Layout,
+    pub(crate) stream: &'a Stream,
+    pub(crate) mutable: bool,
+}
+
+/// One argument of an [`super::ElementwiseKernel`] call: a scalar (`2.0f32.into()`) or an
+/// array (`(&x).into()` to read, `(&mut z).into()` to write).
+#[derive(Debug, Clone)]
+pub enum KernelValue<'a> {
+    /// A value passed by value.
+    Scalar(ScalarValue),
+    /// An array passed by pointer (and strides, where needed).
+    Array(ArrayValue<'a>),
+}
+
+impl KernelValue<'_> {
+    /// What it is, for error messages (`"float32 scalar"`, `"int8 array of shape [3]"`).
+    pub fn describe(&self) -> String {
+        match self {
+            KernelValue::Scalar(s) => format!("{} scalar", s.dtype),
+            KernelValue::Array(a) => format!(
+                "{}{} array of shape {:?}",
+                if a.mutable { "mutable " } else { "" },
+                a.dtype,
+                a.layout.shape()
+            ),
+        }
+    }
+}
+
+impl<T: Element> From<T> for KernelValue<'_> {
+    fn from(value: T) -> Self {
+        KernelValue::Scalar(ScalarValue::new(value))
+    }
+}
+
+impl From<ScalarValue> for KernelValue<'_> {
+    fn from(value: ScalarValue) -> Self {
+        KernelValue::Scalar(value)
+    }
+}
+
+impl<'a, T: Element> From<&'a GpuArray<T>> for KernelValue<'a> {
+    fn from(a: &'a GpuArray<T>) -> Self {
+        KernelValue::Array(ArrayValue {
+            ptr: a.device_ptr(),
+            dtype: T::DTYPE,
+            layout: a.layout(),
+            stream: a.stream(),
+            mutable: false,
+        })
+    }
+}
+
+impl<'a, T: Element> From<&'a mut GpuArray<T>> for KernelValue<'a> {
+    fn from(a: &'a mut GpuArray<T>) -> Self {
+        KernelValue::Array(ArrayValue {
+            ptr: a.device_ptr(),
+            dtype: T::DTYPE,
+            layout: a.layout(),
+            stream: a.stream(),
+            mutable: true,
+        })
+    }
+}

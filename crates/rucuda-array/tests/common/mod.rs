@@ -1,0 +1,116 @@
+//! Helpers shared by this crate's GPU tests: the test context and stream, fresh random
+//! values of every element type, and comparisons in f64.
+#![allow(dead_code)]
+
+use rucuda_array::{bf16, f16, Complex, Element};
+use rucuda_driver::{Context, Device, Stream};
+
+/// The primary context of device 0 (the bundle sets CUDA_VISIBLE_DEVICES per pass).
+pub fn ctx() -> Context {
+    Device::get(0)
+        .and_then(Device::primary_context)
+        .expect("a CUDA device (this test is ignored unless the GPU bundle runs it)")
+}
+
+/// A fresh non-blocking stream on the test context.
+pub fn stream() -> Stream {
+    Stream::new(&ctx(), rucuda_driver::StreamFlags::NON_BLOCKING).expect("a stream")
+}
+
+/// SplitMix64 seeded freshly per test unless RUCUDA_TEST_SEED is set; prints the seed.
+pub struct Rng(u64);
+
+impl Rng {
+    pub fn fresh() -> Rng {
+        let seed = std::env::var("RUCUDA_TEST_SEED")
+            .ok()
+            .and_then(|s| s.parse().ok())
+            .unwrap_or_else(|| {
+                std::time::SystemTime::now()
+                    .duration_since(std::time::UNIX_EPOCH)
+                    .map(|d| d.as_nanos() as u64)
+                    .unwrap_or(0x9e37_79b9)
+            });
+        println!("random seed {seed} (set RUCUDA_TEST_SEED to replay)");
+        Rng(seed)
+    }
+    pub fn next_u64(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    }
+    /// Uniform in [-1, 1).
+    pub fn unit(&mut self) -> f64 {
+        ((self.next_u64() >> 11) as f64 / (1u64 << 53) as f64) * 2.0 - 1.0
+    }
+    pub fn below(&mut self, n: u64) -> u64 {
+        self.next_u64() % n.max(1)
+    }
+    pub fn vec<T: RandomElement>(&mut self, n: usize) -> Vec<T> {
+        (0..n).map(|_| T::random(self)).collect()
+    }
+}
+
+/// Random values of an element type (never all zeros: full-range bits for integers,
+/// [-100, 100) for floats).
+pub trait RandomElement: Element {
+    fn random(rng: &mut Rng) -> Self;
+}
+
+macro_rules! random_int {
+    ($($t:ty),*) => {$(
+        impl RandomElement for $t {
+            fn random(rng: &mut Rng) -> $t { rng.next_u64() as $t }
+        }
+    )*};
+}
+random_int!(i8, i16, i32, i64, u8, u16, u32, u64);
+
+impl RandomElement for bool {
+    fn random(rng: &mut Rng) -> bool {
+        rng.next_u64() & 1 == 1
+    }
+}
+impl RandomElement for f32 {
+    fn random(rng: &mut Rng) -> f32 {
+        (rng.unit() * 100.0) as f32
+    }
+}
+impl RandomElement for f64 {
+    fn random(rng: &mut Rng) -> f64 {
+        rng.unit() * 100.0
+    }
+}
+impl RandomElement for f16 {
+    fn random(rng: &mut Rng) -> f16 {
+        f16::from_f64(rng.unit() * 100.0)
+    }
+}
+impl RandomElement for bf16 {
+    fn random(rng: &mut Rng) -> bf16 {
+        bf16::from_f64(rng.unit() * 100.0)
+    }
+}
+impl RandomElement for Complex<f32> {
+    fn random(rng: &mut Rng) -> Self {
+        Complex::new((rng.unit() * 100.0) as f32, (rng.unit() * 100.0) as f32)
+    }
+}
+impl RandomElement for Complex<f64> {
+    fn random(rng: &mut Rng) -> Self {
+        Complex::new(rng.unit() * 100.0, rng.unit() * 100.0)
+    }
+}
+
+/// Asserts |got - want| <= tol * max(1, |want|) elementwise, naming the first bad index.
+pub fn assert_close(got: &[f64], want: &[f64], tol: f64) {
+    assert_eq!(got.len(), want.len(), "lengths differ");
+    for (i, (g, w)) in got.iter().zip(want).enumerate() {
+        assert!(
+            (g - w).abs() <= tol * w.abs().max(1.0),
+            "element {i}: got {g}, want {w} (tolerance {tol})"
+        );
+    }
+}

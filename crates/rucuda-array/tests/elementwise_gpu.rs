@@ -1,0 +1,339 @@
+//! GPU tests of ElementwiseKernel: saxpy on 2^20 elements (vectorized), misaligned views
+//! (scalar path), ranged calls, strided and broadcast inputs and outputs, every element
+//! type, refused calls, and more than 2^31 elements. Outputs are poisoned first; CPU
+//! references in f64.
+
+mod common;
+
+use common::{assert_close, stream, RandomElement, Rng};
+use rucuda_array::codegen::ArgSpec;
+use rucuda_array::elementwise::{ElementwiseKernel, ElementwiseSpec};
+use rucuda_array::{bf16, f16, ArrayError, Complex, GpuArray, SliceArg};
+
+fn saxpy() -> ElementwiseKernel {
+    ElementwiseKernel::new(
+        "float a, const float *x, const float *y, float *z",
+        "z[i] = a * x[i] + y[i]",
+        "saxpy",
+    )
+    .unwrap()
+}
+
+fn f64s(v: &[f32]) -> Vec<f64> {
+    v.iter().map(|&x| x as f64).collect()
+}
+
+#[test]
+#[ignore = "needs a CUDA device"]
+fn saxpy_on_2_pow_20_elements() {
+    let mut rng = Rng::fresh();
+    let s = stream();
+    let n = 1 << 20;
+    let (xh, yh) = (rng.vec::<f32>(n), rng.vec::<f32>(n));
+    let a = f32::random(&mut rng);
+    let x = GpuArray::from_slice(&s, &xh).unwrap();
+    let y = GpuArray::from_slice(&s, &yh).unwrap();
+    let mut z = GpuArray::full(&s, &[n], f32::NAN).unwrap();
+    saxpy()
+        .call(&s, &[a.into(), (&x).into(), (&y).into(), (&mut z).into()])
+        .unwrap();
+    let want: Vec<f64> = (0..n)
+        .map(|k| a as f64 * xh[k] as f64 + yh[k] as f64)
+        .collect();
+    assert_close(&f64s(&z.to_vec().unwrap()), &want, 1e-5);
+}
+
+#[test]
+#[ignore = "needs a CUDA device"]
+fn misaligned_views_and_odd_sizes_take_the_scalar_path() {
+    let mut rng = Rng::fresh();
+    let s = stream();
+    let n = 1_000_003;
+    let (xh, yh) = (rng.vec::<f32>(n + 1), rng.vec::<f32>(n + 2));
+    let x = GpuArray::from_slice(&s, &xh).unwrap();
+    let y = GpuArray::from_slice(&s, &yh).unwrap();
+    let xv = x.slice(&[SliceArg::stepped(Some(1), None, 1)]).unwrap();
+    let yv = y.slice(&[SliceArg::range(2, n as isize + 2)]).unwrap();
+    let mut z = GpuArray::full(&s, &[n], f32::NAN).unwrap();
+    let k = saxpy();
+    k.call(
+        &s,
+        &[
+            (-1.5f32).into(),
+            (&xv).into(),
+            (&yv).into(),
+            (&mut z).into(),
+        ],
+    )
+    .unwrap();
+    let want: Vec<f64> = (0..n)
+        .map(|k| -1.5 * xh[k + 1] as f64 + yh[k + 2] as f64)
+        .collect();
+    assert_close(&f64s(&z.to_vec().unwrap()), &want, 1e-5);
+    // Sizes below one tile and around it, vectorized.
+    for n in [1usize, 3, 4, 5, 255, 257] {
+        let xh = rng.vec::<f32>(n);
+        let x = GpuArray::from_slice(&s, &xh).unwrap();
+        let mut z = GpuArray::full(&s, &[n], f32::NAN).unwrap();
+        k.call(
+            &s,
+            &[2.0f32.into(), (&x).into(), (&x).into(), (&mut z).into()],
+        )
+        .unwrap();
+        let want: Vec<f64> = xh.iter().map(|&v| 3.0 * v as f64).collect();
+        assert_close(&f64s(&z.to_vec().unwrap()), &want, 1e-6);
+    }
+}
+
+#[test]
+#[ignore = "needs a CUDA device"]
+fn ranged_calls_in_both_directions() {
+    let s = stream();
+    let k = ElementwiseKernel::new("long long *x, long long mark", "x[i] = mark + i", "marker")
+        .unwrap();
+    let n = 100_000usize;
+    let mut x = GpuArray::full(&s, &[n], -7i64).unwrap();
+    k.call_range(&s, 5, n as i64, 3, &[(&mut x).into(), 1000i64.into()])
+        .unwrap();
+    k.call_range(&s, n as i64 - 2, 0, -5, &[(&mut x).into(), 0i64.into()])
+        .unwrap();
+    let got = x.to_vec().unwrap();
+    for (i, &v) in got.iter().enumerate() {
+        let mut want = -7i64;
+        if i >= 5 && (i - 5) % 3 == 0 {
+            want = 1000 + i as i64;
+        }
+        if i <= n - 2 && i > 0 && (n - 2 - i) % 5 == 0 {
+            want = i as i64;
+        }
+        assert_eq!(v, want, "index {i}");
+    }
+    let e = k
+        .call_range(&s, 0, n as i64 + 1, 1, &[(&mut x).into(), 0i64.into()])
+        .unwrap_err();
+    assert!(e.to_string().contains("past argument `x`"), "{e}");
+}
+
+#[test]
+#[ignore = "needs a CUDA device"]
+fn strided_and_broadcast_inputs_and_outputs() {
+    let mut rng = Rng::fresh();
+    let s = stream();
+    let (r, c) = (37usize, 53usize);
+    let mh: Vec<f64> = rng.vec(r * c);
+    let rowh: Vec<f64> = rng.vec(2 * r);
+    let m = GpuArray::from_shape_slice(&s, &[r, c], &mh).unwrap();
+    let rows = GpuArray::from_slice(&s, &rowh).unwrap();
+    let add = ElementwiseKernel::new(
+        "const double *a, const double *b, double *out",
+        "out[i] = a[i] - 2.0 * b[i]",
+        "sub2",
+    )
+    .unwrap();
+    // a: the transposed matrix (c x r); b: every other element reversed, broadcast over
+    // the c rows; out: contiguous.
+    let a = m.transpose();
+    let b = rows
+        .slice(&[SliceArg::stepped(None, None, -2)])
+        .unwrap()
+        .insert_axis(0)
+        .unwrap();
+    let mut out = GpuArray::full(&s, &[c, r], f64::NAN).unwrap();
+    add.call(&s, &[(&a).into(), (&b).into(), (&mut out).into()])
+        .unwrap();
+    let bh: Vec<f64> = (0..r).map(|k| rowh[2 * r - 1 - 2 * k]).collect();
+    let want: Vec<f64> = (0..c * r)
+        .map(|k| {
+            let (i, j) = (k / r, k % r);
+            mh[j * c + i] - 2.0 * bh[j]
+        })
+        .collect();
+    assert_close(&out.to_vec().unwrap(), &want, 1e-12);
+    // A strided output: write into the transpose of a fresh matrix.
+    let mut t = GpuArray::full(&s, &[r, c], f64::NAN).unwrap().transpose();
+    add.call(&s, &[(&a).into(), (&b).into(), (&mut t).into()])
+        .unwrap();
+    assert_close(&t.to_vec().unwrap(), &want, 1e-12);
+    // Written arrays may not be broadcast.
+    let mut small = GpuArray::<f64>::zeros(&s, &[r]).unwrap();
+    let e = add
+        .call(&s, &[(&a).into(), (&b).into(), (&mut small).into()])
+        .unwrap_err();
+    assert!(e.to_string().contains("argument `out`"), "{e}");
+}
+
+fn copy_every_layout<T: RandomElement>(rng: &mut Rng) {
+    let s = stream();
+    let spec = ElementwiseSpec::builder("copy")
+        .arg(ArgSpec::const_vector("src", T::DTYPE))
+        .arg(ArgSpec::vector("dst", T::DTYPE))
+        .operation("dst[i] = src[i]")
+        .build()
+        .unwrap();
+    let k = ElementwiseKernel::from_spec(spec);
+    let n = 4099usize;
+    let h: Vec<T> = rng.vec(n);
+    let src = GpuArray::from_slice(&s, &h).unwrap();
+    let poison = T::random(rng);
+    // vectorized
+    let mut dst = GpuArray::full(&s, &[n], poison).unwrap();
+    k.call(&s, &[(&src).into(), (&mut dst).into()]).unwrap();
+    assert_eq!(dst.to_vec().unwrap(), h, "{}", T::DTYPE);
+    // strided: reversed source
+    let rev = src.flip(0).unwrap();
+    let mut dst = GpuArray::full(&s, &[n], poison).unwrap();
+    k.call(&s, &[(&rev).into(), (&mut dst).into()]).unwrap();
+    let want: Vec<T> = h.iter().rev().copied().collect();
+    assert_eq!(dst.to_vec().unwrap(), want, "{}", T::DTYPE);
+}
+
+#[test]
+#[ignore = "needs a CUDA device"]
+fn copies_of_every_dtype_are_bit_exact() {
+    let mut rng = Rng::fresh();
+    copy_every_layout::<bool>(&mut rng);
+    copy_every_layout::<i8>(&mut rng);
+    copy_every_layout::<u16>(&mut rng);
+    copy_every_layout::<i32>(&mut rng);
+    copy_every_layout::<u64>(&mut rng);
+    copy_every_layout::<f16>(&mut rng);
+    copy_every_layout::<bf16>(&mut rng);
+    copy_every_layout::<f32>(&mut rng);
+    copy_every_layout::<f64>(&mut rng);
+    copy_every_layout::<Complex<f32>>(&mut rng);
+    copy_every_layout::<Complex<f64>>(&mut rng);
+}
+
+#[test]
+#[ignore = "needs a CUDA device"]
+fn half_bfloat16_and_complex_arithmetic() {
+    let mut rng = Rng::fresh();
+    let s = stream();
+    let n = 10_001;
+    let hh: Vec<f16> = rng.vec(n);
+    let bh: Vec<bf16> = rng.vec(n);
+    let ch: Vec<Complex<f64>> = rng.vec(n);
+    let h = GpuArray::from_slice(&s, &hh).unwrap();
+    let b = GpuArray::from_slice(&s, &bh).unwrap();
+    let c = GpuArray::from_slice(&s, &ch).unwrap();
+    let mut oh = GpuArray::full(&s, &[n], f16::NAN).unwrap();
+    let mut ob = GpuArray::full(&s, &[n], bf16::NAN).unwrap();
+    let mut oc = GpuArray::full(&s, &[n], Complex::new(f64::NAN, f64::NAN)).unwrap();
+    let k = ElementwiseKernel::new(
+        "const __half *h, const __nv_bfloat16 *b, const complex<double> *c, __half *oh, \
+         __nv_bfloat16 *ob, complex<double> *oc",
+        "oh[i] = h[i] * 0.5f + 1.0f; ob[i] = (float)b[i] * 2.0f; \
+         oc[i] = c[i] * conj(c[i]) / (c[i] + 1.0) + (double)(float)h[i]",
+        "mixed",
+    )
+    .unwrap();
+    k.call(
+        &s,
+        &[
+            (&h).into(),
+            (&b).into(),
+            (&c).into(),
+            (&mut oh).into(),
+            (&mut ob).into(),
+            (&mut oc).into(),
+        ],
+    )
+    .unwrap();
+    let want_h: Vec<f16> = hh
+        .iter()
+        .map(|v| f16::from_f32(v.to_f32() * 0.5 + 1.0))
+        .collect();
+    assert_eq!(oh.to_vec().unwrap(), want_h);
+    let want_b: Vec<bf16> = bh
+        .iter()
+        .map(|v| bf16::from_f32(v.to_f32() * 2.0))
+        .collect();
+    assert_eq!(ob.to_vec().unwrap(), want_b);
+    let got_c = oc.to_vec().unwrap();
+    for k in 0..n {
+        let z = ch[k];
+        let want = z * z.conj() / (z + 1.0) + hh[k].to_f64();
+        assert!(
+            (got_c[k] - want).norm() <= 1e-12 * want.norm().max(1.0),
+            "{k}: {} vs {want}",
+            got_c[k]
+        );
+    }
+}
+
+#[test]
+#[ignore = "needs a CUDA device"]
+fn bad_calls_name_the_argument() {
+    let s = stream();
+    let x = GpuArray::<f32>::zeros(&s, &[10]).unwrap();
+    let mut z = GpuArray::<f32>::zeros(&s, &[10]).unwrap();
+    let zi = GpuArray::<i32>::zeros(&s, &[10]).unwrap();
+    let k = saxpy();
+    let e = k
+        .call(
+            &s,
+            &[2.0f64.into(), (&x).into(), (&x).into(), (&mut z).into()],
+        )
+        .unwrap_err();
+    assert!(
+        e.to_string().contains("argument `a`") && e.to_string().contains("float64 scalar"),
+        "{e}"
+    );
+    let e = k
+        .call(
+            &s,
+            &[2.0f32.into(), (&zi).into(), (&x).into(), (&mut z).into()],
+        )
+        .unwrap_err();
+    assert!(e.to_string().contains("argument `x`"), "{e}");
+    let e = k
+        .call(&s, &[2.0f32.into(), (&x).into(), (&x).into(), (&z).into()])
+        .unwrap_err();
+    assert!(e.to_string().contains("pass `&mut`"), "{e}");
+    let e = k.call(&s, &[2.0f32.into()]).unwrap_err();
+    assert!(
+        e.to_string().contains("takes 4 arguments, 1 were given"),
+        "{e}"
+    );
+    let y = GpuArray::<f32>::zeros(&s, &[11]).unwrap();
+    let e = k
+        .call(
+            &s,
+            &[2.0f32.into(), (&x).into(), (&y).into(), (&mut z).into()],
+        )
+        .unwrap_err();
+    assert!(matches!(e, ArrayError::Layout(_)), "{e}");
+    assert!(e.to_string().contains("[10] and [11]"), "{e}");
+    let diff = ElementwiseKernel::new(
+        "const float *x, float *z",
+        "z[i] = x[i] - x[i > 0 ? i - 1 : 0]",
+        "diff",
+    )
+    .unwrap();
+    let xs = x.slice(&[SliceArg::stepped(None, None, -1)]).unwrap();
+    let e = diff.call(&s, &[(&xs).into(), (&mut z).into()]).unwrap_err();
+    assert!(e.to_string().contains("is not contiguous"), "{e}");
+    // The same kernel on contiguous arrays is fine.
+    diff.call(&s, &[(&x).into(), (&mut z).into()]).unwrap();
+}
+
+#[test]
+#[ignore = "needs a CUDA device"]
+fn more_than_2_pow_31_elements() {
+    let s = stream();
+    let n = (1usize << 31) + 1001;
+    let mut x = GpuArray::<u8>::full(&s, &[n], 0xAB).unwrap();
+    let k = ElementwiseKernel::new("unsigned char *x", "x[i] = (unsigned char)(i % 251)", "big")
+        .unwrap();
+    k.call(&s, &[(&mut x).into()]).unwrap();
+    for start in [0usize, (1 << 31) - 300, n - 700] {
+        let v = x
+            .slice(&[SliceArg::range(start as isize, start as isize + 600)])
+            .unwrap()
+            .to_vec()
+            .unwrap();
+        for (k, &b) in v.iter().enumerate() {
+            assert_eq!(b as usize, (start + k) % 251, "index {}", start + k);
+        }
+    }
+}

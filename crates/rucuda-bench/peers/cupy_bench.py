@@ -1,0 +1,221 @@
+#!/usr/bin/env python3
+"""CuPy peer of rucuda-bench: the raw cases measured the same way through CuPy.
+
+Prints one JSON object a line on stdout ({"case", "lib": "cupy", "n", "value", "unit",
+"device"}); `run.sh bench` hands the lines to rucuda-bench, which merges them into its table
+and bench.jsonl. Progress and errors go to stderr. Without CuPy it says so and prints nothing.
+
+Settings come from the environment, as for rucuda-bench (keep the repetition counts in step
+with crates/rucuda-bench/src/config.rs):
+  RUCUDA_BENCH_QUICK=1     fewer repetitions, 64 MiB copies
+  RUCUDA_BENCH_COPY_MIB=N  size of the copy cases (1024)
+  RUCUDA_BENCH_CASES=a,b   only cases whose name contains one of the substrings
+  RUCUDA_BENCH_DEVICE=N    device ordinal (0)
+"""
+
+import json
+import os
+import statistics
+import sys
+import time
+
+try:
+    import cupy as cp
+    import cupyx
+    import numpy as np
+except ImportError as error:  # the peer is optional
+    print(f"cupy_bench: CuPy is not available ({error}); skipping the cupy peer", file=sys.stderr)
+    sys.exit(0)
+
+QUICK = os.environ.get("RUCUDA_BENCH_QUICK", "") not in ("", "0")
+COPY_BYTES = int(os.environ.get("RUCUDA_BENCH_COPY_MIB") or (64 if QUICK else 1024)) << 20
+PATTERNS = [p.strip() for p in os.environ.get("RUCUDA_BENCH_CASES", "").split(",") if p.strip()]
+DEVICE = int(os.environ.get("RUCUDA_BENCH_DEVICE") or 0)
+
+LAUNCHES_PER_BATCH = 1_000 if QUICK else 10_000
+ALLOCS_PER_BATCH = 200 if QUICK else 1_000
+OVERHEAD = (1, 5) if QUICK else (3, 25)  # (warm-up, timed repetitions)
+TRANSFER = (1, 3) if QUICK else (2, 10)
+DEVICE_COPY = (1, 5) if QUICK else (3, 40)
+MIB = 1 << 20
+
+KERNELS = r"""
+extern "C" __global__ void rucuda_bench_empty() {}
+extern "C" __global__ void rucuda_bench_args4(const float* x, float* y, float a, unsigned int n) {}
+"""
+
+
+def host_seconds(sampling, run):
+    """Seconds of host time per timed call of run() (which finishes its own work)."""
+    warmup, reps = sampling
+    for _ in range(warmup):
+        run()
+    samples = []
+    for _ in range(reps):
+        start = time.perf_counter()
+        run()
+        samples.append(time.perf_counter() - start)
+    return samples
+
+
+def device_seconds(stream, sampling, enqueue):
+    """Seconds between two events recorded around enqueue() on stream."""
+    warmup, reps = sampling
+    start, end = cp.cuda.Event(), cp.cuda.Event()
+    for _ in range(warmup):
+        enqueue()
+    stream.synchronize()
+    samples = []
+    for _ in range(reps):
+        start.record(stream)
+        enqueue()
+        end.record(stream)
+        end.synchronize()
+        samples.append(cp.cuda.get_elapsed_time(start, end) / 1e3)
+    return samples
+
+
+def micros_per(samples, ops):
+    return statistics.median(samples) * 1e6 / ops, "us"
+
+
+def gbps(samples, bytes_moved):
+    return bytes_moved / statistics.median(samples) / 1e9, "GB/s"
+
+
+def launch_batches(kernel, args):
+    def batch():
+        for _ in range(LAUNCHES_PER_BATCH):
+            kernel((1,), (1,), args)
+        cp.cuda.Device().synchronize()
+
+    return micros_per(host_seconds(OVERHEAD, batch), LAUNCHES_PER_BATCH), LAUNCHES_PER_BATCH
+
+
+def launch_empty_us():
+    kernel = cp.RawModule(code=KERNELS).get_function("rucuda_bench_empty")
+    return launch_batches(kernel, ())
+
+
+def launch_args4_us():
+    kernel = cp.RawModule(code=KERNELS).get_function("rucuda_bench_args4")
+    x = cp.zeros(512, dtype=cp.float32)
+    y = cp.zeros(512, dtype=cp.float32)
+    return launch_batches(kernel, (x, y, np.float32(2.0), np.uint32(512)))
+
+
+def alloc_pairs(allocator, stream):
+    """Allocate and free 1 MiB through CuPy with `allocator` installed."""
+    get_allocator = getattr(cp.cuda, "get_allocator", None)
+    previous = get_allocator() if get_allocator else cp.get_default_memory_pool().malloc
+    cp.cuda.set_allocator(allocator)
+    try:
+        def batch():
+            with stream:
+                for _ in range(ALLOCS_PER_BATCH):
+                    memory = cp.cuda.alloc(MIB)
+                    del memory
+            stream.synchronize()
+
+        return micros_per(host_seconds(OVERHEAD, batch), ALLOCS_PER_BATCH), MIB
+    finally:
+        cp.cuda.set_allocator(previous)
+
+
+def alloc_free_us():
+    # No memory pool: cudaMalloc and cudaFree for every pair.
+    return alloc_pairs(None, cp.cuda.Stream.null)
+
+
+def alloc_free_async_us():
+    # Stream-ordered: cudaMallocAsync / cudaFreeAsync on a non-blocking stream.
+    allocator = getattr(cp.cuda, "malloc_async", None) or cp.cuda.MemoryAsyncPool().malloc
+    return alloc_pairs(allocator, cp.cuda.Stream(non_blocking=True))
+
+
+def d2d_copy_GBps():
+    src = cp.empty(COPY_BYTES, dtype=cp.uint8)
+    dst = cp.empty(COPY_BYTES, dtype=cp.uint8)
+    stream = cp.cuda.Stream(non_blocking=True)
+    samples = device_seconds(
+        stream, DEVICE_COPY, lambda: dst.data.copy_from_device_async(src.data, COPY_BYTES, stream)
+    )
+    return gbps(samples, 2 * COPY_BYTES), COPY_BYTES
+
+
+def h2d_pageable_GBps():
+    # What a CuPy user writes: cupy.asarray of a NumPy array (device memory from the pool).
+    host = np.ones(COPY_BYTES, dtype=np.uint8)
+
+    def run():
+        device = cp.asarray(host)
+        cp.cuda.Device().synchronize()
+        del device
+
+    return gbps(host_seconds(TRANSFER, run), COPY_BYTES), COPY_BYTES
+
+
+def d2h_pageable_GBps():
+    # .get() into a NumPy array allocated once, as rucuda's raw case copies into one buffer.
+    device = cp.ones(COPY_BYTES, dtype=cp.uint8)
+    host = np.ones(COPY_BYTES, dtype=np.uint8)
+    return gbps(host_seconds(TRANSFER, lambda: device.get(out=host)), COPY_BYTES), COPY_BYTES
+
+
+def pinned_transfer(to_device):
+    host = cupyx.empty_pinned(COPY_BYTES, dtype=np.uint8)
+    host.fill(1)
+    device = cp.empty(COPY_BYTES, dtype=cp.uint8)
+    stream = cp.cuda.Stream(non_blocking=True)
+    address = host.ctypes.data
+    if to_device:
+        enqueue = lambda: device.data.copy_from_host_async(address, COPY_BYTES, stream)  # noqa: E731
+    else:
+        enqueue = lambda: device.data.copy_to_host_async(address, COPY_BYTES, stream)  # noqa: E731
+    return gbps(device_seconds(stream, TRANSFER, enqueue), COPY_BYTES), COPY_BYTES
+
+
+def h2d_pinned_GBps():
+    return pinned_transfer(True)
+
+
+def d2h_pinned_GBps():
+    return pinned_transfer(False)
+
+
+CASES = [
+    d2d_copy_GBps,
+    launch_empty_us,
+    launch_args4_us,
+    alloc_free_us,
+    alloc_free_async_us,
+    h2d_pageable_GBps,
+    d2h_pageable_GBps,
+    h2d_pinned_GBps,
+    d2h_pinned_GBps,
+]
+
+
+def main():
+    cp.cuda.Device(DEVICE).use()
+    name = cp.cuda.runtime.getDeviceProperties(DEVICE)["name"]
+    device_name = name.decode() if isinstance(name, bytes) else str(name)
+    print(f"cupy_bench: CuPy {cp.__version__} on {device_name}", file=sys.stderr)
+    failed = 0
+    for case in CASES:
+        if PATTERNS and not any(p in case.__name__ for p in PATTERNS):
+            continue
+        try:
+            (value, unit), n = case()
+        except Exception as error:  # report and go on with the other cases
+            print(f"cupy_bench: {case.__name__} failed: {error!r}", file=sys.stderr)
+            failed += 1
+            continue
+        print(f"  {case.__name__:<24} cupy   {value:12.4f} {unit}", file=sys.stderr)
+        record = {"case": case.__name__, "lib": "cupy", "n": n, "value": value, "unit": unit, "device": device_name}
+        print(json.dumps(record), flush=True)
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,162 @@
+// NVIDIA peer of rucuda-bench: NVIDIA's own best for each case, through the CUDA runtime and
+// NVIDIA's libraries. `run.sh bench` builds it with the GPU machine's nvcc into /tmp and runs
+// it before rucuda-bench, which merges its JSON lines ({"case", "lib": "nvidia", "n",
+// "value", "unit", "device"}, one a line on stdout) into the table and bench.jsonl.
+//
+// Settings come from the environment, as for rucuda-bench: RUCUDA_BENCH_QUICK,
+// RUCUDA_BENCH_COPY_MIB, RUCUDA_BENCH_CASES, RUCUDA_BENCH_DEVICE.
+//
+// Cases today: d2d_copy_GBps (cudaMemcpyAsync device to device, read + write bytes).
+// To add one (CUB scans and reductions, cuRAND generators): write a function returning a
+// Result like bench_d2d_copy, list it in CASES below, and keep the case name of
+// shared/TARGETS.md (e.g. sum_f32_GBps with cub::DeviceReduce::Sum). Link flags for cuRAND
+// go on the nvcc line in run.sh (-lcurand).
+
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+namespace {
+
+struct Result {
+    unsigned long long n;
+    double value;
+    const char* unit;
+};
+
+struct Settings {
+    bool quick = false;
+    size_t copy_bytes = size_t(1024) << 20;
+    std::vector<std::string> patterns;
+    int device = 0;
+};
+
+#define CHECK(call)                                                                      \
+    do {                                                                                 \
+        cudaError_t status_ = (call);                                                    \
+        if (status_ != cudaSuccess) {                                                    \
+            std::fprintf(stderr, "nvidia_bench: %s failed: %s\n", #call,                \
+                         cudaGetErrorString(status_));                                   \
+            std::exit(1);                                                                \
+        }                                                                                \
+    } while (0)
+
+Settings read_settings() {
+    Settings s;
+    const char* quick = std::getenv("RUCUDA_BENCH_QUICK");
+    s.quick = quick && *quick && std::strcmp(quick, "0") != 0;
+    const char* mib = std::getenv("RUCUDA_BENCH_COPY_MIB");
+    unsigned long long copy_mib = (mib && *mib) ? std::strtoull(mib, nullptr, 10) : (s.quick ? 64 : 1024);
+    s.copy_bytes = size_t(copy_mib ? copy_mib : 1) << 20;
+    if (const char* cases = std::getenv("RUCUDA_BENCH_CASES")) {
+        std::string all(cases), item;
+        for (size_t start = 0; start <= all.size();) {
+            size_t comma = all.find(',', start);
+            if (comma == std::string::npos) comma = all.size();
+            item = all.substr(start, comma - start);
+            item.erase(0, item.find_first_not_of(' '));
+            item.erase(item.find_last_not_of(' ') + 1);
+            if (!item.empty()) s.patterns.push_back(item);
+            start = comma + 1;
+        }
+    }
+    if (const char* device = std::getenv("RUCUDA_BENCH_DEVICE")) s.device = std::atoi(device);
+    return s;
+}
+
+double median(std::vector<double> samples) {
+    std::sort(samples.begin(), samples.end());
+    size_t n = samples.size();
+    if (n == 0) return 0.0;
+    return n % 2 ? samples[n / 2] : (samples[n / 2 - 1] + samples[n / 2]) / 2.0;
+}
+
+// Seconds between two events around each call of `enqueue` on `stream`, after warm-up.
+template <typename F>
+std::vector<double> device_seconds(cudaStream_t stream, int warmup, int reps, F enqueue) {
+    cudaEvent_t start, end;
+    CHECK(cudaEventCreate(&start));
+    CHECK(cudaEventCreate(&end));
+    for (int i = 0; i < warmup; ++i) enqueue();
+    CHECK(cudaStreamSynchronize(stream));
+    std::vector<double> samples;
+    for (int i = 0; i < reps; ++i) {
+        CHECK(cudaEventRecord(start, stream));
+        enqueue();
+        CHECK(cudaEventRecord(end, stream));
+        CHECK(cudaEventSynchronize(end));
+        float ms = 0.0f;
+        CHECK(cudaEventElapsedTime(&ms, start, end));
+        samples.push_back(ms / 1e3);
+    }
+    CHECK(cudaEventDestroy(start));
+    CHECK(cudaEventDestroy(end));
+    return samples;
+}
+
+Result bench_d2d_copy(const Settings& s) {
+    size_t bytes = s.copy_bytes;
+    void *src = nullptr, *dst = nullptr;
+    CHECK(cudaMalloc(&src, bytes));
+    CHECK(cudaMalloc(&dst, bytes));
+    cudaStream_t stream;
+    CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+    auto samples = device_seconds(stream, s.quick ? 1 : 3, s.quick ? 5 : 40, [&] {
+        CHECK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, stream));
+    });
+    CHECK(cudaStreamDestroy(stream));
+    CHECK(cudaFree(src));
+    CHECK(cudaFree(dst));
+    return {bytes, 2.0 * double(bytes) / median(samples) / 1e9, "GB/s"};
+}
+
+struct Case {
+    const char* name;
+    Result (*run)(const Settings&);
+};
+
+const Case CASES[] = {
+    {"d2d_copy_GBps", bench_d2d_copy},
+};
+
+bool selected(const Settings& s, const char* name) {
+    if (s.patterns.empty()) return true;
+    for (const auto& p : s.patterns)
+        if (std::strstr(name, p.c_str())) return true;
+    return false;
+}
+
+std::string json_string(const char* text) {
+    std::string out = "\"";
+    for (const char* c = text; *c; ++c) {
+        if (*c == '"' || *c == '\\') out += '\\';
+        if (static_cast<unsigned char>(*c) >= 0x20) out += *c;
+    }
+    return out + "\"";
+}
+
+}  // namespace
+
+int main() {
+    Settings s = read_settings();
+    CHECK(cudaSetDevice(s.device));
+    cudaDeviceProp prop;
+    CHECK(cudaGetDeviceProperties(&prop, s.device));
+    int runtime = 0;
+    CHECK(cudaRuntimeGetVersion(&runtime));
+    std::fprintf(stderr, "nvidia_bench: CUDA runtime %d on %s\n", runtime, prop.name);
+    for (const Case& c : CASES) {
+        if (!selected(s, c.name)) continue;
+        Result r = c.run(s);
+        std::fprintf(stderr, "  %-24s nvidia %12.4f %s\n", c.name, r.value, r.unit);
+        std::printf("{\"case\":\"%s\",\"lib\":\"nvidia\",\"n\":%llu,\"value\":%.6f,\"unit\":\"%s\",\"device\":%s}\n",
+                    c.name, r.n, r.value, r.unit, json_string(prop.name).c_str());
+        std::fflush(stdout);
+    }
+    return 0;
+}

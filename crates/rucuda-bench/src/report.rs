@@ -1,0 +1,337 @@
+//! Results: one [`Record`] per (case, lib), ratios within the run, `bench.jsonl` (one JSON
+//! object a line, the format of shared/TARGETS.md) and a markdown table with the libs side
+//! by side.
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+use std::path::Path;
+
+use serde_json::Value;
+
+use crate::cuda::{Error, Result};
+use crate::harness::units;
+
+/// The case every bandwidth ratio is taken against.
+pub const COPY_CASE: &str = "d2d_copy_GBps";
+
+/// The lib name of the floor: the same work through cuda-driver-sys calls alone.
+pub const RAW: &str = "raw";
+
+/// Column order of the table; libs not listed follow in the order seen.
+const LIB_ORDER: [&str; 5] = ["raw", "rucuda", "cupy", "pycuda", "nvidia"];
+
+/// One result line of `bench.jsonl`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Record {
+    /// Case name (shared/TARGETS.md).
+    pub case: String,
+    /// `raw`, `rucuda`, `cupy`, `pycuda` or `nvidia`.
+    pub lib: String,
+    /// Problem size (see each case).
+    pub n: u64,
+    /// The median.
+    pub value: f64,
+    /// `us`, `GB/s`, ...
+    pub unit: String,
+    /// To the copy bandwidth of this run (GB/s cases) or to `raw` (other cases).
+    pub ratio: Option<f64>,
+    /// The device's name.
+    pub device: String,
+    /// When it was measured (UTC, ISO 8601).
+    pub date: String,
+}
+
+impl Record {
+    /// The JSON line, fields in the documented order.
+    pub fn to_json_line(&self) -> String {
+        let text = |s: &str| Value::from(s).to_string();
+        let number = |x: f64| {
+            if x.is_finite() {
+                Value::from(round(x)).to_string()
+            } else {
+                "null".to_owned()
+            }
+        };
+        format!(
+            "{{\"case\":{},\"lib\":{},\"n\":{},\"value\":{},\"unit\":{},\"ratio\":{},\"device\":{},\"date\":{}}}",
+            text(&self.case),
+            text(&self.lib),
+            self.n,
+            number(self.value),
+            text(&self.unit),
+            self.ratio.map_or("null".to_owned(), number),
+            text(&self.device),
+            text(&self.date)
+        )
+    }
+
+    /// A record from a peer's JSON line; `device` and `date` default to this run's.
+    pub fn from_peer_line(line: &str, device: &str, date: &str) -> Result<Record> {
+        let v: Value = serde_json::from_str(line)?;
+        let text = |key: &str| v[key].as_str().map(str::to_owned);
+        let need = |key: &str| {
+            text(key).ok_or_else(|| Error(format!("peer line without \"{key}\": {line}")))
+        };
+        Ok(Record {
+            case: need("case")?,
+            lib: need("lib")?,
+            n: v["n"].as_u64().unwrap_or(0),
+            value: v["value"]
+                .as_f64()
+                .ok_or_else(|| Error(format!("peer line without a numeric \"value\": {line}")))?,
+            unit: need("unit")?,
+            ratio: None,
+            device: text("device")
+                .filter(|d| !d.is_empty())
+                .unwrap_or_else(|| device.to_owned()),
+            date: text("date").unwrap_or_else(|| date.to_owned()),
+        })
+    }
+}
+
+fn round(x: f64) -> f64 {
+    (x * 1e4).round() / 1e4
+}
+
+/// Reads a peer's output: JSON objects one a line; other lines are reported and skipped.
+pub fn read_peer_file(path: &Path, device: &str, date: &str) -> Result<Vec<Record>> {
+    let text =
+        std::fs::read_to_string(path).map_err(|e| Error(format!("{}: {e}", path.display())))?;
+    let mut records = Vec::new();
+    for line in text.lines().map(str::trim).filter(|l| !l.is_empty()) {
+        if !line.starts_with('{') {
+            eprintln!(
+                "rucuda-bench: {}: skipping a line that is not JSON: {line}",
+                path.display()
+            );
+            continue;
+        }
+        records.push(Record::from_peer_line(line, device, date)?);
+    }
+    Ok(records)
+}
+
+/// Fills every record's ratio: GB/s cases to the raw copy bandwidth of this run (or, with no
+/// raw copy, the best copy of any lib), other cases to the raw value of the same case.
+pub fn fill_ratios(records: &mut [Record]) {
+    let copies = records
+        .iter()
+        .filter(|r| r.case == COPY_CASE && r.unit == units::GBPS);
+    let copy = records
+        .iter()
+        .find(|r| r.case == COPY_CASE && r.lib == RAW)
+        .map(|r| r.value)
+        .or_else(|| copies.map(|r| r.value).reduce(f64::max));
+    let raw: BTreeMap<String, f64> = records
+        .iter()
+        .filter(|r| r.lib == RAW)
+        .map(|r| (r.case.clone(), r.value))
+        .collect();
+    for r in records.iter_mut() {
+        let reference = if r.unit == units::GBPS {
+            copy
+        } else {
+            raw.get(&r.case).copied()
+        };
+        r.ratio = reference.filter(|&x| x > 0.0).map(|x| r.value / x);
+    }
+}
+
+/// Writes `bench.jsonl` (one record a line).
+pub fn write_jsonl(path: &Path, records: &[Record]) -> Result<()> {
+    let text: String = records.iter().map(|r| r.to_json_line() + "\n").collect();
+    std::fs::write(path, text).map_err(|e| Error(format!("{}: {e}", path.display())))
+}
+
+/// The table: one row per case (in first-seen order), one column per lib.
+pub fn table(records: &[Record], device: &str, date: &str) -> String {
+    let mut cases: Vec<(&str, &str)> = Vec::new();
+    let mut libs: Vec<&str> = LIB_ORDER
+        .iter()
+        .copied()
+        .filter(|l| records.iter().any(|r| r.lib == *l))
+        .collect();
+    for r in records {
+        if !cases.iter().any(|(c, _)| *c == r.case) {
+            cases.push((&r.case, &r.unit));
+        }
+        if !libs.contains(&r.lib.as_str()) {
+            libs.push(&r.lib);
+        }
+    }
+    let mut out = String::new();
+    let _ = writeln!(out, "rucuda-bench on {device}, {date}");
+    let _ = writeln!(
+        out,
+        "(GB/s cases: % of the raw device-to-device copy bandwidth of this run; us cases: x raw)\n"
+    );
+    let _ = writeln!(out, "| case | unit | {} |", libs.join(" | "));
+    let _ = writeln!(out, "|---|---|{}", "---:|".repeat(libs.len()));
+    for (case, unit_name) in cases {
+        let cells: Vec<String> = libs
+            .iter()
+            .map(
+                |lib| match records.iter().find(|r| r.case == case && r.lib == *lib) {
+                    Some(r) => cell(r),
+                    None => "—".to_owned(),
+                },
+            )
+            .collect();
+        let _ = writeln!(out, "| {case} | {unit_name} | {} |", cells.join(" | "));
+    }
+    out
+}
+
+fn cell(r: &Record) -> String {
+    let value = match r.value.abs() {
+        v if v >= 100.0 => format!("{:.1}", r.value),
+        v if v >= 1.0 => format!("{:.2}", r.value),
+        _ => format!("{:.3}", r.value),
+    };
+    match (r.ratio, r.unit == units::GBPS) {
+        (Some(ratio), true) => format!("{value} ({:.1}%)", ratio * 100.0),
+        (Some(ratio), false) => format!("{value} ({ratio:.2}x)"),
+        (None, _) => value,
+    }
+}
+
+/// The current UTC time as `YYYY-MM-DDTHH:MM:SSZ`.
+pub fn utc_timestamp() -> String {
+    let secs = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_secs())
+        .unwrap_or(0);
+    let (days, rest) = ((secs / 86_400) as i64, secs % 86_400);
+    // Days since 1970-01-01 to a Gregorian date: 400-year eras of 146097 days, with years
+    // counted from March so the leap day comes last.
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    format!(
+        "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}Z",
+        rest / 3600,
+        rest % 3600 / 60,
+        rest % 60
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rec(case: &str, lib: &str, value: f64, unit_name: &str) -> Record {
+        Record {
+            case: case.into(),
+            lib: lib.into(),
+            n: 1,
+            value,
+            unit: unit_name.into(),
+            ratio: None,
+            device: "GPU".into(),
+            date: "2026-01-01T00:00:00Z".into(),
+        }
+    }
+
+    #[test]
+    fn ratios_use_raw_copy_and_raw_case() {
+        let mut records = vec![
+            rec(COPY_CASE, "raw", 3000.0, units::GBPS),
+            rec(COPY_CASE, "cupy", 2700.0, units::GBPS),
+            rec("h2d_pinned_GBps", "raw", 30.0, units::GBPS),
+            rec("launch_empty_us", "raw", 4.0, units::MICROS),
+            rec("launch_empty_us", "cupy", 5.0, units::MICROS),
+            rec("sum_f32_GBps", "nvidia", 3030.0, units::GBPS),
+            rec("compile_first_ms", "cupy", 450.0, "ms"),
+        ];
+        fill_ratios(&mut records);
+        let ratios: Vec<Option<f64>> = records.iter().map(|r| r.ratio).collect();
+        assert_eq!(
+            ratios,
+            [
+                Some(1.0),
+                Some(0.9),
+                Some(0.01),
+                Some(1.0),
+                Some(1.25),
+                Some(1.01),
+                None
+            ]
+        );
+    }
+
+    #[test]
+    fn without_raw_copy_the_best_copy_is_the_reference() {
+        let mut records = vec![
+            rec(COPY_CASE, "cupy", 2000.0, units::GBPS),
+            rec(COPY_CASE, "nvidia", 2500.0, units::GBPS),
+        ];
+        fill_ratios(&mut records);
+        assert_eq!(records[0].ratio, Some(0.8));
+    }
+
+    #[test]
+    fn json_lines_have_the_documented_fields_in_order() {
+        let mut r = rec("launch_empty_us", "raw", 4.123456789, units::MICROS);
+        r.ratio = Some(1.0);
+        assert_eq!(
+            r.to_json_line(),
+            "{\"case\":\"launch_empty_us\",\"lib\":\"raw\",\"n\":1,\"value\":4.1235,\"unit\":\"us\",\
+             \"ratio\":1.0,\"device\":\"GPU\",\"date\":\"2026-01-01T00:00:00Z\"}"
+        );
+        let back: Value = serde_json::from_str(&r.to_json_line()).unwrap();
+        assert_eq!(back["value"], 4.1235);
+    }
+
+    #[test]
+    fn peer_lines_parse_with_defaults() {
+        let r = Record::from_peer_line(
+            r#"{"case":"d2d_copy_GBps","lib":"cupy","n":8,"value":2.5,"unit":"GB/s"}"#,
+            "H100",
+            "D",
+        )
+        .unwrap();
+        assert_eq!(
+            (r.lib.as_str(), r.n, r.device.as_str(), r.date.as_str()),
+            ("cupy", 8, "H100", "D")
+        );
+        assert!(
+            Record::from_peer_line(r#"{"case":"x","lib":"cupy","unit":"us"}"#, "", "").is_err()
+        );
+        assert!(Record::from_peer_line("not json", "", "").is_err());
+    }
+
+    #[test]
+    fn table_puts_libs_side_by_side() {
+        let mut records = vec![
+            rec(COPY_CASE, "raw", 3000.0, units::GBPS),
+            rec("launch_empty_us", "cupy", 5.0, units::MICROS),
+            rec("launch_empty_us", "raw", 4.0, units::MICROS),
+            rec("cub_thing", "mylib", 0.5, "ms"),
+        ];
+        fill_ratios(&mut records);
+        let t = table(&records, "GPU", "today");
+        assert!(t.contains("| case | unit | raw | cupy | mylib |"), "{t}");
+        assert!(
+            t.contains("| d2d_copy_GBps | GB/s | 3000.0 (100.0%) | — | — |"),
+            "{t}"
+        );
+        assert!(
+            t.contains("| launch_empty_us | us | 4.00 (1.00x) | 5.00 (1.25x) | — |"),
+            "{t}"
+        );
+        assert!(t.contains("| cub_thing | ms | — | — | 0.500 |"), "{t}");
+    }
+
+    #[test]
+    fn timestamps_look_right() {
+        let t = utc_timestamp();
+        assert_eq!((t.len(), &t[4..5], &t[10..11]), (20, "-", "T"));
+        assert!(t.as_str() > "2025");
+    }
+}

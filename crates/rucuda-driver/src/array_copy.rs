@@ -1,0 +1,788 @@
+//! Copies into and out of [`CudaArray`]s: whole arrays from and to host memory, device
+//! memory and other arrays; PyCUDA's `memcpy_htoa`, `memcpy_atoh`, `memcpy_dtoa`,
+//! `memcpy_atod`, `memcpy_atoa`; and arrays made from host or device data
+//! (`matrix_to_array`, `np_to_array`, `make_multichannel_2d_array`, the core of
+//! `gpuarray_to_array`).
+//!
+//! Host and device data are dense, in the array's own order: element `(x, y, z)` at
+//! index `(z * height + y) * width + x` (rows of `width` elements, `height` rows per
+//! slice). The byte-offset functions of PyCUDA use the driver's 1D calls on 1D arrays;
+//! on 2D, 3D, layered and cubemap arrays they copy whole rows, so offset and length must
+//! be multiples of the row size. Everything else takes [`crate::Memcpy2D`] or
+//! [`crate::Memcpy3D`].
+
+use std::ffi::c_void;
+
+use crate::array::CudaArray;
+use crate::array::{check_element, Array3DFlags, ArrayDescriptor, ArrayDescriptor3D, ArrayElement};
+use crate::context::Context;
+use crate::error::{call, Error, Result};
+use crate::memcpy2d::{DeviceWritable, Memcpy3D};
+use crate::memory::{DeviceBuffer, DevicePtr};
+use crate::repr::DeviceRepr;
+
+/// How a shape's elements are laid out in memory (PyCUDA's `order`).
+///
+/// `C`: the last index varies fastest (row-major), and an array made from shape
+/// `[rows, cols]` is `cols` wide, so `tex2D(x, y)` reads `m[y][x]`. `F`: the first index
+/// varies fastest (column-major), and the same shape makes an array `rows` wide, so
+/// `tex2D(x, y)` reads `m[x][y]`. Either way the bytes are copied as they are.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum Order {
+    /// Row-major: last index fastest.
+    #[default]
+    C,
+    /// Column-major: first index fastest.
+    F,
+}
+
+/// The array extents `(width, height, depth)` for a shape and order.
+///
+/// ```
+/// use rucuda_driver::{array_extent, Order};
+/// assert_eq!(array_extent(&[4, 6], Order::C)?, (6, 4, 0));
+/// assert_eq!(array_extent(&[4, 6], Order::F)?, (4, 6, 0));
+/// assert_eq!(array_extent(&[2, 3, 5], Order::C)?, (5, 3, 2));
+/// # Ok::<(), rucuda_driver::Error>(())
+/// ```
+pub fn array_extent(shape: &[usize], order: Order) -> Result<(usize, usize, usize)> {
+    if shape.contains(&0) {
+        return Err(Error::invalid(format!(
+            "array shape {shape:?} has an empty dimension"
+        )));
+    }
+    Ok(match (shape, order) {
+        ([n], _) => (*n, 0, 0),
+        ([rows, cols], Order::C) => (*cols, *rows, 0),
+        ([a, b], Order::F) => (*a, *b, 0),
+        ([d, h, w], Order::C) => (*w, *h, *d),
+        ([w, h, d], Order::F) => (*w, *h, *d),
+        _ => {
+            return Err(Error::invalid(format!(
+                "array shape {shape:?}: an array has 1, 2 or 3 dimensions"
+            )))
+        }
+    })
+}
+
+/// The descriptor of an array holding `shape` elements of `T` with `flags`. With
+/// [`Array3DFlags::LAYERED`], the slowest dimension counts layers (a 2D shape makes a 1D
+/// layered array).
+pub(crate) fn descriptor_for<T: ArrayElement>(
+    shape: &[usize],
+    order: Order,
+    flags: Array3DFlags,
+) -> Result<ArrayDescriptor3D> {
+    check_element::<T>()?;
+    let (w, mut h, mut d) = array_extent(shape, order)?;
+    if flags.contains(Array3DFlags::LAYERED) && shape.len() == 2 {
+        (h, d) = (0, h);
+    }
+    let desc = ArrayDescriptor3D::new(w, h, d, T::FORMAT, T::CHANNELS).with_flags(flags);
+    desc.validate()?;
+    Ok(desc)
+}
+
+fn check_count(op: &str, len: usize, shape: &[usize]) -> Result<()> {
+    let n = shape
+        .iter()
+        .try_fold(1usize, |a, &b| a.checked_mul(b))
+        .ok_or_else(|| Error::invalid(format!("{op}: shape {shape:?} overflows usize")))?;
+    if n != len {
+        return Err(Error::invalid(format!(
+            "{op}: shape {shape:?} has {n} elements, the data has {len}"
+        )));
+    }
+    Ok(())
+}
+
+impl CudaArray {
+    /// `(row bytes, rows, slices, total bytes)` of the whole array.
+    fn whole(&self) -> Result<(usize, usize, usize, usize)> {
+        let d = self.desc();
+        Ok((d.row_bytes()?, d.rows(), d.slices(), d.byte_size()?))
+    }
+
+    fn check_whole(&self, op: &str, what: &str, bytes: usize) -> Result<()> {
+        let total = self.byte_size()?;
+        if bytes != total {
+            let d = self.desc();
+            return Err(Error::invalid(format!(
+                "{op}: {what} has {bytes} bytes, the array has {total} ({} x {} x {} elements \
+                 of {} bytes)",
+                d.width,
+                d.rows(),
+                d.slices(),
+                d.element_bytes()?
+            )));
+        }
+        Ok(())
+    }
+
+    /// Fills the whole array from dense host data of the same byte size.
+    ///
+    /// ```no_run
+    /// # use rucuda_driver::*;
+    /// # let ctx = Device::get(0)?.primary_context()?;
+    /// let mut a = CudaArray::new_3d(&ctx, &ArrayDescriptor3D::d3(8, 4, 2, ArrayFormat::F32, 1))?;
+    /// a.copy_from_host(&[0.5f32; 8 * 4 * 2])?;
+    /// # Ok::<(), Error>(())
+    /// ```
+    pub fn copy_from_host<T: DeviceRepr>(&mut self, src: &[T]) -> Result<()> {
+        self.check_whole(
+            "copy_from_host",
+            "the host slice",
+            std::mem::size_of_val(src),
+        )?;
+        let (row, rows, slices, _) = self.whole()?;
+        let ctx = self.context().clone();
+        Memcpy3D::new(&ctx)
+            .src_host(src)
+            .src_pitch(row)
+            .src_height(rows)
+            .dst_array(self)
+            .width_in_bytes(row)
+            .height(rows)
+            .depth(slices)
+            .execute()
+    }
+
+    /// Copies the whole array into dense host memory of the same byte size.
+    pub fn copy_to_host<T: DeviceRepr>(&self, dst: &mut [T]) -> Result<()> {
+        self.check_whole("copy_to_host", "the host slice", std::mem::size_of_val(dst))?;
+        let (row, rows, slices, _) = self.whole()?;
+        Memcpy3D::new(self.context())
+            .src_array(self)
+            .dst_host(dst)
+            .dst_pitch(row)
+            .dst_height(rows)
+            .width_in_bytes(row)
+            .height(rows)
+            .depth(slices)
+            .execute()
+    }
+
+    /// The whole array as a new `Vec<T>`; the array's byte size must be a multiple of
+    /// `T`'s. PyCUDA has no name for it (`array_to_host` here).
+    pub fn to_host_vec<T: DeviceRepr>(&self) -> Result<Vec<T>> {
+        let (row, rows, slices, total) = self.whole()?;
+        let size = std::mem::size_of::<T>();
+        if size == 0 || total % size != 0 {
+            return Err(Error::invalid(format!(
+                "to_host_vec: the array's {total} bytes are not a whole number of {}-byte {}",
+                size,
+                T::C_TYPE
+            )));
+        }
+        let n = total / size;
+        let mut v = Vec::<T>::with_capacity(n);
+        // SAFETY: the spare capacity holds `n` elements (`total` bytes) and outlives the copy.
+        let copy = unsafe {
+            Memcpy3D::new(self.context()).dst_host_raw(v.as_mut_ptr().cast::<c_void>(), total)
+        };
+        copy.src_array(self)
+            .dst_pitch(row)
+            .dst_height(rows)
+            .width_in_bytes(row)
+            .height(rows)
+            .depth(slices)
+            .execute()?;
+        // SAFETY: the copy wrote all `total` bytes; any bit pattern is a valid T.
+        unsafe { v.set_len(n) };
+        Ok(v)
+    }
+
+    /// Fills the whole array from dense device memory of the same byte size.
+    pub fn copy_from_device<P: DevicePtr + ?Sized>(&mut self, src: &P) -> Result<()> {
+        self.check_whole("copy_from_device", "the device memory", src.byte_len())?;
+        let (row, rows, slices, _) = self.whole()?;
+        let ctx = self.context().clone();
+        Memcpy3D::new(&ctx)
+            .src_device(src)
+            .src_pitch(row)
+            .src_height(rows)
+            .dst_array(self)
+            .width_in_bytes(row)
+            .height(rows)
+            .depth(slices)
+            .execute()
+    }
+
+    /// Copies the whole array into dense device memory of the same byte size.
+    pub fn copy_to_device<P: DeviceWritable + ?Sized>(&self, dst: &mut P) -> Result<()> {
+        self.check_whole("copy_to_device", "the device memory", dst.byte_len())?;
+        let (row, rows, slices, _) = self.whole()?;
+        Memcpy3D::new(self.context())
+            .src_array(self)
+            .dst_device(dst)
+            .dst_pitch(row)
+            .dst_height(rows)
+            .width_in_bytes(row)
+            .height(rows)
+            .depth(slices)
+            .execute()
+    }
+
+    /// Copies all of `src`, an array of the same row size, rows and slices.
+    pub fn copy_from_array(&mut self, src: &CudaArray) -> Result<()> {
+        let (row, rows, slices, _) = self.whole()?;
+        let (s_row, s_rows, s_slices, _) = src.whole()?;
+        if (row, rows, slices) != (s_row, s_rows, s_slices) {
+            return Err(Error::invalid(format!(
+                "copy_from_array: the source has {s_slices} slices of {s_rows} rows of {s_row} \
+                 bytes, the destination {slices} of {rows} of {row}"
+            )));
+        }
+        let ctx = self.context().clone();
+        Memcpy3D::new(&ctx)
+            .src_array(src)
+            .dst_array(self)
+            .width_in_bytes(row)
+            .height(rows)
+            .depth(slices)
+            .execute()
+    }
+
+    /// An array holding `data`, a dense block of `shape` (1 to 3 dimensions) in `order`,
+    /// with `flags` ([`Array3DFlags::SURFACE_LDST`] for PyCUDA's `allowSurfaceBind`;
+    /// with [`Array3DFlags::LAYERED`] the slowest dimension counts layers). Format and
+    /// channels come from `T` (PyCUDA's `np_to_array`).
+    ///
+    /// ```no_run
+    /// # use rucuda_driver::*;
+    /// # let ctx = Device::get(0)?.primary_context()?;
+    /// let volume: Vec<f32> = (0..4 * 8 * 16).map(|i| i as f32).collect();
+    /// let a = CudaArray::from_host(&ctx, &volume, &[4, 8, 16], Order::C, Array3DFlags::empty())?;
+    /// assert_eq!((a.desc().width, a.desc().height, a.desc().depth), (16, 8, 4));
+    /// # Ok::<(), Error>(())
+    /// ```
+    #[doc(alias = "np_to_array")]
+    pub fn from_host<T: ArrayElement>(
+        ctx: &Context,
+        data: &[T],
+        shape: &[usize],
+        order: Order,
+        flags: Array3DFlags,
+    ) -> Result<CudaArray> {
+        check_count("from_host", data.len(), shape)?;
+        let desc = descriptor_for::<T>(shape, order, flags)?;
+        let mut array = CudaArray::new_3d(ctx, &desc)?;
+        array.copy_from_host(data)?;
+        Ok(array)
+    }
+
+    /// A 2D array holding the matrix `data` of `shape = [rows, cols]` in `order`,
+    /// created with `cuArrayCreate` (PyCUDA's `matrix_to_array`): with [`Order::C`],
+    /// `tex2D(x, y)` reads `m[y][x]`; with [`Order::F`], `m[x][y]`.
+    #[doc(alias = "matrix_to_array")]
+    pub fn from_matrix<T: ArrayElement>(
+        ctx: &Context,
+        data: &[T],
+        shape: [usize; 2],
+        order: Order,
+    ) -> Result<CudaArray> {
+        check_count("from_matrix", data.len(), &shape)?;
+        let d = descriptor_for::<T>(&shape, order, Array3DFlags::empty())?;
+        let desc = ArrayDescriptor::new(d.width, d.height, d.format, d.num_channels);
+        let mut array = CudaArray::new(ctx, &desc)?;
+        array.copy_from_host(data)?;
+        Ok(array)
+    }
+
+    /// A 2D array of `channels`-channel elements from `data` of shape
+    /// `[height, width, channels]` ([`Order::C`]) or `[channels, width, height]`
+    /// ([`Order::F`]), the channels of one element adjacent in memory either way
+    /// (PyCUDA's `make_multichannel_2d_array`). `channels` times `T`'s own channel count
+    /// must be 1, 2 or 4.
+    #[doc(alias = "make_multichannel_2d_array")]
+    pub fn from_multichannel_2d<T: ArrayElement>(
+        ctx: &Context,
+        data: &[T],
+        shape: [usize; 3],
+        order: Order,
+    ) -> Result<CudaArray> {
+        check_count("from_multichannel_2d", data.len(), &shape)?;
+        check_element::<T>()?;
+        let (h, w, c) = match order {
+            Order::C => (shape[0], shape[1], shape[2]),
+            Order::F => (shape[2], shape[1], shape[0]),
+        };
+        let channels = u32::try_from(c)
+            .ok()
+            .and_then(|c| c.checked_mul(T::CHANNELS))
+            .filter(|n| matches!(n, 1 | 2 | 4))
+            .ok_or_else(|| {
+                Error::invalid(format!(
+                    "from_multichannel_2d: {c} channels of {} ({} channel(s) each) is not 1, 2 \
+                     or 4 array channels",
+                    T::C_TYPE,
+                    T::CHANNELS
+                ))
+            })?;
+        let desc = ArrayDescriptor::new(w, h, T::FORMAT, channels);
+        let mut array = CudaArray::new(ctx, &desc)?;
+        array.copy_from_host(data)?;
+        Ok(array)
+    }
+
+    /// An array holding the dense device data `src` of `shape` in `order` (the core of
+    /// PyCUDA's `gpuarray_to_array`; `GpuArray` itself lives in rucuda-array). Made in
+    /// `src`'s context; flags as for [`CudaArray::from_host`].
+    #[doc(alias = "gpuarray_to_array")]
+    pub fn from_device_buffer<T: ArrayElement>(
+        src: &DeviceBuffer<T>,
+        shape: &[usize],
+        order: Order,
+        flags: Array3DFlags,
+    ) -> Result<CudaArray> {
+        check_count("from_device_buffer", src.len(), shape)?;
+        let desc = descriptor_for::<T>(shape, order, flags)?;
+        let mut array = CudaArray::new_3d(src.context(), &desc)?;
+        array.copy_from_device(src)?;
+        Ok(array)
+    }
+}
+
+/// PyCUDA's `matrix_to_array`: [`CudaArray::from_matrix`].
+///
+/// ```no_run
+/// # use rucuda_driver::*;
+/// # let ctx = Device::get(0)?.primary_context()?;
+/// let m = vec![1.0f32; 3 * 5];
+/// let a = matrix_to_array(&ctx, &m, [3, 5], Order::C)?;
+/// assert_eq!(a.descriptor()?.width, 5);
+/// # Ok::<(), Error>(())
+/// ```
+pub fn matrix_to_array<T: ArrayElement>(
+    ctx: &Context,
+    data: &[T],
+    shape: [usize; 2],
+    order: Order,
+) -> Result<CudaArray> {
+    CudaArray::from_matrix(ctx, data, shape, order)
+}
+
+/// PyCUDA's `np_to_array` for host data: [`CudaArray::from_host`].
+///
+/// ```no_run
+/// # use rucuda_driver::*;
+/// # let ctx = Device::get(0)?.primary_context()?;
+/// let a = host_to_array(&ctx, &[7u8; 2 * 3 * 4], &[2, 3, 4], Order::C, Array3DFlags::SURFACE_LDST)?;
+/// assert_eq!(a.desc().depth, 2);
+/// # Ok::<(), Error>(())
+/// ```
+#[doc(alias = "np_to_array")]
+pub fn host_to_array<T: ArrayElement>(
+    ctx: &Context,
+    data: &[T],
+    shape: &[usize],
+    order: Order,
+    flags: Array3DFlags,
+) -> Result<CudaArray> {
+    CudaArray::from_host(ctx, data, shape, order, flags)
+}
+
+/// PyCUDA's `make_multichannel_2d_array`: [`CudaArray::from_multichannel_2d`].
+///
+/// ```no_run
+/// # use rucuda_driver::*;
+/// # let ctx = Device::get(0)?.primary_context()?;
+/// let rgba = vec![0u8; 480 * 640 * 4];
+/// let a = make_multichannel_2d_array(&ctx, &rgba, [480, 640, 4], Order::C)?;
+/// assert_eq!(a.desc().num_channels, 4);
+/// # Ok::<(), Error>(())
+/// ```
+pub fn make_multichannel_2d_array<T: ArrayElement>(
+    ctx: &Context,
+    data: &[T],
+    shape: [usize; 3],
+    order: Order,
+) -> Result<CudaArray> {
+    CudaArray::from_multichannel_2d(ctx, data, shape, order)
+}
+
+/// The whole array as a `Vec<T>`: [`CudaArray::to_host_vec`].
+///
+/// ```no_run
+/// # use rucuda_driver::*;
+/// # let ctx = Device::get(0)?.primary_context()?;
+/// let a = matrix_to_array(&ctx, &[1i32, 2, 3, 4], [2, 2], Order::C)?;
+/// assert_eq!(array_to_host::<i32>(&a)?, vec![1, 2, 3, 4]);
+/// # Ok::<(), Error>(())
+/// ```
+pub fn array_to_host<T: DeviceRepr>(array: &CudaArray) -> Result<Vec<T>> {
+    array.to_host_vec()
+}
+
+/// A run of whole rows of an array and where it starts in the linear memory.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct RowBox {
+    pub(crate) y: usize,
+    pub(crate) z: usize,
+    pub(crate) rows: usize,
+    pub(crate) slices: usize,
+    /// Byte offset of the box's first row from the start of the copied range.
+    pub(crate) linear_offset: usize,
+}
+
+fn is_1d(desc: &ArrayDescriptor3D) -> bool {
+    desc.height == 0 && desc.depth == 0
+}
+
+/// Checks that `[offset, offset + len)` lies in the array.
+fn check_range(op: &str, array: &CudaArray, offset: usize, len: usize) -> Result<()> {
+    let total = array.byte_size()?;
+    match offset.checked_add(len) {
+        Some(end) if end <= total => Ok(()),
+        _ => Err(Error::invalid(format!(
+            "{op}: bytes {offset}..{} lie outside the array's {total} bytes",
+            offset.saturating_add(len)
+        ))),
+    }
+}
+
+/// Splits the byte range `[offset, offset + len)` of an array of shape `desc` into at
+/// most three boxes of whole rows: the rest of a first slice, whole slices, the start of
+/// a last slice.
+pub(crate) fn row_boxes(
+    op: &str,
+    desc: &ArrayDescriptor3D,
+    offset: usize,
+    len: usize,
+) -> Result<Vec<RowBox>> {
+    let row = desc.row_bytes()?;
+    if offset % row != 0 || len % row != 0 {
+        return Err(Error::invalid(format!(
+            "{op}: on a 2D, 3D, layered or cubemap array the offset ({offset}) and length \
+             ({len}) must be whole rows ({row} bytes); use Memcpy2D or Memcpy3D for other boxes"
+        )));
+    }
+    let per_slice = desc.rows();
+    let (start, mut left) = (offset / row, len / row);
+    let mut at = start;
+    let mut boxes = Vec::new();
+    let make = |at: usize, rows: usize, slices: usize| RowBox {
+        y: at % per_slice,
+        z: at / per_slice,
+        rows,
+        slices,
+        linear_offset: (at - start) * row,
+    };
+    if left > 0 && at % per_slice != 0 {
+        let rows = left.min(per_slice - at % per_slice);
+        boxes.push(make(at, rows, 1));
+        at += rows;
+        left -= rows;
+    }
+    if left >= per_slice {
+        let slices = left / per_slice;
+        boxes.push(make(at, per_slice, slices));
+        at += slices * per_slice;
+        left -= slices * per_slice;
+    }
+    if left > 0 {
+        boxes.push(make(at, left, 1));
+    }
+    Ok(boxes)
+}
+
+/// Copies host data into an array from byte `offset` (PyCUDA's `memcpy_htoa(ary, index,
+/// src)`): `cuMemcpyHtoA` on a 1D array, whole rows otherwise.
+///
+/// ```no_run
+/// # use rucuda_driver::*;
+/// # let ctx = Device::get(0)?.primary_context()?;
+/// let mut line = CudaArray::new(&ctx, &ArrayDescriptor::new(256, 0, ArrayFormat::F32, 1))?;
+/// memcpy_htoa(&mut line, 16 * 4, &[1.0f32; 32])?; // elements 16..48
+/// # Ok::<(), Error>(())
+/// ```
+pub fn memcpy_htoa<T: DeviceRepr>(dst: &mut CudaArray, offset: usize, src: &[T]) -> Result<()> {
+    let len = std::mem::size_of_val(src);
+    check_range("memcpy_htoa", dst, offset, len)?;
+    if len == 0 {
+        return Ok(());
+    }
+    if is_1d(dst.desc()) {
+        dst.context().bind()?;
+        // SAFETY: `src` holds `len` bytes; the range lies in the array (checked).
+        return unsafe { call!(cuMemcpyHtoA_v2(dst.raw(), offset, src.as_ptr().cast(), len)) };
+    }
+    let desc = *dst.desc();
+    let (row, ctx) = (desc.row_bytes()?, dst.context().clone());
+    for b in row_boxes("memcpy_htoa", &desc, offset, len)? {
+        Memcpy3D::new(&ctx)
+            .src_host(src)
+            .advance_src(b.linear_offset)?
+            .src_pitch(row)
+            .src_height(b.rows)
+            .dst_array(dst)
+            .dst_y(b.y)
+            .dst_z(b.z)
+            .width_in_bytes(row)
+            .height(b.rows)
+            .depth(b.slices)
+            .execute()?;
+    }
+    Ok(())
+}
+
+/// Copies from byte `offset` of an array into host memory, filling `dst` (PyCUDA's
+/// `memcpy_atoh(dest, ary, index)`).
+pub fn memcpy_atoh<T: DeviceRepr>(dst: &mut [T], src: &CudaArray, offset: usize) -> Result<()> {
+    let len = std::mem::size_of_val(dst);
+    check_range("memcpy_atoh", src, offset, len)?;
+    if len == 0 {
+        return Ok(());
+    }
+    if is_1d(src.desc()) {
+        src.context().bind()?;
+        // SAFETY: `dst` holds `len` writable bytes (any bit pattern is a valid T); the
+        // range lies in the array (checked).
+        return unsafe {
+            call!(cuMemcpyAtoH_v2(
+                dst.as_mut_ptr().cast(),
+                src.raw(),
+                offset,
+                len
+            ))
+        };
+    }
+    let desc = *src.desc();
+    let row = desc.row_bytes()?;
+    for b in row_boxes("memcpy_atoh", &desc, offset, len)? {
+        Memcpy3D::new(src.context())
+            .src_array(src)
+            .src_y(b.y)
+            .src_z(b.z)
+            .dst_host(&mut *dst)
+            .advance_dst(b.linear_offset)?
+            .dst_pitch(row)
+            .dst_height(b.rows)
+            .width_in_bytes(row)
+            .height(b.rows)
+            .depth(b.slices)
+            .execute()?;
+    }
+    Ok(())
+}
+
+/// Copies `len` bytes of device memory into an array from byte `offset` (PyCUDA's
+/// `memcpy_dtoa(ary, index, src, len)`).
+pub fn memcpy_dtoa<P: DevicePtr + ?Sized>(
+    dst: &mut CudaArray,
+    offset: usize,
+    src: &P,
+    len: usize,
+) -> Result<()> {
+    if len > src.byte_len() {
+        return Err(Error::invalid(format!(
+            "memcpy_dtoa: {len} bytes asked from device memory of {} bytes",
+            src.byte_len()
+        )));
+    }
+    check_range("memcpy_dtoa", dst, offset, len)?;
+    if len == 0 {
+        return Ok(());
+    }
+    if is_1d(dst.desc()) {
+        dst.context().bind()?;
+        // SAFETY: both ranges hold `len` bytes (checked).
+        return unsafe { call!(cuMemcpyDtoA_v2(dst.raw(), offset, src.device_ptr(), len)) };
+    }
+    let desc = *dst.desc();
+    let (row, ctx) = (desc.row_bytes()?, dst.context().clone());
+    for b in row_boxes("memcpy_dtoa", &desc, offset, len)? {
+        Memcpy3D::new(&ctx)
+            .src_device(src)
+            .advance_src(b.linear_offset)?
+            .src_pitch(row)
+            .src_height(b.rows)
+            .dst_array(dst)
+            .dst_y(b.y)
+            .dst_z(b.z)
+            .width_in_bytes(row)
+            .height(b.rows)
+            .depth(b.slices)
+            .execute()?;
+    }
+    Ok(())
+}
+
+/// Copies `len` bytes from byte `offset` of an array into device memory (PyCUDA's
+/// `memcpy_atod(dest, ary, index, len)`).
+pub fn memcpy_atod<P: DeviceWritable + ?Sized>(
+    dst: &mut P,
+    src: &CudaArray,
+    offset: usize,
+    len: usize,
+) -> Result<()> {
+    if len > dst.byte_len() {
+        return Err(Error::invalid(format!(
+            "memcpy_atod: {len} bytes into device memory of {} bytes",
+            dst.byte_len()
+        )));
+    }
+    check_range("memcpy_atod", src, offset, len)?;
+    if len == 0 {
+        return Ok(());
+    }
+    if is_1d(src.desc()) {
+        src.context().bind()?;
+        // SAFETY: both ranges hold `len` bytes (checked); `dst` is writable memory.
+        return unsafe { call!(cuMemcpyAtoD_v2(dst.device_ptr(), src.raw(), offset, len)) };
+    }
+    let desc = *src.desc();
+    let row = desc.row_bytes()?;
+    for b in row_boxes("memcpy_atod", &desc, offset, len)? {
+        Memcpy3D::new(src.context())
+            .src_array(src)
+            .src_y(b.y)
+            .src_z(b.z)
+            .dst_device(&mut *dst)
+            .advance_dst(b.linear_offset)?
+            .dst_pitch(row)
+            .dst_height(b.rows)
+            .width_in_bytes(row)
+            .height(b.rows)
+            .depth(b.slices)
+            .execute()?;
+    }
+    Ok(())
+}
+
+/// Copies `len` bytes from byte `src_offset` of one array to byte `dst_offset` of
+/// another (PyCUDA's `memcpy_atoa(dest, dest_index, src, src_index, len)`): any ranges of
+/// two 1D arrays, or the same whole-row range of two arrays of one shape.
+pub fn memcpy_atoa(
+    dst: &mut CudaArray,
+    dst_offset: usize,
+    src: &CudaArray,
+    src_offset: usize,
+    len: usize,
+) -> Result<()> {
+    check_range("memcpy_atoa (destination)", dst, dst_offset, len)?;
+    check_range("memcpy_atoa (source)", src, src_offset, len)?;
+    if dst.context() != src.context() {
+        return Err(Error::invalid(
+            "memcpy_atoa: the arrays belong to different contexts",
+        ));
+    }
+    if len == 0 {
+        return Ok(());
+    }
+    let (dd, sd) = (*dst.desc(), *src.desc());
+    if is_1d(&dd) && is_1d(&sd) {
+        dst.context().bind()?;
+        // SAFETY: both ranges lie in their arrays (checked).
+        return unsafe {
+            call!(cuMemcpyAtoA_v2(
+                dst.raw(),
+                dst_offset,
+                src.raw(),
+                src_offset,
+                len
+            ))
+        };
+    }
+    let same_shape =
+        (dd.row_bytes()?, dd.rows(), dd.slices()) == (sd.row_bytes()?, sd.rows(), sd.slices());
+    if !same_shape || dst_offset != src_offset {
+        return Err(Error::invalid(
+            "memcpy_atoa: between arrays that are not both 1D, the arrays must have the same \
+             row size, rows and slices and the offsets must be equal; use Memcpy3D for other \
+             boxes",
+        ));
+    }
+    let (row, ctx) = (dd.row_bytes()?, dst.context().clone());
+    for b in row_boxes("memcpy_atoa", &dd, dst_offset, len)? {
+        Memcpy3D::new(&ctx)
+            .src_array(src)
+            .src_y(b.y)
+            .src_z(b.z)
+            .dst_array(dst)
+            .dst_y(b.y)
+            .dst_z(b.z)
+            .width_in_bytes(row)
+            .height(b.rows)
+            .depth(b.slices)
+            .execute()?;
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::array::ArrayFormat;
+    use crate::repr::vector::Float4;
+
+    #[test]
+    fn extents_follow_pycuda_orders() {
+        assert_eq!(array_extent(&[7], Order::F).ok(), Some((7, 0, 0)));
+        assert_eq!(array_extent(&[3, 5], Order::C).ok(), Some((5, 3, 0)));
+        assert_eq!(array_extent(&[3, 5], Order::F).ok(), Some((3, 5, 0)));
+        assert_eq!(array_extent(&[2, 3, 5], Order::C).ok(), Some((5, 3, 2)));
+        assert_eq!(array_extent(&[2, 3, 5], Order::F).ok(), Some((2, 3, 5)));
+        assert!(array_extent(&[2, 0], Order::C).is_err());
+        assert!(array_extent(&[], Order::C).is_err());
+        assert!(array_extent(&[1, 2, 3, 4], Order::C).is_err());
+    }
+
+    #[test]
+    fn descriptors_from_types_and_flags() {
+        let d = descriptor_for::<Float4>(&[4, 8], Order::C, Array3DFlags::empty()).ok();
+        assert_eq!(d, Some(ArrayDescriptor3D::d2(8, 4, ArrayFormat::F32, 4)),);
+        let d = descriptor_for::<[u8; 2]>(&[3, 16], Order::C, Array3DFlags::LAYERED).ok();
+        assert_eq!(
+            d,
+            Some(ArrayDescriptor3D::layered_1d(16, 3, ArrayFormat::U8, 2))
+        );
+        let d = descriptor_for::<f64>(&[2, 3, 4], Order::C, Array3DFlags::SURFACE_LDST).ok();
+        assert_eq!(
+            d,
+            Some(
+                ArrayDescriptor3D::d3(4, 3, 2, ArrayFormat::I32, 2)
+                    .with_flags(Array3DFlags::SURFACE_LDST)
+            )
+        );
+        assert!(descriptor_for::<f32>(&[5, 4, 4], Order::C, Array3DFlags::CUBEMAP).is_err());
+        assert!(check_count("t", 11, &[3, 4]).is_err());
+        assert!(check_count("t", 12, &[3, 4]).is_ok());
+    }
+
+    #[test]
+    fn row_ranges_split_into_at_most_three_boxes() {
+        // 4 rows of 10 bytes per slice, 3 slices.
+        let desc = ArrayDescriptor3D::d3(10, 4, 3, ArrayFormat::U8, 1);
+        let b = |y, z, rows, slices, linear_offset| RowBox {
+            y,
+            z,
+            rows,
+            slices,
+            linear_offset,
+        };
+        assert_eq!(
+            row_boxes("t", &desc, 0, 120).ok(),
+            Some(vec![b(0, 0, 4, 3, 0)])
+        );
+        // Rows 2..11: rest of slice 0, slice 1, rows 0..3 of slice 2.
+        assert_eq!(
+            row_boxes("t", &desc, 20, 90).ok(),
+            Some(vec![b(2, 0, 2, 1, 0), b(0, 1, 4, 1, 20), b(0, 2, 3, 1, 60)])
+        );
+        // Inside one slice.
+        assert_eq!(
+            row_boxes("t", &desc, 50, 20).ok(),
+            Some(vec![b(1, 1, 2, 1, 0)])
+        );
+        assert!(row_boxes("t", &desc, 5, 10).is_err());
+        assert!(row_boxes("t", &desc, 10, 15).is_err());
+        assert_eq!(row_boxes("t", &desc, 10, 0).ok(), Some(vec![]));
+        // A 2D array is one slice.
+        let flat = ArrayDescriptor3D::d2(8, 5, ArrayFormat::F32, 1);
+        assert_eq!(
+            row_boxes("t", &flat, 64, 96).ok(),
+            Some(vec![b(2, 0, 3, 1, 0)])
+        );
+    }
+}

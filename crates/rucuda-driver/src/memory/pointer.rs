@@ -1,0 +1,328 @@
+//! What an address refers to: pointer attributes (`cuPointerGetAttribute`, PyCUDA's
+//! `memory_type` and friends), the [`DevicePtrMut`] marker for writable device memory, and
+//! [`ExternalDevicePtr`], a non-owning pointer to memory allocated outside rucuda (PyCUDA's
+//! `PointerHolderBase`).
+
+use std::ffi::c_void;
+
+use cuda_driver_sys::{CUcontext, CUdeviceptr, CUpointer_attribute};
+
+use crate::context::Context;
+use crate::error::{call, Result};
+use crate::launch::{DevicePointerArg, KernelArg};
+use crate::memory::{DeviceBuffer, DevicePtr, DeviceViewMut};
+use crate::repr::DeviceRepr;
+
+/// Device memory that may be written: the destination of copies and memsets.
+///
+/// Implemented by owned allocations ([`DeviceBuffer`], managed, pitched, IPC memory) and
+/// mutable views; taking `&mut` of one proves nobody else holds it on the host side.
+///
+/// ```no_run
+/// use rucuda_driver::*;
+/// let ctx = Device::get(0)?.primary_context()?;
+/// let mut buf = DeviceBuffer::<u32>::uninit(&ctx, 1024)?;
+/// memset_d32(&ctx, &mut buf, 7, 1024)?;
+/// # Ok::<(), Error>(())
+/// ```
+pub trait DevicePtrMut: DevicePtr {}
+
+impl<T: DeviceRepr> DevicePtrMut for DeviceBuffer<T> {}
+impl<T> DevicePtrMut for DeviceViewMut<'_, T> {}
+
+/// Gives the address of the field holding an object's device address, so a kernel can
+/// read it as a pointer parameter.
+pub(crate) trait AddressField {
+    /// The field holding the device address; it lives as long as the object.
+    fn address_field(&self) -> &CUdeviceptr;
+}
+
+impl<P: AddressField + ?Sized> AddressField for &P {
+    fn address_field(&self) -> &CUdeviceptr {
+        (**self).address_field()
+    }
+}
+
+impl<P: AddressField + ?Sized> AddressField for &mut P {
+    fn address_field(&self) -> &CUdeviceptr {
+        (**self).address_field()
+    }
+}
+
+/// Implements [`KernelArg`] for `&X` and `&mut X` (and `X` itself with `by value`), where
+/// `X: AddressField`: the kernel receives the device address.
+macro_rules! address_kernel_arg {
+    ($([$($g:tt)*] $t:ty),* $(,)?) => {$(
+        // SAFETY: `address_field` is an 8-byte CUdeviceptr stored in the object, valid
+        // while the argument is borrowed; a kernel's pointer parameter is 8 bytes.
+        unsafe impl<$($g)*> $crate::launch::KernelArg for $t {
+            #[inline]
+            fn param_ptr(&self) -> *mut std::ffi::c_void {
+                let field: &cuda_driver_sys::CUdeviceptr =
+                    $crate::memory::pointer::AddressField::address_field(self);
+                (field as *const cuda_driver_sys::CUdeviceptr).cast_mut().cast()
+            }
+            #[inline]
+            fn param_size(&self) -> usize {
+                std::mem::size_of::<cuda_driver_sys::CUdeviceptr>()
+            }
+        }
+    )*};
+}
+pub(crate) use address_kernel_arg;
+
+/// The kind of memory an address refers to (PyCUDA's `memory_type`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum MemoryType {
+    /// Host memory (page-locked or registered).
+    Host,
+    /// Device memory.
+    Device,
+    /// A CUDA array.
+    Array,
+    /// Unified device or host memory.
+    Unified,
+    /// A value this version of rucuda does not know.
+    Unknown(u32),
+}
+
+impl MemoryType {
+    /// The type for a raw `CUmemorytype` value.
+    ///
+    /// ```
+    /// use rucuda_driver::MemoryType;
+    /// assert_eq!(MemoryType::from_raw(2), MemoryType::Device);
+    /// assert_eq!(MemoryType::from_raw(99), MemoryType::Unknown(99));
+    /// ```
+    pub fn from_raw(raw: u32) -> MemoryType {
+        match raw {
+            1 => MemoryType::Host,
+            2 => MemoryType::Device,
+            3 => MemoryType::Array,
+            4 => MemoryType::Unified,
+            v => MemoryType::Unknown(v),
+        }
+    }
+
+    /// The raw `CUmemorytype` value.
+    pub fn raw(self) -> u32 {
+        match self {
+            MemoryType::Host => 1,
+            MemoryType::Device => 2,
+            MemoryType::Array => 3,
+            MemoryType::Unified => 4,
+            MemoryType::Unknown(v) => v,
+        }
+    }
+}
+
+/// What the driver knows about an address (`cuPointerGetAttribute`). Attributes that do
+/// not apply to this kind of memory are `None`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PointerAttributes {
+    /// Where the memory lives. Managed memory may report [`MemoryType::Host`] or
+    /// [`MemoryType::Device`] whatever its current location; see `is_managed`.
+    pub memory_type: MemoryType,
+    /// The context it was allocated or registered in (raw handle).
+    pub context: Option<CUcontext>,
+    /// The address kernels of the current context use for it.
+    pub device_pointer: Option<CUdeviceptr>,
+    /// The address the host uses for it (host and managed memory).
+    pub host_pointer: Option<*mut c_void>,
+    /// Whether it is managed (unified) memory.
+    pub is_managed: bool,
+    /// A process-wide unique id of the allocation.
+    pub buffer_id: Option<u64>,
+    /// The first address of the allocation containing it.
+    pub range_start: Option<CUdeviceptr>,
+    /// The size in bytes of the allocation containing it.
+    pub range_size: Option<usize>,
+    /// The ordinal of the device it was allocated on or registered with.
+    pub device_ordinal: Option<i32>,
+}
+
+/// One attribute, read into an 8-byte zeroed slot (attributes are at most 8 bytes:
+/// pointers, `size_t`, `unsigned long long`, `int`, `unsigned int` or `bool`; on this
+/// little-endian 64-bit target the value's low bytes land first, the rest stay zero).
+fn attribute(attr: CUpointer_attribute, ptr: CUdeviceptr) -> Result<u64> {
+    let mut slot = 0u64;
+    // SAFETY: every pointer attribute this module reads is at most 8 bytes, and `slot` is
+    // 8 writable bytes.
+    unsafe {
+        call!(cuPointerGetAttribute(
+            (&mut slot as *mut u64).cast(),
+            attr,
+            ptr
+        ))?
+    };
+    Ok(slot)
+}
+
+/// The memory type of `ptr` (device or host address): PyCUDA's `memory_type`. Fails
+/// with `CUDA_ERROR_INVALID_VALUE` for memory CUDA does not know (plain pageable memory).
+///
+/// ```no_run
+/// use rucuda_driver::*;
+/// let ctx = Device::get(0)?.primary_context()?;
+/// let buf = DeviceBuffer::<f32>::zeros(&ctx, 16)?;
+/// assert_eq!(pointer_memory_type(&ctx, buf.device_ptr())?, MemoryType::Device);
+/// # Ok::<(), Error>(())
+/// ```
+pub fn pointer_memory_type(ctx: &Context, ptr: CUdeviceptr) -> Result<MemoryType> {
+    ctx.bind()?;
+    attribute(CUpointer_attribute::CU_POINTER_ATTRIBUTE_MEMORY_TYPE, ptr)
+        .map(|v| MemoryType::from_raw(v as u32))
+}
+
+/// Every attribute of `ptr` that applies to it, with `ctx` current (device pointers are
+/// those of `ctx`). Host addresses are passed as `p as CUdeviceptr`.
+///
+/// ```no_run
+/// use rucuda_driver::*;
+/// let ctx = Device::get(0)?.primary_context()?;
+/// let buf = DeviceBuffer::<f32>::zeros(&ctx, 16)?;
+/// let attrs = pointer_attributes(&ctx, buf.device_ptr())?;
+/// assert_eq!(attrs.context, Some(ctx.raw()));
+/// assert!(!attrs.is_managed);
+/// # Ok::<(), Error>(())
+/// ```
+pub fn pointer_attributes(ctx: &Context, ptr: CUdeviceptr) -> Result<PointerAttributes> {
+    use CUpointer_attribute as A;
+    let memory_type = pointer_memory_type(ctx, ptr)?;
+    let opt = |a: A| attribute(a, ptr).ok();
+    Ok(PointerAttributes {
+        memory_type,
+        context: opt(A::CU_POINTER_ATTRIBUTE_CONTEXT)
+            .filter(|&v| v != 0)
+            .map(|v| v as usize as CUcontext),
+        device_pointer: opt(A::CU_POINTER_ATTRIBUTE_DEVICE_POINTER),
+        host_pointer: opt(A::CU_POINTER_ATTRIBUTE_HOST_POINTER)
+            .filter(|&v| v != 0)
+            .map(|v| v as usize as *mut c_void),
+        is_managed: opt(A::CU_POINTER_ATTRIBUTE_IS_MANAGED).is_some_and(|v| v != 0),
+        buffer_id: opt(A::CU_POINTER_ATTRIBUTE_BUFFER_ID),
+        range_start: opt(A::CU_POINTER_ATTRIBUTE_RANGE_START_ADDR),
+        range_size: opt(A::CU_POINTER_ATTRIBUTE_RANGE_SIZE).map(|v| v as usize),
+        device_ordinal: opt(A::CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL).map(|v| v as u32 as i32),
+    })
+}
+
+/// True when CUDA knows the host range starting at `ptr` (page-locked, registered or
+/// managed memory: it has an owning context or is managed), so copies from it need no
+/// staging. Needs a current context.
+pub(crate) fn host_memory_is_known(ptr: *const u8) -> bool {
+    use CUpointer_attribute as A;
+    let ptr = ptr as usize as CUdeviceptr;
+    attribute(A::CU_POINTER_ATTRIBUTE_MEMORY_TYPE, ptr).is_ok()
+        && (attribute(A::CU_POINTER_ATTRIBUTE_CONTEXT, ptr).is_ok_and(|c| c != 0)
+            || attribute(A::CU_POINTER_ATTRIBUTE_IS_MANAGED, ptr).is_ok_and(|m| m != 0))
+}
+
+/// A device address and size that rucuda does not own (PyCUDA's `PointerHolderBase`):
+/// memory from another library, a sub-range computed by hand. It can be copied to,
+/// memset and passed to kernels like a buffer; nothing is freed when it goes.
+///
+/// ```no_run
+/// use rucuda_driver::*;
+/// let ctx = Device::get(0)?.primary_context()?;
+/// let mut buf = DeviceBuffer::<u8>::zeros(&ctx, 4096)?;
+/// // SAFETY: the second half of `buf`, which outlives `half`.
+/// let mut half = unsafe { ExternalDevicePtr::new(buf.device_ptr() + 2048, 2048) };
+/// memset_d8(&ctx, &mut half, 0xAB, 2048)?;
+/// # Ok::<(), Error>(())
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct ExternalDevicePtr {
+    ptr: CUdeviceptr,
+    bytes: usize,
+}
+
+impl ExternalDevicePtr {
+    /// Wraps `bytes` bytes of device memory at `ptr`.
+    ///
+    /// # Safety
+    /// `ptr..ptr + bytes` must be device-accessible memory (device, managed or mapped host
+    /// memory) that stays allocated while this value or a copy of it is used, and that
+    /// nothing else accesses while copies, memsets or kernels through it run.
+    pub unsafe fn new(ptr: CUdeviceptr, bytes: usize) -> ExternalDevicePtr {
+        ExternalDevicePtr { ptr, bytes }
+    }
+
+    /// The address as a kernel argument passed by value.
+    pub fn as_arg(&self) -> DevicePointerArg {
+        DevicePointerArg(self.ptr)
+    }
+}
+
+impl DevicePtr for ExternalDevicePtr {
+    #[inline]
+    fn device_ptr(&self) -> CUdeviceptr {
+        self.ptr
+    }
+    #[inline]
+    fn byte_len(&self) -> usize {
+        self.bytes
+    }
+}
+
+impl DevicePtrMut for ExternalDevicePtr {}
+
+impl AddressField for ExternalDevicePtr {
+    fn address_field(&self) -> &CUdeviceptr {
+        &self.ptr
+    }
+}
+
+// SAFETY: `ptr` is an 8-byte CUdeviceptr inside the value, valid while it is borrowed; a
+// kernel's pointer parameter is 8 bytes.
+unsafe impl KernelArg for ExternalDevicePtr {
+    #[inline]
+    fn param_ptr(&self) -> *mut c_void {
+        (&self.ptr as *const CUdeviceptr).cast_mut().cast()
+    }
+    #[inline]
+    fn param_size(&self) -> usize {
+        std::mem::size_of::<CUdeviceptr>()
+    }
+}
+
+address_kernel_arg!([] &ExternalDevicePtr, [] &mut ExternalDevicePtr);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn memory_type_round_trips_known_and_unknown_values() {
+        for raw in 0..8 {
+            assert_eq!(MemoryType::from_raw(raw).raw(), raw);
+        }
+        assert_eq!(MemoryType::from_raw(1), MemoryType::Host);
+        assert_eq!(MemoryType::from_raw(4), MemoryType::Unified);
+        assert_eq!(
+            MemoryType::from_raw(cuda_driver_sys::CUmemorytype::CU_MEMORYTYPE_ARRAY.0),
+            MemoryType::Array
+        );
+    }
+
+    #[test]
+    fn external_pointer_is_a_pointer_sized_kernel_argument() {
+        // SAFETY: never dereferenced.
+        let mut p = unsafe { ExternalDevicePtr::new(0x1000, 64) };
+        assert_eq!(p.device_ptr(), 0x1000);
+        assert_eq!(p.byte_len(), 64);
+        assert_eq!(p.as_arg(), DevicePointerArg(0x1000));
+        assert_eq!(KernelArg::param_size(&p), 8);
+        // SAFETY: the parameter pointer addresses the stored CUdeviceptr.
+        let by_value = unsafe { *(KernelArg::param_ptr(&p) as *const u64) };
+        assert_eq!(by_value, 0x1000);
+        let by_ref = &p;
+        // SAFETY: as above, through the reference.
+        let through_ref = unsafe { *(KernelArg::param_ptr(&by_ref) as *const u64) };
+        assert_eq!(through_ref, 0x1000);
+        let by_mut = &mut p;
+        // SAFETY: as above, through the mutable reference.
+        let through_mut = unsafe { *(KernelArg::param_ptr(&by_mut) as *const u64) };
+        assert_eq!(through_mut, 0x1000);
+    }
+}

@@ -1,0 +1,380 @@
+//! [`compile`]: source and options in, device code out, through the disk cache. Needs no
+//! GPU and no CUDA context when an architecture is given.
+
+use std::path::PathBuf;
+use std::sync::{Mutex, OnceLock};
+
+use crate::cache::includes::headers_digest;
+use crate::cache::key::KeyInput;
+use crate::cache::store::{Entry, Lookup};
+use crate::cache::{CacheKey, DiskCache};
+use crate::nvrtc::program::Program;
+use crate::nvrtc::{self, Nvrtc};
+use crate::options::{Arch, Backend, CompileOptions, OutputKind};
+use crate::scratch::ScratchDir;
+use crate::{CompileError, Error, Result};
+
+/// What a backend produced.
+pub(crate) struct RawOutput {
+    pub image: Vec<u8>,
+    pub lowered_names: Vec<(String, String)>,
+    pub log: String,
+    pub kept: Option<PathBuf>,
+}
+
+/// Where a compiled image came from, with respect to the disk cache.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum CacheStatus {
+    /// Read from this cache entry; no compiler ran.
+    Hit(PathBuf),
+    /// Compiled, and written to this cache entry.
+    Stored(PathBuf),
+    /// Compiled; the cache folder could not be written (warned once per folder).
+    NotStored,
+    /// Compiled with the cache off (`cache_dir` is `None`, or `keep` is set).
+    Off,
+}
+
+impl CacheStatus {
+    /// True for [`CacheStatus::Hit`].
+    pub fn is_hit(&self) -> bool {
+        matches!(self, CacheStatus::Hit(_))
+    }
+
+    /// The entry's path, for a hit or a store.
+    pub fn path(&self) -> Option<&std::path::Path> {
+        match self {
+            CacheStatus::Hit(p) | CacheStatus::Stored(p) => Some(p),
+            _ => None,
+        }
+    }
+}
+
+/// A compiled image and what goes with it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Compiled {
+    /// The bytes: cubin, PTX (NUL-terminated), fatbin or LTO-IR, as asked.
+    pub image: Vec<u8>,
+    /// What [`image`](Self::image) is.
+    pub output: OutputKind,
+    /// The architecture it was compiled for.
+    pub arch: Arch,
+    /// Each name expression with its lowered (mangled) name.
+    pub lowered_names: Vec<(String, String)>,
+    /// The compiler's log: warnings (empty when there were none).
+    pub log: String,
+    /// Whether it came from the disk cache.
+    pub cache: CacheStatus,
+    /// The cache key (also when the cache is off).
+    pub key: CacheKey,
+    /// Where the compiler's files were kept, when `keep` was set.
+    pub kept: Option<PathBuf>,
+}
+
+impl Compiled {
+    /// The lowered name of a name expression given in the options.
+    ///
+    /// ```no_run
+    /// use rucuda_jit::{compile, Arch, CompileOptions};
+    /// let src = "template <typename T> __global__ void fill(T *x, T v) { x[threadIdx.x] = v; }";
+    /// let opts = CompileOptions::new()
+    ///     .arch(Arch::SM_90)
+    ///     .no_extern_c(true)
+    ///     .name_expression("fill<float>");
+    /// let compiled = compile(src, &opts)?;
+    /// assert_eq!(compiled.lowered_name("fill<float>"), Some("_Z4fillIfEvPT_S0_"));
+    /// # Ok::<(), rucuda_jit::Error>(())
+    /// ```
+    pub fn lowered_name(&self, expression: &str) -> Option<&str> {
+        self.lowered_names
+            .iter()
+            .find(|(e, _)| e == expression)
+            .map(|(_, l)| l.as_str())
+    }
+
+    /// The bytes alone.
+    pub fn into_image(self) -> Vec<u8> {
+        self.image
+    }
+}
+
+/// The source as the compiler gets it: wrapped in `extern "C" { ... }` unless
+/// `no_extern_c`, with a `#line` directive so the compiler's line numbers are the
+/// user's.
+pub(crate) fn prepare_source(source: &str, options: &CompileOptions) -> String {
+    if options.no_extern_c {
+        return source.to_string();
+    }
+    let name = options.program_name.replace(['\\', '"'], "_");
+    let newline = if source.ends_with('\n') { "" } else { "\n" };
+    format!("extern \"C\" {{\n#line 1 \"{name}\"\n{source}{newline}}}\n")
+}
+
+/// Folders found unwritable in this process: warned about once, not written again.
+fn unwritable_dirs() -> &'static Mutex<Vec<PathBuf>> {
+    static DIRS: OnceLock<Mutex<Vec<PathBuf>>> = OnceLock::new();
+    DIRS.get_or_init(|| Mutex::new(Vec::new()))
+}
+
+/// Warns once per folder that the cache cannot be written, and remembers it so later
+/// compiles do not try again (lookups still read it: a shared read-only cache works).
+fn mark_unwritable(dir: &std::path::Path, error: &std::io::Error) {
+    if let Ok(mut dirs) = unwritable_dirs().lock() {
+        if !dirs.iter().any(|d| d == dir) {
+            dirs.push(dir.to_path_buf());
+            eprintln!(
+                "rucuda-jit: warning: the kernel cache folder {} cannot be written ({error}); \
+                 compiling without storing to the disk cache",
+                dir.display()
+            );
+        }
+    }
+}
+
+fn is_unwritable(dir: &std::path::Path) -> bool {
+    unwritable_dirs()
+        .lock()
+        .is_ok_and(|dirs| dirs.iter().any(|d| d == dir))
+}
+
+/// Compiles CUDA C++ `source` to device code with no GPU and no context, through the
+/// disk cache.
+///
+/// With `options.arch` unset, the current context's device decides (a cubin for its
+/// `sm_XY`), and with no current context this is [`Error::NoArch`]. The cache key covers the compiler's identity and version, the target, the options, the
+/// name expressions, the source and every header it includes; an entry is checked
+/// before use and rebuilt when damaged.
+///
+/// ```no_run
+/// use rucuda_jit::{compile, Arch, CompileOptions};
+/// let src = r#"__global__ void scale(float *x, float a, int n) {
+///     int i = blockIdx.x * blockDim.x + threadIdx.x;
+///     if (i < n) x[i] *= a;
+/// }"#;
+/// let cubin = compile(src, &CompileOptions::new().arch(Arch::SM_90))?;
+/// println!("{} bytes, {:?}", cubin.image.len(), cubin.cache);
+/// # Ok::<(), rucuda_jit::Error>(())
+/// ```
+pub fn compile(source: &str, options: &CompileOptions) -> Result<Compiled> {
+    if options.arch.is_some() {
+        return compile_for(source, options, options.arch.ok_or(Error::NoArch)?);
+    }
+    // PyCUDA's default: the current context's device.
+    let ctx = rucuda_driver::Context::current()
+        .ok()
+        .flatten()
+        .ok_or(Error::NoArch)?;
+    let (arch, output) = crate::module::target_for(options, crate::module::device_arch(&ctx)?)?;
+    if output == options.output {
+        compile_for(source, options, arch)
+    } else {
+        let mut adjusted = options.clone();
+        adjusted.output = output;
+        compile_for(source, &adjusted, arch)
+    }
+}
+
+/// [`compile`] for an explicit architecture (overriding `options.arch`).
+pub(crate) fn compile_for(source: &str, options: &CompileOptions, arch: Arch) -> Result<Compiled> {
+    let mut args = match options.backend {
+        Backend::Nvrtc => options.nvrtc_args(arch)?,
+        Backend::Nvcc => options.nvcc_args(arch)?,
+    };
+    let mut header_dirs = options.header_dirs();
+    let prepared = prepare_source(source, options);
+    // The compiler's identity: NVRTC loaded, or nvcc found and asked its version.
+    let (identity, nvcc_path) = match options.backend {
+        Backend::Nvrtc => {
+            let nvrtc = Nvrtc::get()?;
+            if let Some(dir) = nvrtc
+                .toolkit_include_dir()
+                .filter(|_| options.toolkit_include)
+            {
+                args.push(format!("--include-path={}", dir.display()));
+                header_dirs.push(dir.to_path_buf());
+            }
+            (nvrtc.identity().to_string(), None)
+        }
+        Backend::Nvcc => {
+            let path = crate::nvcc::locate(options.nvcc.as_deref())?;
+            (crate::nvcc::identity(&path)?, Some(path))
+        }
+    };
+    let cwd = std::env::current_dir().ok();
+    let headers = headers_digest(&prepared, cwd.as_deref(), &header_dirs);
+    let target = format!(
+        "{} {} {}",
+        arch.real(),
+        options.output.extension(),
+        options.code.as_deref().unwrap_or("")
+    );
+    let key = KeyInput {
+        compiler: &identity,
+        backend: match options.backend {
+            Backend::Nvrtc => "nvrtc",
+            Backend::Nvcc => "nvcc",
+        },
+        target: &target,
+        args: &args,
+        name_expressions: &options.name_expressions,
+        source: &prepared,
+        headers: &headers,
+    }
+    .key();
+
+    let cache = match (&options.cache_dir, options.keep) {
+        (Some(dir), false) => Some(DiskCache::new(dir, options.cache_max_bytes)),
+        _ => None,
+    };
+    if let Some(cache) = &cache {
+        if let Lookup::Hit(entry) = cache.load(&key) {
+            if entry.output == options.output {
+                return Ok(Compiled {
+                    image: entry.image,
+                    output: entry.output,
+                    arch,
+                    lowered_names: entry.lowered_names,
+                    log: entry.log,
+                    cache: CacheStatus::Hit(cache.entry_path(&key)),
+                    key,
+                    kept: None,
+                });
+            }
+        }
+    }
+
+    let raw = match (options.backend, nvcc_path) {
+        (Backend::Nvcc, Some(nvcc)) => {
+            crate::nvcc::compile(&nvcc, &prepared, source, options, &args)?
+        }
+        _ => compile_nvrtc(&prepared, source, options, &args)?,
+    };
+
+    let status = match &cache {
+        None => CacheStatus::Off,
+        Some(cache) if is_unwritable(cache.dir()) => CacheStatus::NotStored,
+        Some(cache) => {
+            let entry = Entry {
+                output: options.output,
+                lowered_names: raw.lowered_names.clone(),
+                log: raw.log.clone(),
+                image: raw.image.clone(),
+            };
+            match cache.store(&key, &entry) {
+                Ok(path) => CacheStatus::Stored(path),
+                Err(e) => {
+                    mark_unwritable(cache.dir(), &e);
+                    CacheStatus::NotStored
+                }
+            }
+        }
+    };
+    Ok(Compiled {
+        image: raw.image,
+        output: options.output,
+        arch,
+        lowered_names: raw.lowered_names,
+        log: raw.log,
+        cache: status,
+        key,
+        kept: raw.kept,
+    })
+}
+
+/// One NVRTC compilation of the prepared source (`source` is the user's, for error
+/// excerpts: the `#line` directive keeps the compiler's line numbers the user's).
+fn compile_nvrtc(
+    prepared: &str,
+    source: &str,
+    options: &CompileOptions,
+    args: &[String],
+) -> Result<RawOutput> {
+    let nvrtc = Nvrtc::get()?;
+    let mut program = Program::new(nvrtc, prepared, &options.program_name)?;
+    for expression in &options.name_expressions {
+        program.add_name_expression(expression)?;
+    }
+    let code = program.compile(args)?;
+    let log = program.log()?;
+    let (major, minor) = nvrtc.version();
+    let kept = if options.keep {
+        Some(keep_nvrtc_files(prepared, args, &log)?)
+    } else {
+        None
+    };
+    if code != nvrtc::bindings::nvrtcResult::NVRTC_SUCCESS {
+        return Err(CompileError::new(
+            format!("NVRTC {major}.{minor}"),
+            nvrtc::result_name(code),
+            args.to_vec(),
+            log,
+            "",
+            "",
+            source,
+            &options.program_name,
+        )
+        .into());
+    }
+    let image = match options.output {
+        OutputKind::Cubin => program.cubin()?,
+        OutputKind::Ptx => program.ptx()?,
+        OutputKind::LtoIr => program.lto_ir()?,
+        OutputKind::Fatbin => {
+            return Err(Error::Unsupported("NVRTC cannot produce a fatbin".into()));
+        }
+    };
+    let mut lowered_names = Vec::with_capacity(options.name_expressions.len());
+    for expression in &options.name_expressions {
+        lowered_names.push((expression.clone(), program.lowered_name(expression)?));
+    }
+    if let Some(dir) = &kept {
+        let out = dir.join(format!("kernel.{}", options.output.extension()));
+        std::fs::write(&out, &image)
+            .map_err(|e| Error::io(format!("writing {}", out.display()), e))?;
+    }
+    Ok(RawOutput {
+        image,
+        lowered_names,
+        log,
+        kept,
+    })
+}
+
+/// Writes the source, options and log of an NVRTC compile to a kept folder.
+fn keep_nvrtc_files(prepared: &str, args: &[String], log: &str) -> Result<PathBuf> {
+    let dir = ScratchDir::new("nvrtc")
+        .map_err(|e| Error::io("creating a folder to keep NVRTC's files", e))?;
+    let write = |name: &str, text: &str| {
+        let p = dir.path().join(name);
+        std::fs::write(&p, text).map_err(|e| Error::io(format!("writing {}", p.display()), e))
+    };
+    write("kernel.cu", prepared)?;
+    write("options.txt", &args.join("\n"))?;
+    write("log.txt", log)?;
+    let path = dir.keep();
+    eprintln!("rucuda-jit: kept NVRTC's files in {}", path.display());
+    Ok(path)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn extern_c_wrapping_keeps_line_numbers() {
+        let o = CompileOptions::new();
+        let p = prepare_source("__global__ void k() {}", &o);
+        assert_eq!(
+            p,
+            "extern \"C\" {\n#line 1 \"kernel.cu\"\n__global__ void k() {}\n}\n"
+        );
+        let raw = CompileOptions::new().no_extern_c(true);
+        assert_eq!(prepare_source("x", &raw), "x");
+    }
+
+    #[test]
+    fn no_arch_is_an_error() {
+        let e = compile("", &CompileOptions::new()).unwrap_err();
+        assert!(matches!(e, Error::NoArch));
+    }
+}

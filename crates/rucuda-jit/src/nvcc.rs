@@ -1,0 +1,252 @@
+//! nvcc as a subprocess: finding it, its identity for the cache key, one compilation
+//! in a scratch folder.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::sync::{Mutex, OnceLock};
+
+use crate::compile::RawOutput;
+use crate::options::{CompileOptions, OutputKind};
+use crate::scratch::ScratchDir;
+use crate::{CompileError, Error, Result};
+
+const NVCC: &str = if cfg!(windows) { "nvcc.exe" } else { "nvcc" };
+
+/// The places nvcc is looked for, in order: `explicit`, `CUDA_PATH/bin`, `CUDA_HOME/bin`,
+/// every `PATH` folder, `/usr/local/cuda/bin`.
+pub(crate) fn candidates(
+    explicit: Option<&Path>,
+    env: &dyn Fn(&str) -> Option<std::ffi::OsString>,
+) -> Vec<PathBuf> {
+    if let Some(p) = explicit {
+        return vec![p.to_path_buf()];
+    }
+    let mut out = Vec::new();
+    for var in ["CUDA_PATH", "CUDA_HOME"] {
+        if let Some(root) = env(var).filter(|v| !v.is_empty()) {
+            out.push(Path::new(&root).join("bin").join(NVCC));
+        }
+    }
+    if let Some(path) = env("PATH") {
+        out.extend(std::env::split_paths(&path).map(|d| d.join(NVCC)));
+    }
+    out.push(PathBuf::from("/usr/local/cuda/bin").join(NVCC));
+    let mut seen = Vec::new();
+    out.retain(|p| {
+        let new = !seen.contains(p);
+        seen.push(p.clone());
+        new
+    });
+    out
+}
+
+/// nvcc inside NVIDIA's pip wheels (`nvidia-cuda-nvcc`), in these site-packages folders.
+fn wheel_candidates(sites: &[PathBuf]) -> Vec<PathBuf> {
+    sites
+        .iter()
+        .map(|s| s.join("nvidia/cu13/bin").join(NVCC))
+        .collect()
+}
+
+/// The nvcc to run: [`candidates`], then NVIDIA's `nvidia-cuda-nvcc` wheel in Python's
+/// site-packages (found without a subprocess first, then by asking `python3`).
+///
+/// An explicit path that is a bare name (`"nvcc-13"`) is searched on `PATH`.
+pub(crate) fn locate(explicit: Option<&Path>) -> Result<PathBuf> {
+    let env = |name: &str| std::env::var_os(name);
+    let explicit = explicit.map(|p| {
+        if p.components().count() == 1 && !p.is_file() {
+            candidates(None, &|n: &str| if n == "PATH" { env(n) } else { None })
+                .into_iter()
+                .map(|c| c.with_file_name(p))
+                .find(|c| c.is_file())
+                .unwrap_or_else(|| p.to_path_buf())
+        } else {
+            p.to_path_buf()
+        }
+    });
+    let mut tried = candidates(explicit.as_deref(), &env);
+    if let Some(found) = tried.iter().find(|p| p.is_file()) {
+        return Ok(found.clone());
+    }
+    if explicit.is_none() {
+        // Python is asked only when the folders found without it have no nvcc.
+        let guessed = || crate::nvrtc::loader::guessed_site_packages();
+        let asked = || crate::nvrtc::loader::python_site_packages().to_vec();
+        for sites in [&guessed as &dyn Fn() -> Vec<PathBuf>, &asked] {
+            for c in wheel_candidates(&sites()) {
+                if c.is_file() {
+                    return Ok(c);
+                }
+                if !tried.contains(&c) {
+                    tried.push(c);
+                }
+            }
+        }
+    }
+    Err(Error::NvccNotFound { tried })
+}
+
+/// nvcc's `--version` output, run once per path and process: the compiler identity in
+/// the cache key.
+pub(crate) fn identity(nvcc: &Path) -> Result<String> {
+    static IDS: OnceLock<Mutex<HashMap<PathBuf, String>>> = OnceLock::new();
+    let ids = IDS.get_or_init(|| Mutex::new(HashMap::new()));
+    if let Some(id) = ids.lock().ok().and_then(|m| m.get(nvcc).cloned()) {
+        return Ok(id);
+    }
+    let out = Command::new(nvcc)
+        .arg("--version")
+        .stdin(Stdio::null())
+        .output()
+        .map_err(|e| Error::io(format!("running {} --version", nvcc.display()), e))?;
+    if !out.status.success() {
+        return Err(Error::InvalidInput(format!(
+            "{} --version failed ({}): {}",
+            nvcc.display(),
+            out.status,
+            String::from_utf8_lossy(&out.stderr).trim()
+        )));
+    }
+    let id = format!("nvcc {}", String::from_utf8_lossy(&out.stdout).trim());
+    if let Ok(mut m) = ids.lock() {
+        m.insert(nvcc.to_path_buf(), id.clone());
+    }
+    Ok(id)
+}
+
+/// A file name safe to create in the scratch folder: the last component of
+/// `program_name`, `kernel.cu` when it has none.
+fn source_file_name(program_name: &str) -> String {
+    let base = program_name.rsplit(['/', '\\']).next().unwrap_or("");
+    if base.is_empty() || base == "." || base == ".." {
+        "kernel.cu".into()
+    } else if base.ends_with(".cu") {
+        base.into()
+    } else {
+        format!("{base}.cu")
+    }
+}
+
+/// Compiles the prepared source with nvcc in a scratch folder:
+/// `nvcc <args> -o kernel.<ext> kernel.cu`. `user_source` is what error excerpts quote.
+pub(crate) fn compile(
+    nvcc: &Path,
+    prepared: &str,
+    user_source: &str,
+    options: &CompileOptions,
+    args: &[String],
+) -> Result<RawOutput> {
+    let (program_name, output, keep) = (&options.program_name, options.output, options.keep);
+    let dir =
+        ScratchDir::new("nvcc").map_err(|e| Error::io("creating a scratch folder for nvcc", e))?;
+    let file = source_file_name(program_name);
+    let src_path = dir.path().join(&file);
+    std::fs::write(&src_path, prepared)
+        .map_err(|e| Error::io(format!("writing {}", src_path.display()), e))?;
+    let out_name = format!(
+        "{}.{}",
+        file.strip_suffix(".cu").unwrap_or(&file),
+        output.extension()
+    );
+    let out_path = dir.path().join(&out_name);
+    let mut command_line: Vec<String> = vec![nvcc.display().to_string()];
+    command_line.extend(args.iter().cloned());
+    command_line.extend(["-o".to_string(), out_name.clone(), file.clone()]);
+    let run = Command::new(nvcc)
+        .args(args)
+        .args(["-o", &out_name, &file])
+        .current_dir(dir.path())
+        .stdin(Stdio::null())
+        .output()
+        .map_err(|e| Error::io(format!("running {}", nvcc.display()), e))?;
+    let stdout = String::from_utf8_lossy(&run.stdout).into_owned();
+    let stderr = String::from_utf8_lossy(&run.stderr).into_owned();
+    let log = match (stderr.trim(), stdout.trim()) {
+        ("", o) => o.to_string(),
+        (e, "") => e.to_string(),
+        (e, o) => format!("{e}\n{o}"),
+    };
+    let image = if run.status.success() {
+        std::fs::read(&out_path).ok()
+    } else {
+        None
+    };
+    let kept = keep.then(|| dir.keep());
+    if let Some(k) = &kept {
+        eprintln!("rucuda-jit: kept nvcc's files in {}", k.display());
+    }
+    let Some(mut image) = image else {
+        let status = if run.status.success() {
+            format!("{} (but it wrote no {out_name})", run.status)
+        } else {
+            run.status.to_string()
+        };
+        return Err(CompileError::new(
+            nvcc.display().to_string(),
+            status,
+            command_line,
+            log,
+            stdout,
+            stderr,
+            user_source,
+            &file,
+        )
+        .into());
+    };
+    if output == OutputKind::Ptx && image.last() != Some(&0) {
+        image.push(0);
+    }
+    Ok(RawOutput {
+        image,
+        lowered_names: Vec::new(),
+        log,
+        kept,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::ffi::OsString;
+
+    #[test]
+    fn search_order() {
+        let env = |n: &str| match n {
+            "CUDA_PATH" => Some(OsString::from("/opt/cuda")),
+            "PATH" => Some(OsString::from("/usr/bin:/opt/cuda/bin")),
+            _ => None,
+        };
+        let c = candidates(None, &env);
+        let want: Vec<PathBuf> = [
+            "/opt/cuda/bin/nvcc",
+            "/usr/bin/nvcc",
+            "/usr/local/cuda/bin/nvcc",
+        ]
+        .iter()
+        .map(PathBuf::from)
+        .collect();
+        assert_eq!(c, want);
+        assert_eq!(
+            candidates(Some(Path::new("/x/nvcc")), &env),
+            [PathBuf::from("/x/nvcc")]
+        );
+    }
+
+    #[test]
+    fn missing_nvcc_says_what_to_install() {
+        let e = locate(Some(Path::new("/surely/not/here/nvcc"))).unwrap_err();
+        let text = e.to_string();
+        assert!(text.contains("/surely/not/here/nvcc"), "{text}");
+        assert!(text.contains("CUDA toolkit"), "{text}");
+    }
+
+    #[test]
+    fn source_file_names() {
+        assert_eq!(source_file_name("kernel.cu"), "kernel.cu");
+        assert_eq!(source_file_name("/a/b/saxpy.cu"), "saxpy.cu");
+        assert_eq!(source_file_name("gen"), "gen.cu");
+        assert_eq!(source_file_name(".."), "kernel.cu");
+    }
+}
