@@ -4,7 +4,7 @@
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
 /// What can go wrong when building or running a generator.
-#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum Error {
     /// An argument is outside what the generator accepts (a Sobol dimension past the
@@ -19,7 +19,7 @@ pub enum Error {
         /// The generator's name.
         generator: &'static str,
         /// The output asked for.
-        what: &'static str,
+        what: String,
     },
     /// The Joe–Kuo direction-number table could not be read.
     #[error("Joe-Kuo table, line {line}: {message}")]
@@ -29,6 +29,26 @@ pub enum Error {
         /// What is wrong with it.
         message: String,
     },
+    /// An output array that is not one contiguous run of elements.
+    #[error("the output array is not contiguous (shape {shape:?}, strides {strides:?}): fill a contiguous array or a copy")]
+    NotContiguous {
+        /// Its shape.
+        shape: Vec<usize>,
+        /// Its strides, in elements.
+        strides: Vec<isize>,
+    },
+    /// An output or stream of another context than the generator's.
+    #[error("the generator belongs to another context than the {0}")]
+    ContextMismatch(&'static str),
+    /// The driver refused a call (allocation, copy, launch).
+    #[error(transparent)]
+    Driver(#[from] rucuda_driver::Error),
+    /// Compiling our kernels failed (the error carries the compiler's log).
+    #[error(transparent)]
+    Jit(#[from] rucuda_jit::Error),
+    /// Creating an output array failed.
+    #[error(transparent)]
+    Array(#[from] rucuda_array::ArrayError),
 }
 
 impl Error {

@@ -19,12 +19,24 @@
 
 pub mod distributions;
 mod error;
+pub mod generator;
 pub mod kernels;
 pub mod math;
 pub mod mrg32k3a;
 pub mod philox;
+mod pseudo;
+mod pseudo_macros;
 pub mod reference;
+pub mod seed;
 pub mod sobol;
 pub mod xorwow;
 
+pub use distributions::Distribution;
 pub use error::{Error, Result};
+pub use generator::{default_state_count, ElementKind, RandElement, RandOutput, RandomGenerator};
+pub use mrg32k3a::Mrg32k3a;
+pub use philox::Philox4x32_10;
+pub use pseudo::GeneratorOptions;
+pub use seed::Seeds;
+pub use sobol::{ScrambledSobol32, ScrambledSobol64, Sobol32, Sobol64};
+pub use xorwow::Xorwow;

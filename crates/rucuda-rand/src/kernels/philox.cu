@@ -6,13 +6,15 @@
 #define RR_PHILOX_W1 0xBB67AE85u
 
 // The state in memory (48 bytes): counter, key, position in the block, Box-Muller cache.
+// (Words 6..12 hold the Box-Muller cache at the same places as in the other generators'
+// states.)
 struct RRPhiloxState {
     uint4 ctr;
     uint2 key;
-    rr_u32 position;
     rr_u32 flag;
     float extra;
     rr_u32 flag_d;
+    rr_u32 position;
     double extra_d;
 };
 

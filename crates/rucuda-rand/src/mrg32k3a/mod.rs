@@ -2,4 +2,7 @@
 //! (`CURAND_RNG_PSEUDO_MRG32K3A`, `curandStateMRG32k3a_t`).
 
 pub mod jump;
+pub mod kernel;
 pub mod reference;
+
+pub use kernel::Mrg32k3a;

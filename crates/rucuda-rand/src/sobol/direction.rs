@@ -89,10 +89,20 @@ fn parse() -> Result<Vec<DirectionNumbers>> {
 
 /// The parsed table (dimensions 1.. in our 0-based numbering), read once.
 pub fn table() -> Result<&'static [DirectionNumbers]> {
-    static PARSED: OnceLock<Result<Vec<DirectionNumbers>>> = OnceLock::new();
-    match PARSED.get_or_init(parse) {
+    static PARSED: OnceLock<std::result::Result<Vec<DirectionNumbers>, (usize, String)>> =
+        OnceLock::new();
+    let parsed = PARSED.get_or_init(|| {
+        parse().map_err(|e| match e {
+            Error::DirectionTable { line, message } => (line, message),
+            other => (0, other.to_string()),
+        })
+    });
+    match parsed {
         Ok(v) => Ok(v.as_slice()),
-        Err(e) => Err(e.clone()),
+        Err((line, message)) => Err(Error::DirectionTable {
+            line: *line,
+            message: message.clone(),
+        }),
     }
 }
 

@@ -25,3 +25,6 @@ pub fn launch_shape(n: u64, dims: u32, chunk: u64, target_threads: u64) -> (u64,
     let threads_per_dim = per_dim.div_ceil(per_thread).max(1);
     (dims * threads_per_dim, per_thread)
 }
+
+pub mod kernel;
+pub use kernel::{ScrambledSobol32, ScrambledSobol64, Sobol32, Sobol64};

@@ -2,4 +2,7 @@
 //! (`CURAND_RNG_PSEUDO_XORWOW`, `curandStateXORWOW_t`).
 
 pub mod jump;
+pub mod kernel;
 pub mod reference;
+
+pub use kernel::Xorwow;
