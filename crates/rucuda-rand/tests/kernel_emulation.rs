@@ -363,11 +363,17 @@ fn sobol_kernels_match_the_reference() {
     let Some(exe) = build(Family::Sobol, "SOBOL") else {
         return;
     };
-    let dims = 5usize;
-    for (bits, scrambled) in [(32usize, false), (32, true), (64, false), (64, true)] {
+    for (dims, bits, scrambled) in [
+        (5usize, 32usize, false),
+        (5, 32, true),
+        (40, 32, false),
+        (5, 64, false),
+        (5, 64, true),
+        (40, 64, true),
+    ] {
         let mut d = Driver::start(&exe);
         let offsets: Vec<u64> = (0..dims as u64).map(|i| i * 1000 + 3).collect();
-        let label = format!("sobol{bits} scrambled={scrambled}");
+        let label = format!("sobol{bits} dims={dims} scrambled={scrambled}");
         let (steps, mut s32, mut s64): (Vec<_>, Vec<Sobol32State>, Vec<Sobol64State>);
         if bits == 32 {
             let v = if scrambled {
@@ -477,9 +483,14 @@ fn sobol_kernels_match_the_reference() {
                 } else {
                     4
                 };
-                // Vary how many chunks a thread writes: the output must not depend on it.
-                let target = [1u64, 7, 1 << 20][(round + si) % 3];
-                let (_, per_thread) = sobol::launch_shape(n, dims as u32, chunk, target);
+                // Vary how many chunks a thread writes (what launch_shape picks, and others):
+                // the output must not depend on it.
+                let per_thread = match (round + si) % 4 {
+                    0 => sobol::launch_shape(n, dims as u32, chunk, 1 << 20).1,
+                    1 => 1,
+                    2 => 3,
+                    _ => 1000,
+                };
                 let misalign = (round + si) % 2;
                 let got = d.send(&format!(
                     "sfill {kernel} {n} {per_thread} {mean:e} {stddev:e} {lambda:e} {misalign}"

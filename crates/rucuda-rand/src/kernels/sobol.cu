@@ -10,7 +10,8 @@
 // c % dims), but several threads share a dimension: thread t serves dimension t % dims and
 // writes `per_thread` consecutive chunks of it, from chunk (t / dims) * per_thread on, so a
 // warp writes the same chunk number of 32 neighbouring dimensions: adjacent 16-byte
-// chunks. Indices are read from idx_in and the advanced ones written to idx_out (the host
+// chunks. (With per_thread = 1, thread t writes chunk t: adjacent too, for any dims; the
+// host picks that below 32 dimensions.) Indices are read from idx_in and the advanced ones written to idx_out (the host
 // swaps the two buffers after each call), since all the threads of a dimension read its
 // starting index.
 
@@ -26,6 +27,9 @@ RR_DEV int rr_sobol_flip(rr_u64 i)
     int y = __ffsll((long long)~i);
     return y ? y - 1 : 63;
 }
+// The lowest set bit of a nonzero word.
+RR_DEV int rr_lowest_bit(rr_u32 g) { return __ffs((int)g) - 1; }
+RR_DEV int rr_lowest_bit(rr_u64 g) { return __ffsll((long long)g) - 1; }
 
 // D::apply(W x, const RRParams&) -> T (the element's bits); C elements of T per chunk.
 template <class W, class D, class T, int C>
@@ -57,9 +61,11 @@ RR_DEV void rr_sobol_fill(const W* __restrict__ idx_in, W* __restrict__ idx_out,
     W x = scramble ? scramble[d] : (W)0;
     {
         W g = i ^ (i >> 1);
-        for (int b = 0; g != 0; b++, g >>= 1)
-            if (g & 1)
-                x ^= __ldg(vectors + (rr_u64)b * dims + d);
+        while (g != 0) {
+            int b = rr_lowest_bit(g);
+            g &= g - 1;
+            x ^= __ldg(vectors + (rr_u64)b * dims + d);
+        }
     }
     const W v0 = __ldg(vectors + d);
     const W v1 = __ldg(vectors + dims + d);
