@@ -71,6 +71,8 @@ pub mod units {
     pub const MICROS: &str = "us";
     /// Gigabytes (10^9 bytes) per second (higher is better).
     pub const GBPS: &str = "GB/s";
+    /// Giga-samples (10^9 random numbers) per second (higher is better).
+    pub const GSPS: &str = "GS/s";
 }
 
 /// What a case measured.
@@ -91,6 +93,15 @@ impl Measurement {
             n,
             value: median(samples) * 1e6 / ops.max(1) as f64,
             unit: units::MICROS,
+        }
+    }
+
+    /// Giga-samples per second, from samples that each produced `count` values.
+    pub fn gsps(samples: &[f64], count: usize, n: u64) -> Self {
+        Self {
+            n,
+            value: count as f64 / median(samples) / 1e9,
+            unit: units::GSPS,
         }
     }
 

@@ -22,6 +22,7 @@ use crate::harness::Measurement;
 mod alloc;
 mod copy;
 mod launch;
+mod rng;
 
 pub use crate::report::RAW;
 
@@ -79,6 +80,7 @@ pub fn registry() -> Vec<Case> {
     launch::register(&mut cases);
     alloc::register(&mut cases);
     copy::register_transfers(&mut cases);
+    rng::register(&mut cases);
     cases
 }
 
@@ -100,6 +102,14 @@ mod tests {
             "d2h_pageable_GBps",
             "h2d_pinned_GBps",
             "d2h_pinned_GBps",
+            "rand_uniform_f32_philox_GSps",
+            "rand_uniform_f32_xorwow_GSps",
+            "rand_uniform_f32_mrg32k3a_GSps",
+            "rand_normal_f32_philox_GSps",
+            "rand_uniform_f32_sobol32_GSps",
+            "rand_normal_f32_xorwow_GSps",
+            "rand_normal_f32_mrg32k3a_GSps",
+            "rand_normal_f32_sobol32_GSps",
         ] {
             assert!(names.contains(&name), "{name} missing");
         }
