@@ -485,17 +485,22 @@ fn sobol_kernels_match_the_reference() {
                 };
                 // Vary how many chunks a thread writes (what launch_shape picks, and others):
                 // the output must not depend on it.
-                let per_thread = match (round + si) % 4 {
-                    0 => sobol::launch_shape(n, dims as u32, chunk, 1 << 20).1,
-                    1 => 1,
-                    2 => 3,
-                    _ => 1000,
+                let (per_thread, wlog2) = match (round + si) % 6 {
+                    0 => {
+                        let s = sobol::launch_shape(n, dims as u32, chunk, 1 << 20);
+                        (s.per_thread, s.wlog2)
+                    }
+                    1 => (1, 0),
+                    2 => (3, 0),
+                    3 => (1000, 0),
+                    4 => (0, 0),
+                    _ => (0, 3),
                 };
                 let misalign = (round + si) % 2;
                 let got = d.send(&format!(
-                    "sfill {kernel} {n} {per_thread} {mean:e} {stddev:e} {lambda:e} {misalign}"
+                    "sfill {kernel} {n} {per_thread} {wlog2} {mean:e} {stddev:e} {lambda:e} {misalign}"
                 ));
-                let what = format!("{label} {kernel} n={n} per_thread={per_thread}");
+                let what = format!("{label} {kernel} n={n} per_thread={per_thread} wlog2={wlog2}");
                 let n = n as usize;
                 macro_rules! check {
                     ($states:expr) => {

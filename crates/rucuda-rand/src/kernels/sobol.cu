@@ -31,11 +31,105 @@ RR_DEV int rr_sobol_flip(rr_u64 i)
 RR_DEV int rr_lowest_bit(rr_u32 g) { return __ffs((int)g) - 1; }
 RR_DEV int rr_lowest_bit(rr_u64 g) { return __ffsll((long long)g) - 1; }
 
+// Writes one chunk (C elements from v) at element `base`: one 16-byte store when the
+// chunk is whole and the array aligned; the short last chunk element by element.
+template <class T, int C>
+RR_DEV void rr_sobol_store(T* __restrict__ out, rr_u64 base, rr_u64 n, const T (&v)[C], bool aligned)
+{
+    if (base + C <= n) {
+        if (aligned) {
+            if (C == 4) {
+                uint4 q;
+                q.x = (rr_u32)v[0];
+                q.y = (rr_u32)v[1 % C];
+                q.z = (rr_u32)v[2 % C];
+                q.w = (rr_u32)v[3 % C];
+                *(uint4*)(out + base) = q;
+            } else {
+                ulonglong2 q;
+                q.x = (rr_u64)v[0];
+                q.y = (rr_u64)v[1 % C];
+                *(ulonglong2*)(out + base) = q;
+            }
+        } else {
+#pragma unroll
+            for (int j = 0; j < C; j++)
+                out[base + j] = v[j];
+        }
+    } else {
+        for (int j = 0; j < C && base + j < n; j++)
+            out[base + j] = v[j];
+    }
+}
+
+// XOR of the direction vectors of dimension d over the set bits of g.
+template <class W>
+RR_DEV W rr_sobol_combine(W g, const W* __restrict__ vectors, rr_u32 dims, rr_u32 d)
+{
+    W x = 0;
+    while (g != 0) {
+        int b = rr_lowest_bit(g);
+        g &= g - 1;
+        x ^= __ldg(vectors + (rr_u64)b * dims + d);
+    }
+    return x;
+}
+
+// Few dimensions: W = 2^wlog2 threads per dimension, thread (d, w) writes chunks
+// t, t + T, t + 2T, ... (T = dims * W threads; adjacent threads, adjacent chunks). Its points
+// are i_j = start + C w + j 2^s with 2^s = C W: below bit s the index stays L, above it
+// counts H_j = h_j 2^s. Since gray(H + L) = gray(H) ^ gray(L) for L < 2^s and H a multiple
+// of 2^s, the point is c ^ P(gray(L)) ^ P(gray(H_j)) (P: the XOR of the direction vectors
+// at the set bits). And gray(h 2^s) = gray(h) 2^s + (h & 1) 2^(s-1), so from h to h + 1
+// P(gray(H)) flips V[s + lowest zero bit of h] and V[s - 1]: two XORs per chunk.
+template <class W, class D, class T, int C>
+RR_DEV void rr_sobol_fill_strided(W start, rr_u32 d, rr_u64 w, rr_u32 dims,
+                                  const W* __restrict__ vectors, const W* __restrict__ scramble,
+                                  T* __restrict__ out, rr_u64 n, rr_u64 nchunks, rr_u32 wlog2,
+                                  const RRParams& p)
+{
+    const int bits = (int)(sizeof(W) * 8);
+    const int s = (int)wlog2 + (C == 4 ? 2 : 1);
+    const rr_u64 stride = (rr_u64)dims << wlog2;
+    rr_u64 c = d + (rr_u64)dims * w;
+    if (c >= nchunks)
+        return;
+    const W i0 = start + (W)(w * C);
+    const W low_mask = (W)(((W)1 << s) - 1);
+    const W L = i0 & low_mask;
+    W H = i0 & ~low_mask;
+    const W x_low = (scramble ? scramble[d] : (W)0) ^ rr_sobol_combine<W>(L ^ (L >> 1), vectors, dims, d);
+    W x_high = rr_sobol_combine<W>(H ^ (H >> 1), vectors, dims, d);
+    const W v0 = __ldg(vectors + d);
+    const W v1 = __ldg(vectors + dims + d);
+    const W vs1 = __ldg(vectors + (rr_u64)(s - 1) * dims + d);
+    const bool aligned = (((unsigned long long)out) & 15) == 0;
+    for (; c < nchunks; c += stride) {
+        W i = H | L;
+        W x = x_low ^ x_high;
+        T v[C];
+#pragma unroll
+        for (int j = 0; j < C; j++) {
+            v[j] = D::apply(x, p);
+            int b = rr_sobol_flip(i);
+            x ^= b == 0 ? v0 : b == 1 ? v1 : __ldg(vectors + (rr_u64)b * dims + d);
+            i++;
+        }
+        rr_sobol_store<T, C>(out, c * C, n, v, aligned);
+        int hb = s + rr_sobol_flip((W)(H >> s));
+        x_high ^= vs1;
+        if (hb < bits)
+            x_high ^= __ldg(vectors + (rr_u64)hb * dims + d);
+        H += (W)1 << s;
+    }
+}
+
 // D::apply(W x, const RRParams&) -> T (the element's bits); C elements of T per chunk.
 template <class W, class D, class T, int C>
 RR_DEV void rr_sobol_fill(const W* __restrict__ idx_in, W* __restrict__ idx_out, rr_u32 dims,
                           const W* __restrict__ vectors, const W* __restrict__ scramble,
-                          T* __restrict__ out, rr_u64 n, rr_u64 per_thread, const RRParams& p)
+                          T* __restrict__ out, rr_u64 n, rr_u64 per_thread, rr_u32 wlog2,
+                          const RRParams& p)
 {
     const rr_u64 t = (rr_u64)blockIdx.x * blockDim.x + threadIdx.x;
     const rr_u32 d = (rr_u32)(t % dims);
@@ -50,6 +144,11 @@ RR_DEV void rr_sobol_fill(const W* __restrict__ idx_in, W* __restrict__ idx_out,
         if (rem && nchunks > 0 && (nchunks - 1) % dims == d)
             count -= C - rem;
         idx_out[d] = start + (W)count;
+    }
+    if (per_thread == 0) {
+        rr_sobol_fill_strided<W, D, T, C>(start, d, w, dims, vectors, scramble, out, n,
+                                         nchunks, wlog2, p);
+        return;
     }
     const rr_u64 k0 = w * per_thread;
     if (k0 >= mine)
@@ -80,31 +179,7 @@ RR_DEV void rr_sobol_fill(const W* __restrict__ idx_in, W* __restrict__ idx_out,
             x ^= b == 0 ? v0 : b == 1 ? v1 : __ldg(vectors + (rr_u64)b * dims + d);
             i++;
         }
-        if (base + C <= n) {
-            if (aligned) {
-                if (C == 4) {
-                    uint4 q;
-                    q.x = (rr_u32)v[0];
-                    q.y = (rr_u32)v[1 % C];
-                    q.z = (rr_u32)v[2 % C];
-                    q.w = (rr_u32)v[3 % C];
-                    *(uint4*)(out + base) = q;
-                } else {
-                    ulonglong2 q;
-                    q.x = (rr_u64)v[0];
-                    q.y = (rr_u64)v[1 % C];
-                    *(ulonglong2*)(out + base) = q;
-                }
-            } else {
-#pragma unroll
-                for (int j = 0; j < C; j++)
-                    out[base + j] = v[j];
-            }
-        } else {
-            // The short last chunk: the points past n were never part of this call.
-            for (int j = 0; j < C && base + j < n; j++)
-                out[base + j] = v[j];
-        }
+        rr_sobol_store<T, C>(out, base, n, v, aligned);
     }
 }
 
@@ -166,15 +241,18 @@ struct RRSobolPoisson {
     RR_DEV rr_u32 apply(rr_u64 x, const RRParams& p) { return rr_poisson_quasi64(x, p.lambda); }
 };
 
-// NAME(idx_in, idx_out, dims, vectors, scramble, out, n, per_thread, mean, stddev, lambda)
+// NAME(idx_in, idx_out, dims, vectors, scramble, out, n, per_thread, wlog2, mean, stddev,
+//      lambda): per_thread > 0, runs of per_thread chunks per thread; per_thread == 0,
+//      2^wlog2 threads per dimension, strided (see rr_sobol_fill_strided).
 #define RR_SOBOL_KERNEL(NAME, W, D, T, C)                                                  \
     extern "C" __global__ void __launch_bounds__(256)                                      \
         NAME(const W* idx_in, W* idx_out, rr_u32 dims, const W* vectors, const W* scramble, \
-             T* out, rr_u64 n, rr_u64 per_thread, double mean, double stddev, double lambda) \
+             T* out, rr_u64 n, rr_u64 per_thread, rr_u32 wlog2, double mean, double stddev, \
+             double lambda)                                                                \
     {                                                                                      \
         RRParams p = {mean, stddev, lambda};                                               \
         rr_sobol_fill<W, D, T, C>(idx_in, idx_out, dims, vectors, scramble, out, n,         \
-                                  per_thread, p);                                          \
+                                  per_thread, wlog2, p);                                   \
     }
 
 RR_SOBOL_KERNEL(rr_sobol32_raw_u32, rr_u32, RRSobolRaw, rr_u32, 4)

@@ -165,20 +165,21 @@ impl<W: Word> SobolCore<W> {
             .find(|(k, _)| *k == which)
             .map(|(_, f)| f)
             .ok_or_else(|| Error::invalid("no such kernel"))?;
-        let (threads, per_thread) = super::launch_shape(
+        let shape = super::launch_shape(
             n as u64,
             self.dims,
             kind.chunk() as u64,
             self.target_threads,
         );
         let (mean, stddev, lambda) = params(dist);
-        let cfg = LaunchConfig::linear(blocks(threads)?, BLOCK);
+        let cfg = LaunchConfig::linear(blocks(shape.threads)?, BLOCK);
         let (from, to) = (&self.idx[self.current], &self.idx[1 - self.current]);
         let scramble = self.scramble.as_ref().map_or(0, DevicePtr::device_ptr);
         // SAFETY: rr_sobolW_<fill>(const W* idx_in, W* idx_out, unsigned dims,
-        // const W* vectors, const W* scramble, T* out, u64 n, u64 per_thread, double mean,
-        // double stddev, double lambda): reads idx_in[0..dims) and vectors[0..W·dims),
-        // writes idx_out[0..dims) and out[0..n); threads past dims·ceil(...) return.
+        // const W* vectors, const W* scramble, T* out, u64 n, u64 per_thread,
+        // unsigned wlog2, double mean, double stddev, double lambda): reads idx_in[0..dims)
+        // and vectors[0..W·dims), writes idx_out[0..dims) and out[0..n); threads with no
+        // chunk return.
         unsafe {
             f.launch(
                 cfg,
@@ -191,7 +192,8 @@ impl<W: Word> SobolCore<W> {
                     DevicePointerArg(scramble),
                     DevicePointerArg(ptr),
                     n as u64,
-                    per_thread,
+                    shape.per_thread,
+                    shape.wlog2,
                     mean,
                     stddev,
                     lambda,

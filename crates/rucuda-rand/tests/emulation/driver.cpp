@@ -150,21 +150,21 @@ static int bits = 32;
 
 template <class W, class T>
 static void sfill(Sobol<W>& s,
-                  void (*k)(const W*, W*, unsigned, const W*, const W*, T*, u64, u64, double, double, double),
-                  u64 n, u64 per_thread, double mean, double stddev, double lambda, int misalign)
+                  void (*k)(const W*, W*, unsigned, const W*, const W*, T*, u64, u64, unsigned, double, double, double),
+                  u64 n, u64 per_thread, unsigned wlog2, double mean, double stddev, double lambda, int misalign)
 {
     std::vector<T> out(n + 2, (T)0xdeadbeef);
     T* p = out.data() + (misalign ? 1 : 0);
     const u64 C = 16 / sizeof(T);
     u64 nchunks = (n + C - 1) / C;
     u64 kmax = (nchunks + s.dims - 1) / s.dims;
-    u64 w = per_thread ? (kmax + per_thread - 1) / per_thread : 1;
+    u64 w = per_thread ? (kmax + per_thread - 1) / per_thread : (1ull << wlog2);
     if (w == 0) w = 1;
     const W* sc = s.scramble.empty() ? nullptr : s.scramble.data();
     launch(s.dims * w, [&] {
         u64 t = (u64)blockIdx.x * blockDim.x + threadIdx.x;
         if (t < s.dims * w)
-            k(s.idx.data(), s.idx2.data(), s.dims, s.vectors.data(), sc, p, n, per_thread, mean, stddev, lambda);
+            k(s.idx.data(), s.idx2.data(), s.dims, s.vectors.data(), sc, p, n, per_thread, wlog2, mean, stddev, lambda);
     });
     std::swap(s.idx, s.idx2);
     print("out", p, n);
@@ -209,11 +209,12 @@ int main()
         } else if (cmd == "sfill") {
             std::string name;
             u64 n, per;
+            unsigned wlog2;
             double mean, stddev, lambda;
             int misalign;
-            std::cin >> name >> n >> per >> mean >> stddev >> lambda >> misalign;
-#define S32(x) if (name == #x) { sfill(s32, rr_sobol32_##x, n, per, mean, stddev, lambda, misalign); continue; }
-#define S64(x) if (name == #x) { sfill(s64, rr_sobol64_##x, n, per, mean, stddev, lambda, misalign); continue; }
+            std::cin >> name >> n >> per >> wlog2 >> mean >> stddev >> lambda >> misalign;
+#define S32(x) if (name == #x) { sfill(s32, rr_sobol32_##x, n, per, wlog2, mean, stddev, lambda, misalign); continue; }
+#define S64(x) if (name == #x) { sfill(s64, rr_sobol64_##x, n, per, wlog2, mean, stddev, lambda, misalign); continue; }
             if (bits == 32) {
                 S32(raw_u32) S32(uniform_f32) S32(uniform_f64) S32(normal_f32) S32(normal_f64)
                 S32(log_normal_f32) S32(log_normal_f64) S32(poisson_u32)
