@@ -17,6 +17,7 @@
 //! # let _ = x;
 //! ```
 
+mod convenience;
 pub mod distributions;
 mod error;
 pub mod generator;
@@ -31,6 +32,7 @@ pub mod seed;
 pub mod sobol;
 pub mod xorwow;
 
+pub use convenience::rand;
 pub use distributions::Distribution;
 pub use error::{Error, Result};
 pub use generator::{default_state_count, ElementKind, RandElement, RandOutput, RandomGenerator};

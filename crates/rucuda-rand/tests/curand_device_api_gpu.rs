@@ -476,10 +476,22 @@ fn gpuarray_and_unaligned_outputs() {
         differ <= 1,
         "{differ} Poisson values differ from the CPU reference"
     );
-    // Refused: normal integers, Poisson floats, a stream of another context is checked
-    // elsewhere.
+    // Refused: normal integers, Poisson floats.
     assert!(g.gen_normal::<u32>(&[4], &stream).is_err());
     assert!(g.gen_poisson::<f32>(&[4], 1.0, &stream).is_err());
+    // PyCUDA's rand(shape, dtype).
+    let r = rucuda_rand::rand::<f64>(&[10, 1000], &stream)
+        .unwrap()
+        .to_vec()
+        .unwrap();
+    assert!(r.iter().all(|&x| x > 0.0 && x <= 1.0));
+    let mean = r.iter().sum::<f64>() / r.len() as f64;
+    assert!((mean - 0.5).abs() < 0.02, "mean {mean}");
+    let i = rucuda_rand::rand::<i32>(&[4096], &stream)
+        .unwrap()
+        .to_vec()
+        .unwrap();
+    assert!(i.iter().any(|&x| x < 0) && i.iter().any(|&x| x > 0));
 }
 
 // ---- Sobol ------------------------------------------------------------------------------
