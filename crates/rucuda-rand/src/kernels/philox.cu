@@ -20,15 +20,14 @@ struct RRPhiloxState {
 
 RR_DEV uint4 rr_philox_round(uint4 c, uint2 k)
 {
-    rr_u32 hi0 = __umulhi(RR_PHILOX_M0, c.x);
-    rr_u32 lo0 = RR_PHILOX_M0 * c.x;
-    rr_u32 hi1 = __umulhi(RR_PHILOX_M1, c.z);
-    rr_u32 lo1 = RR_PHILOX_M1 * c.z;
+    // One 32x32 -> 64-bit multiply each (mul.wide: a single IMAD.WIDE.U32).
+    rr_u64 p0 = (rr_u64)RR_PHILOX_M0 * c.x;
+    rr_u64 p1 = (rr_u64)RR_PHILOX_M1 * c.z;
     uint4 r;
-    r.x = hi1 ^ c.y ^ k.x;
-    r.y = lo1;
-    r.z = hi0 ^ c.w ^ k.y;
-    r.w = lo0;
+    r.x = (rr_u32)(p1 >> 32) ^ c.y ^ k.x;
+    r.y = (rr_u32)p1;
+    r.z = (rr_u32)(p0 >> 32) ^ c.w ^ k.y;
+    r.w = (rr_u32)p0;
     return r;
 }
 
