@@ -73,6 +73,8 @@ pub mod units {
     pub const GBPS: &str = "GB/s";
     /// Giga-samples (10^9 random numbers) per second (higher is better).
     pub const GSPS: &str = "GS/s";
+    /// Milliseconds per operation (lower is better).
+    pub const MILLIS: &str = "ms";
 }
 
 /// What a case measured.
@@ -102,6 +104,15 @@ impl Measurement {
             n,
             value: count as f64 / median(samples) / 1e9,
             unit: units::GSPS,
+        }
+    }
+
+    /// Milliseconds per operation, from samples that each timed one operation.
+    pub fn millis(samples: &[f64], n: u64) -> Self {
+        Self {
+            n,
+            value: median(samples) * 1e3,
+            unit: units::MILLIS,
         }
     }
 

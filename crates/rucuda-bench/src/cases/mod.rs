@@ -20,6 +20,7 @@ use crate::cuda::{Gpu, Result};
 use crate::harness::Measurement;
 
 mod alloc;
+mod compile;
 mod copy;
 mod launch;
 mod rng;
@@ -81,6 +82,7 @@ pub fn registry() -> Vec<Case> {
     alloc::register(&mut cases);
     copy::register_transfers(&mut cases);
     rng::register(&mut cases);
+    compile::register(&mut cases);
     cases
 }
 
