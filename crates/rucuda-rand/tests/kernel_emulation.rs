@@ -46,13 +46,16 @@ fn build(family: Family, define: &str) -> Option<PathBuf> {
         println!("RUCUDA_SKIPPED: no C++ compiler (set CXX) to emulate the kernels");
         return None;
     };
-    let here = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/emulation");
+    // The shim and the driver travel inside the test binary (the GPU bundle has no source
+    // tree).
     let dir = std::env::temp_dir().join(format!(
         "rucuda-rand-emulation-{}-{define}",
         std::process::id()
     ));
     std::fs::create_dir_all(&dir).unwrap();
     std::fs::write(dir.join("kernels.cu"), source(family)).unwrap();
+    std::fs::write(dir.join("shim.h"), include_str!("emulation/shim.h")).unwrap();
+    std::fs::write(dir.join("driver.cpp"), include_str!("emulation/driver.cpp")).unwrap();
     let exe = dir.join("driver");
     let out = Command::new(&cxx)
         .args([
@@ -63,10 +66,8 @@ fn build(family: Family, define: &str) -> Option<PathBuf> {
         ])
         .arg(format!("-DFAMILY_{define}"))
         .arg("-I")
-        .arg(&here)
-        .arg("-I")
         .arg(&dir)
-        .arg(here.join("driver.cpp"))
+        .arg(dir.join("driver.cpp"))
         .arg("-o")
         .arg(&exe)
         .output()
