@@ -27,6 +27,40 @@ struct RRMrgState {
     double extra_d;
 };
 
+// a * b + c with a 32x32 -> 64-bit multiply (one IMAD.WIDE.U32).
+RR_DEV rr_u64 rr_umad(rr_u32 a, rr_u32 b, rr_u64 c)
+{
+#ifndef RR_HOST_EMULATION
+    rr_u64 r;
+    asm("mad.wide.u32 %0, %1, %2, %3;" : "=l"(r) : "r"(a), "r"(b), "l"(c));
+    return r;
+#else
+    return (rr_u64)a * b + c;
+#endif
+}
+
+// p mod m1 for p < 2^53: fold the high word in (2^32 = 209 mod m1), giving r < 2^32 + 2^29,
+// then subtract m1 once if r >= m1, i.e. if r has bit 32 set or its low word + 209
+// overflows (r - m1 = low word + 209, mod 2^32). All in 32-bit halves.
+RR_DEV rr_u32 rr_mrg_reduce1(rr_u64 p)
+{
+    rr_u64 r = rr_umad((rr_u32)(p >> 32), RR_MRG_M1C, (rr_u32)p);
+    rr_u32 lo = (rr_u32)r, hi = (rr_u32)(r >> 32);
+    rr_u32 s = lo + RR_MRG_M1C;
+    return (hi | (rr_u32)(s < lo)) ? s : lo;
+}
+
+// p mod m2 for p < 2^53: two folds (2^32 = 22853 mod m2) give r < 2^32 + 2^19, then one
+// conditional subtraction as above.
+RR_DEV rr_u32 rr_mrg_reduce2(rr_u64 p)
+{
+    rr_u64 r = rr_umad((rr_u32)(p >> 32), RR_MRG_M2C, (rr_u32)p);
+    r = rr_umad((rr_u32)(r >> 32), RR_MRG_M2C, (rr_u32)r);
+    rr_u32 lo = (rr_u32)r, hi = (rr_u32)(r >> 32);
+    rr_u32 s = lo + RR_MRG_M2C;
+    return (hi | (rr_u32)(s < lo)) ? s : lo;
+}
+
 // (a v) mod m for a 3x3 matrix of residues.
 RR_DEV void rr_mrg_apply(const rr_u32* __restrict__ a, rr_u32& x0, rr_u32& x1, rr_u32& x2,
                          rr_u64 m)
@@ -84,21 +118,16 @@ struct RRMrg {
     // One step: the combined output, an integer in [1, m1].
     RR_METHOD rr_u32 step()
     {
-        // 2^32 = m1c (mod m1): fold the high word in, twice for the second component.
-        rr_u64 p1 = (rr_u64)RR_MRG_A12 * a1 + (rr_u64)RR_MRG_A13N * (RR_MRG_M1 - a0);
-        p1 = (p1 >> 32) * RR_MRG_M1C + (p1 & 0xffffffffull);
-        if (p1 >= RR_MRG_M1) p1 -= RR_MRG_M1;
+        // Both products fit 53 bits; the reductions use 2^32 = m1c (mod m1), m2c (mod m2).
+        rr_u32 p1 = rr_mrg_reduce1(rr_umad(RR_MRG_A12, a1, (rr_u64)RR_MRG_A13N * (RR_MRG_M1 - a0)));
         a0 = a1;
         a1 = a2;
-        a2 = (rr_u32)p1;
-        rr_u64 p2 = (rr_u64)RR_MRG_A21 * b2 + (rr_u64)RR_MRG_A23N * (RR_MRG_M2 - b0);
-        p2 = (p2 >> 32) * RR_MRG_M2C + (p2 & 0xffffffffull);
-        p2 = (p2 >> 32) * RR_MRG_M2C + (p2 & 0xffffffffull);
-        if (p2 >= RR_MRG_M2) p2 -= RR_MRG_M2;
+        a2 = p1;
+        rr_u32 p2 = rr_mrg_reduce2(rr_umad(RR_MRG_A21, b2, (rr_u64)RR_MRG_A23N * (RR_MRG_M2 - b0)));
         b0 = b1;
         b1 = b2;
-        b2 = (rr_u32)p2;
-        rr_u32 d = (rr_u32)p1 - (rr_u32)p2;
+        b2 = p2;
+        rr_u32 d = p1 - p2;
         return p1 <= p2 ? d + RR_MRG_M1 : d;
     }
     // curand
