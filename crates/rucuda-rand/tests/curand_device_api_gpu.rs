@@ -778,3 +778,130 @@ quasi_test!(
         Some(scramble::scramble_constants_64(dims, seed))
     )
 );
+
+mod recorded;
+
+/// The streams recorded from `curand_kernel.h`'s host paths (tests/recorded), which CI
+/// checks our CPU references against, are what cuRAND gives on the device.
+#[test]
+#[ignore = "needs a CUDA device"]
+fn recorded_streams_are_the_device_s() {
+    let ctx = ctx();
+    let stream = Stream::null(&ctx);
+    let module = curand_module(&ctx);
+    let mut checked = 0;
+    for &(generator, a, b, c, what, want) in recorded::VECTORS {
+        let m = want.len();
+        let (suffix, lambda) = match what {
+            "raw" => ("raw", 0.0),
+            "uniform" => ("uniform_f32", 0.0),
+            "uniform_double" => ("uniform_f64", 0.0),
+            "poisson5.5" => ("poisson_u32", 5.5),
+            other => panic!("unknown output {other}"),
+        };
+        let p = (0.0, 1.0, lambda);
+        let got: Vec<u64> = match generator {
+            "philox" | "xorwow" | "mrg32k3a" => {
+                let name = if suffix == "raw" {
+                    format!("{generator}_raw_u32")
+                } else {
+                    format!("{generator}_{suffix}")
+                };
+                match suffix {
+                    "uniform_f32" => {
+                        curand_pseudo::<f32>(&module, &name, &[a], &[b], &[c], m, p, &stream)
+                            .iter()
+                            .map(|x| u64::from(x.to_bits()))
+                            .collect()
+                    }
+                    "uniform_f64" => {
+                        curand_pseudo::<f64>(&module, &name, &[a], &[b], &[c], m, p, &stream)
+                            .iter()
+                            .map(|x| x.to_bits())
+                            .collect()
+                    }
+                    _ => curand_pseudo::<u32>(&module, &name, &[a], &[b], &[c], m, p, &stream)
+                        .iter()
+                        .map(|&x| u64::from(x))
+                        .collect(),
+                }
+            }
+            "sobol32" | "ssobol32" => {
+                let v = direction::direction_vectors_32(a as usize).unwrap();
+                let (name, sc) = if generator == "ssobol32" {
+                    ("scrambled_sobol32", Some(vec![c as u32]))
+                } else {
+                    ("sobol32", None)
+                };
+                let name = if suffix == "raw" {
+                    format!("{name}_raw_u32")
+                } else {
+                    format!("{name}_{suffix}")
+                };
+                match suffix {
+                    "uniform_f64" => curand_quasi::<u32, f64>(
+                        &module,
+                        &name,
+                        &v,
+                        sc.as_deref(),
+                        32,
+                        b as u32,
+                        m,
+                        p,
+                        &stream,
+                    )
+                    .iter()
+                    .map(|x| x.to_bits())
+                    .collect(),
+                    _ => curand_quasi::<u32, u32>(
+                        &module,
+                        &name,
+                        &v,
+                        sc.as_deref(),
+                        32,
+                        b as u32,
+                        m,
+                        p,
+                        &stream,
+                    )
+                    .iter()
+                    .map(|&x| u64::from(x))
+                    .collect(),
+                }
+            }
+            "sobol64" => {
+                let v = direction::direction_vectors_64(a as usize).unwrap();
+                let name = if suffix == "raw" {
+                    "sobol64_raw_u64".to_string()
+                } else {
+                    format!("sobol64_{suffix}")
+                };
+                match suffix {
+                    "raw" => {
+                        curand_quasi::<u64, u64>(&module, &name, &v, None, 64, b, m, p, &stream)
+                    }
+                    "uniform_f32" => {
+                        curand_quasi::<u64, f32>(&module, &name, &v, None, 64, b, m, p, &stream)
+                            .iter()
+                            .map(|x| u64::from(x.to_bits()))
+                            .collect()
+                    }
+                    "uniform_f64" => {
+                        curand_quasi::<u64, f64>(&module, &name, &v, None, 64, b, m, p, &stream)
+                            .iter()
+                            .map(|x| x.to_bits())
+                            .collect()
+                    }
+                    _ => curand_quasi::<u64, u32>(&module, &name, &v, None, 64, b, m, p, &stream)
+                        .iter()
+                        .map(|&x| u64::from(x))
+                        .collect(),
+                }
+            }
+            other => panic!("unknown generator {other}"),
+        };
+        assert_eq!(got, want, "{generator}({a:#x}, {b:#x}, {c:#x}) {what}");
+        checked += 1;
+    }
+    println!("{checked} recorded streams equal on the device");
+}
