@@ -6,14 +6,20 @@
 // Settings come from the environment, as for rucuda-bench: RUCUDA_BENCH_QUICK,
 // RUCUDA_BENCH_COPY_MIB, RUCUDA_BENCH_CASES, RUCUDA_BENCH_DEVICE.
 //
-// Cases today: d2d_copy_GBps (cudaMemcpyAsync device to device, read + write bytes); the
-// rand_*_GSps cases (cuRAND's host API, curandGenerateUniform / curandGenerateNormal of 2^28
-// floats, 2^24 when quick, with each generator's default settings; libcurand is opened at
-// run time with dlopen, so the nvcc line needs no -lcurand).
-// To add one (CUB scans and reductions): write a function returning a Result like
-// bench_d2d_copy, list it in CASES below, and keep the case name of shared/TARGETS.md (e.g.
-// sum_f32_GBps with cub::DeviceReduce::Sum).
+// Cases today: d2d_copy_GBps (cudaMemcpyAsync device to device, read + write bytes); CUB's
+// cub::DeviceReduce::Sum (sum_f32_GBps, sum_f64_GBps) and ::Max (max_f32_GBps), 4 or 8 B read
+// per element; cub::DeviceScan::InclusiveSum (scan_incl_i32_GBps, scan_incl_f32_GBps,
+// scan_incl_i64_GBps), one read and one write per element. Arrays of 2^28 elements (2^24
+// with RUCUDA_BENCH_QUICK), filled with ones; CUB's temporary storage is sized and
+// allocated once, outside the timing. The rand_*_GSps cases: cuRAND's host API,
+// curandGenerateUniform / curandGenerateNormal of 2^28 floats (2^24 when quick) with each
+// generator's default settings; libcurand is opened at run time with dlopen, so the nvcc
+// line needs no -lcurand.
+// To add one: write a function returning a Result like bench_d2d_copy, list it in CASES
+// below, and keep the case name of shared/TARGETS.md.
 
+#include <cub/device/device_reduce.cuh>
+#include <cub/device/device_scan.cuh>
 #include <cuda_runtime.h>
 #include <curand.h>
 #include <dlfcn.h>
@@ -205,6 +211,81 @@ Result rand_normal_mrg(const Settings& s) { return bench_curand(s, CURAND_RNG_PS
 Result rand_uniform_sobol(const Settings& s) { return bench_curand(s, CURAND_RNG_QUASI_SOBOL32, false); }
 Result rand_normal_sobol(const Settings& s) { return bench_curand(s, CURAND_RNG_QUASI_SOBOL32, true); }
 
+// Elements of the array cases (the same as rucuda-bench and the CuPy peer).
+size_t array_elements(const Settings& s) { return size_t(1) << (s.quick ? 24 : 28); }
+
+template <typename T>
+__global__ void fill_kernel(T* p, size_t n, T value) {
+    for (size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x; i < n; i += size_t(gridDim.x) * blockDim.x)
+        p[i] = value;
+}
+
+// `n` ones in new device memory.
+template <typename T>
+T* device_ones(size_t n) {
+    T* p = nullptr;
+    CHECK(cudaMalloc(&p, n * sizeof(T)));
+    fill_kernel<T><<<1024, 256>>>(p, n, T(1));
+    CHECK(cudaGetLastError());
+    CHECK(cudaDeviceSynchronize());
+    return p;
+}
+
+enum class Reduction { Sum, Max };
+
+// cub::DeviceReduce::Sum or ::Max of n ones; bandwidth counts the bytes read.
+template <typename T, Reduction op>
+Result bench_reduce(const Settings& s) {
+    size_t n = array_elements(s);
+    T* in = device_ones<T>(n);
+    T* out = nullptr;
+    CHECK(cudaMalloc(&out, sizeof(T)));
+    cudaStream_t stream;
+    CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+    size_t temp_bytes = 0;
+    auto reduce = [&](void* temp) {
+        if constexpr (op == Reduction::Sum) {
+            CHECK(cub::DeviceReduce::Sum(temp, temp_bytes, in, out, static_cast<int>(n), stream));
+        } else {
+            CHECK(cub::DeviceReduce::Max(temp, temp_bytes, in, out, static_cast<int>(n), stream));
+        }
+    };
+    reduce(nullptr);
+    void* temp = nullptr;
+    CHECK(cudaMalloc(&temp, temp_bytes > 0 ? temp_bytes : 1));
+    auto samples = device_seconds(stream, s.quick ? 1 : 3, s.quick ? 5 : 40, [&] { reduce(temp); });
+    CHECK(cudaStreamDestroy(stream));
+    CHECK(cudaFree(temp));
+    CHECK(cudaFree(out));
+    CHECK(cudaFree(in));
+    return {n, double(n * sizeof(T)) / median(samples) / 1e9, "GB/s"};
+}
+
+// cub::DeviceScan::InclusiveSum of n ones into another array; bandwidth counts one read and
+// one write per element.
+template <typename T>
+Result bench_scan(const Settings& s) {
+    size_t n = array_elements(s);
+    T* in = device_ones<T>(n);
+    T* out = nullptr;
+    CHECK(cudaMalloc(&out, n * sizeof(T)));
+    cudaStream_t stream;
+    CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+    size_t temp_bytes = 0;
+    auto scan = [&](void* temp) {
+        CHECK(cub::DeviceScan::InclusiveSum(temp, temp_bytes, in, out, static_cast<int>(n), stream));
+    };
+    scan(nullptr);
+    void* temp = nullptr;
+    CHECK(cudaMalloc(&temp, temp_bytes > 0 ? temp_bytes : 1));
+    auto samples = device_seconds(stream, s.quick ? 1 : 3, s.quick ? 5 : 40, [&] { scan(temp); });
+    CHECK(cudaStreamDestroy(stream));
+    CHECK(cudaFree(temp));
+    CHECK(cudaFree(out));
+    CHECK(cudaFree(in));
+    return {n, 2.0 * double(n * sizeof(T)) / median(samples) / 1e9, "GB/s"};
+}
+
 struct Case {
     const char* name;
     Result (*run)(const Settings&);
@@ -220,6 +301,12 @@ const Case CASES[] = {
     {"rand_normal_f32_mrg32k3a_GSps", rand_normal_mrg},
     {"rand_uniform_f32_sobol32_GSps", rand_uniform_sobol},
     {"rand_normal_f32_sobol32_GSps", rand_normal_sobol},
+    {"sum_f32_GBps", bench_reduce<float, Reduction::Sum>},
+    {"max_f32_GBps", bench_reduce<float, Reduction::Max>},
+    {"sum_f64_GBps", bench_reduce<double, Reduction::Sum>},
+    {"scan_incl_i32_GBps", bench_scan<int>},
+    {"scan_incl_f32_GBps", bench_scan<float>},
+    {"scan_incl_i64_GBps", bench_scan<long long>},
 };
 
 bool selected(const Settings& s, const char* name) {

@@ -23,7 +23,9 @@ mod alloc;
 mod compile;
 mod copy;
 mod launch;
+mod reduce;
 mod rng;
+mod scan;
 
 pub use crate::report::RAW;
 
@@ -83,6 +85,8 @@ pub fn registry() -> Vec<Case> {
     copy::register_transfers(&mut cases);
     rng::register(&mut cases);
     compile::register(&mut cases);
+    reduce::register(&mut cases);
+    scan::register(&mut cases);
     cases
 }
 
