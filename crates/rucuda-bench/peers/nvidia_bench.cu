@@ -11,14 +11,18 @@
 // per element; cub::DeviceScan::InclusiveSum (scan_incl_i32_GBps, scan_incl_f32_GBps,
 // scan_incl_i64_GBps), one read and one write per element. Arrays of 2^28 elements (2^24
 // with RUCUDA_BENCH_QUICK), filled with ones; CUB's temporary storage is sized and
-// allocated once, outside the timing.
-// To add one (cuRAND generators): write a function returning a Result like bench_d2d_copy,
-// list it in CASES below, and keep the case name of shared/TARGETS.md. Link flags for cuRAND
-// go on the nvcc line in run.sh (-lcurand).
+// allocated once, outside the timing. The rand_*_GSps cases: cuRAND's host API,
+// curandGenerateUniform / curandGenerateNormal of 2^28 floats (2^24 when quick) with each
+// generator's default settings; libcurand is opened at run time with dlopen, so the nvcc
+// line needs no -lcurand.
+// To add one: write a function returning a Result like bench_d2d_copy, list it in CASES
+// below, and keep the case name of shared/TARGETS.md.
 
 #include <cub/device/device_reduce.cuh>
 #include <cub/device/device_scan.cuh>
 #include <cuda_runtime.h>
+#include <curand.h>
+#include <dlfcn.h>
 
 #include <algorithm>
 #include <cstdio>
@@ -121,6 +125,92 @@ Result bench_d2d_copy(const Settings& s) {
     return {bytes, 2.0 * double(bytes) / median(samples) / 1e9, "GB/s"};
 }
 
+// ---- cuRAND's host API, through dlopen -------------------------------------------------
+
+struct Curand {
+    curandStatus_t (*create)(curandGenerator_t*, curandRngType_t) = nullptr;
+    curandStatus_t (*seed)(curandGenerator_t, unsigned long long) = nullptr;
+    curandStatus_t (*set_stream)(curandGenerator_t, cudaStream_t) = nullptr;
+    curandStatus_t (*uniform)(curandGenerator_t, float*, size_t) = nullptr;
+    curandStatus_t (*normal)(curandGenerator_t, float*, size_t, float, float) = nullptr;
+    curandStatus_t (*destroy)(curandGenerator_t) = nullptr;
+};
+
+const Curand& curand()
+{
+    static Curand c;
+    static bool loaded = false;
+    if (loaded) return c;
+    loaded = true;
+    const char* names[] = {"libcurand.so", "libcurand.so.10", "/usr/local/cuda/lib64/libcurand.so"};
+    void* lib = nullptr;
+    for (const char* n : names)
+        if ((lib = dlopen(n, RTLD_NOW | RTLD_GLOBAL))) break;
+    if (!lib) {
+        std::fprintf(stderr, "nvidia_bench: cannot open libcurand: %s\n", dlerror());
+        std::exit(1);
+    }
+    auto sym = [&](const char* name) {
+        void* p = dlsym(lib, name);
+        if (!p) {
+            std::fprintf(stderr, "nvidia_bench: libcurand lacks %s\n", name);
+            std::exit(1);
+        }
+        return p;
+    };
+    c.create = (decltype(c.create))sym("curandCreateGenerator");
+    c.seed = (decltype(c.seed))sym("curandSetPseudoRandomGeneratorSeed");
+    c.set_stream = (decltype(c.set_stream))sym("curandSetStream");
+    c.uniform = (decltype(c.uniform))sym("curandGenerateUniform");
+    c.normal = (decltype(c.normal))sym("curandGenerateNormal");
+    c.destroy = (decltype(c.destroy))sym("curandDestroyGenerator");
+    return c;
+}
+
+#define CURAND_CHECK(call)                                                               \
+    do {                                                                                 \
+        curandStatus_t status_ = (call);                                                 \
+        if (status_ != CURAND_STATUS_SUCCESS) {                                          \
+            std::fprintf(stderr, "nvidia_bench: %s failed: cuRAND status %d\n", #call,    \
+                         (int)status_);                                                  \
+            std::exit(1);                                                                \
+        }                                                                                \
+    } while (0)
+
+// Samples per second of curandGenerateUniform (normal = false) or curandGenerateNormal.
+Result bench_curand(const Settings& s, curandRngType_t type, bool normal)
+{
+    const Curand& c = curand();
+    size_t n = s.quick ? (size_t(1) << 24) : (size_t(1) << 28);
+    float* out = nullptr;
+    CHECK(cudaMalloc(&out, n * sizeof(float)));
+    cudaStream_t stream;
+    CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+    curandGenerator_t gen;
+    CURAND_CHECK(c.create(&gen, type));
+    if (type != CURAND_RNG_QUASI_SOBOL32) CURAND_CHECK(c.seed(gen, 1234));
+    CURAND_CHECK(c.set_stream(gen, stream));
+    auto samples = device_seconds(stream, s.quick ? 1 : 3, s.quick ? 5 : 20, [&] {
+        if (normal)
+            CURAND_CHECK(c.normal(gen, out, n, 0.0f, 1.0f));
+        else
+            CURAND_CHECK(c.uniform(gen, out, n));
+    });
+    CURAND_CHECK(c.destroy(gen));
+    CHECK(cudaStreamDestroy(stream));
+    CHECK(cudaFree(out));
+    return {n, double(n) / median(samples) / 1e9, "GS/s"};
+}
+
+Result rand_uniform_philox(const Settings& s) { return bench_curand(s, CURAND_RNG_PSEUDO_PHILOX4_32_10, false); }
+Result rand_normal_philox(const Settings& s) { return bench_curand(s, CURAND_RNG_PSEUDO_PHILOX4_32_10, true); }
+Result rand_uniform_xorwow(const Settings& s) { return bench_curand(s, CURAND_RNG_PSEUDO_XORWOW, false); }
+Result rand_normal_xorwow(const Settings& s) { return bench_curand(s, CURAND_RNG_PSEUDO_XORWOW, true); }
+Result rand_uniform_mrg(const Settings& s) { return bench_curand(s, CURAND_RNG_PSEUDO_MRG32K3A, false); }
+Result rand_normal_mrg(const Settings& s) { return bench_curand(s, CURAND_RNG_PSEUDO_MRG32K3A, true); }
+Result rand_uniform_sobol(const Settings& s) { return bench_curand(s, CURAND_RNG_QUASI_SOBOL32, false); }
+Result rand_normal_sobol(const Settings& s) { return bench_curand(s, CURAND_RNG_QUASI_SOBOL32, true); }
+
 // Elements of the array cases (the same as rucuda-bench and the CuPy peer).
 size_t array_elements(const Settings& s) { return size_t(1) << (s.quick ? 24 : 28); }
 
@@ -203,6 +293,14 @@ struct Case {
 
 const Case CASES[] = {
     {"d2d_copy_GBps", bench_d2d_copy},
+    {"rand_uniform_f32_philox_GSps", rand_uniform_philox},
+    {"rand_normal_f32_philox_GSps", rand_normal_philox},
+    {"rand_uniform_f32_xorwow_GSps", rand_uniform_xorwow},
+    {"rand_normal_f32_xorwow_GSps", rand_normal_xorwow},
+    {"rand_uniform_f32_mrg32k3a_GSps", rand_uniform_mrg},
+    {"rand_normal_f32_mrg32k3a_GSps", rand_normal_mrg},
+    {"rand_uniform_f32_sobol32_GSps", rand_uniform_sobol},
+    {"rand_normal_f32_sobol32_GSps", rand_normal_sobol},
     {"sum_f32_GBps", bench_reduce<float, Reduction::Sum>},
     {"max_f32_GBps", bench_reduce<float, Reduction::Max>},
     {"sum_f64_GBps", bench_reduce<double, Reduction::Sum>},

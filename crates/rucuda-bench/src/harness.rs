@@ -71,6 +71,8 @@ pub mod units {
     pub const MICROS: &str = "us";
     /// Gigabytes (10^9 bytes) per second (higher is better).
     pub const GBPS: &str = "GB/s";
+    /// Giga-samples (10^9 random numbers) per second (higher is better).
+    pub const GSPS: &str = "GS/s";
     /// Milliseconds per operation (lower is better).
     pub const MILLIS: &str = "ms";
 }
@@ -97,6 +99,15 @@ impl Measurement {
             value: median(samples) * 1e6 / ops.max(1) as f64,
             unit: units::MICROS,
             more: Vec::new(),
+        }
+    }
+
+    /// Giga-samples per second, from samples that each produced `count` values.
+    pub fn gsps(samples: &[f64], count: usize, n: u64) -> Self {
+        Self {
+            n,
+            value: count as f64 / median(samples) / 1e9,
+            unit: units::GSPS,
         }
     }
 

@@ -112,7 +112,8 @@ pub fn read_peer_file(path: &Path, device: &str, date: &str) -> Result<Vec<Recor
 }
 
 /// Fills every record's ratio: GB/s cases to the raw copy bandwidth of this run (or, with no
-/// raw copy, the best copy of any lib), other cases to the raw value of the same case.
+/// raw copy, the best copy of any lib), other cases to the raw value of the same case, or,
+/// where there is no raw one (the random-number cases), NVIDIA's.
 pub fn fill_ratios(records: &mut [Record]) {
     let copies = records
         .iter()
@@ -133,6 +134,12 @@ pub fn fill_ratios(records: &mut [Record]) {
         .filter(|r| r.lib == RAW)
         .map(|r| ((r.case.clone(), r.n), r.value))
         .collect();
+    // Cases with no raw floor (the RNGs) compare with NVIDIA's own.
+    let nvidia: BTreeMap<String, f64> = records
+        .iter()
+        .filter(|r| r.lib == "nvidia")
+        .map(|r| (r.case.clone(), r.value))
+        .collect();
     for r in records.iter_mut() {
         let reference = if r.unit == units::GBPS {
             copy
@@ -140,6 +147,7 @@ pub fn fill_ratios(records: &mut [Record]) {
             raw_sized
                 .get(&(r.case.clone(), r.n))
                 .or_else(|| raw.get(&r.case))
+                .or_else(|| nvidia.get(&r.case))
                 .copied()
         };
         r.ratio = reference.filter(|&x| x > 0.0).map(|x| r.value / x);
@@ -187,7 +195,8 @@ pub fn table(records: &[Record], device: &str, date: &str) -> String {
     let _ = writeln!(out, "rucuda-bench on {device}, {date}");
     let _ = writeln!(
         out,
-        "(GB/s cases: % of the raw device-to-device copy bandwidth of this run; us cases: x raw)\n"
+        "(GB/s cases: % of the raw device-to-device copy bandwidth of this run; us cases: x raw; \
+         GS/s cases: x NVIDIA's cuRAND host API)\n"
     );
     let _ = writeln!(out, "| case | unit | {} |", libs.join(" | "));
     let _ = writeln!(out, "|---|---|{}", "---:|".repeat(libs.len()));
@@ -304,6 +313,24 @@ mod tests {
                 None
             ]
         );
+    }
+
+    #[test]
+    fn random_number_cases_compare_with_nvidia() {
+        let mut records = vec![
+            rec("rand_uniform_f32_philox_GSps", "rucuda", 740.0, units::GSPS),
+            rec(
+                "rand_uniform_f32_philox_GSps",
+                "nvidia",
+                740.0 / 0.98,
+                units::GSPS,
+            ),
+            rec("rand_normal_f32_xorwow_GSps", "rucuda", 200.0, units::GSPS),
+        ];
+        fill_ratios(&mut records);
+        assert!((records[0].ratio.unwrap() - 0.98).abs() < 1e-12);
+        assert_eq!(records[1].ratio, Some(1.0));
+        assert_eq!(records[2].ratio, None);
     }
 
     #[test]
