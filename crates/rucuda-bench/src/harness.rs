@@ -108,6 +108,7 @@ impl Measurement {
             n,
             value: count as f64 / median(samples) / 1e9,
             unit: units::GSPS,
+            more: Vec::new(),
         }
     }
 
