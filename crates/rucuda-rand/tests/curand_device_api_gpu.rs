@@ -8,6 +8,7 @@ mod common;
 
 use common::{ctx, curand_module, curand_pseudo, curand_quasi, per_state, Bits, Rng};
 use rucuda_driver::{Context, DeviceBuffer, Stream};
+use rucuda_rand::mrg32k3a::jump::CURAND_SUBSEQUENCE_BITS;
 use rucuda_rand::mrg32k3a::reference::Mrg32k3aState;
 use rucuda_rand::philox::reference::Philox4x32_10State;
 use rucuda_rand::reference::{fill, CurandState, Element, Layout};
@@ -264,12 +265,35 @@ fn xorwow_matches_curand_device_api() {
 #[test]
 #[ignore = "needs a CUDA device"]
 fn mrg32k3a_matches_curand_device_api() {
-    // cuRAND's subsequence table covers 2^56 subsequences.
+    // cuRAND's subsequence tables hold 51 powers (declared 56, the last five zero
+    // matrices): subsequences from 2^51 on turn cuRAND's state into zeros, a constant
+    // output (0xFFFFFFFF from curand). Compare below its documented limit only.
     run_pseudo(
         "mrg32k3a",
         &|c, o| Mrg32k3a::with_options(c, o),
         &Mrg32k3aState::new,
-        1 << 56,
+        1 << CURAND_SUBSEQUENCE_BITS,
+    );
+    // Beyond the limit, reported (not compared): cuRAND's degenerate stream, our exact one.
+    let ctx = ctx();
+    let stream = Stream::null(&ctx);
+    let module = curand_module(&ctx);
+    let sub = 1u64 << CURAND_SUBSEQUENCE_BITS;
+    let theirs: Vec<u32> = curand_pseudo(
+        &module,
+        "mrg32k3a_raw_u32",
+        &[7],
+        &[sub],
+        &[0],
+        4,
+        (0.0, 1.0, 0.0),
+        &stream,
+    );
+    let mut cpu = Mrg32k3aState::new(7, sub, 0);
+    let ours: Vec<u32> = (0..4).map(|_| cpu.curand()).collect();
+    println!(
+        "mrg32k3a subsequence 2^{CURAND_SUBSEQUENCE_BITS}: cuRAND {theirs:x?} (degenerate \
+         when all ffffffff), ours {ours:x?}"
     );
 }
 

@@ -316,7 +316,8 @@ RR_DEV rr_u32 rr_poisson_quasi64(rr_u64 x, double lambda)
 
 // ---- Box-Muller caching (curand_normal / curand_log_normal) -----------------------------
 //
-// A pseudo-random generator G provides: uniform(), bm_pair() (float2), bm_pair_double()
+// A pseudo-random generator G provides: uniform(), bm_pair() (float2), bm_pairs(a, b) (two
+// pairs, as two bm_pair calls give them), bm_pair_double()
 // (double2) and the fields flag, extra, flag_d, extra_d.
 
 template <class G> RR_DEV float rr_normal(G& g)

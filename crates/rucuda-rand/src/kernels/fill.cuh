@@ -114,23 +114,21 @@ struct RRNormal {
     template <class G> RR_DEV uint4 chunk(G& g, const RRParams& p)
     {
         const float mean = (float)p.mean, stddev = (float)p.stddev;
+        // Four curand_normal calls make two fresh pairs a, b. Without a cached value they
+        // return a.x, a.y, b.x, b.y and leave nothing cached; with one, they return it,
+        // a.x, a.y, b.x and cache b.y. Either way the last pair leaves b.y in extra. One
+        // straight path (one bm_pairs, no per-output branches) whatever the flag.
+        const bool cached = g.flag == RR_FLAG_NORMAL;
+        const float first = g.extra;
+        float2 a, b;
+        g.bm_pairs(a, b);
+        g.extra = b.y;
+        g.flag = cached ? RR_FLAG_NORMAL : 0;
         uint4 r;
-        if (g.flag != RR_FLAG_NORMAL) {
-            // Two whole pairs; the state is left with nothing cached, as four calls of
-            // curand_normal leave it.
-            float2 a = g.bm_pair();
-            float2 b = g.bm_pair();
-            g.flag = 0;
-            r.x = rr_f2u(fmaf(stddev, a.x, mean));
-            r.y = rr_f2u(fmaf(stddev, a.y, mean));
-            r.z = rr_f2u(fmaf(stddev, b.x, mean));
-            r.w = rr_f2u(fmaf(stddev, b.y, mean));
-        } else {
-            r.x = rr_f2u(fmaf(stddev, rr_normal(g), mean));
-            r.y = rr_f2u(fmaf(stddev, rr_normal(g), mean));
-            r.z = rr_f2u(fmaf(stddev, rr_normal(g), mean));
-            r.w = rr_f2u(fmaf(stddev, rr_normal(g), mean));
-        }
+        r.x = rr_f2u(fmaf(stddev, cached ? first : a.x, mean));
+        r.y = rr_f2u(fmaf(stddev, cached ? a.x : a.y, mean));
+        r.z = rr_f2u(fmaf(stddev, cached ? a.y : b.x, mean));
+        r.w = rr_f2u(fmaf(stddev, cached ? b.x : b.y, mean));
         return r;
     }
     template <class G> RR_DEV rr_u32 one(G& g, const RRParams& p)

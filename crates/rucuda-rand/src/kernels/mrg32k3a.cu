@@ -158,6 +158,12 @@ struct RRMrg {
         float y = uniform() * RR_TWO_PI_F;
         return rr_box_muller_uniforms(x, y);
     }
+    // Two pairs, one bm_pair after the other.
+    RR_METHOD void bm_pairs(float2& a, float2& b)
+    {
+        a = bm_pair();
+        b = bm_pair();
+    }
     RR_METHOD double2 bm_pair_double()
     {
         double x = uniform_double();

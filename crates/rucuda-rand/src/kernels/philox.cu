@@ -155,6 +155,14 @@ struct RRPhilox {
         rr_u32 y = next();
         return rr_box_muller(x, y);
     }
+    // Two pairs, as two bm_pair calls make them (outputs 0, 1 then 2, 3), from one
+    // next4: one Philox block and no per-output position selects in the fill loop.
+    RR_METHOD void bm_pairs(float2& a, float2& b)
+    {
+        uint4 x = next4();
+        a = rr_box_muller(x.x, x.y);
+        b = rr_box_muller(x.z, x.w);
+    }
     RR_METHOD double2 bm_pair_double()
     {
         uint4 x = next4();

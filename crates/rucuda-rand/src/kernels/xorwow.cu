@@ -98,6 +98,12 @@ struct RRXorwow {
         rr_u32 y = next();
         return rr_box_muller(x, y);
     }
+    // Two pairs, one bm_pair after the other.
+    RR_METHOD void bm_pairs(float2& a, float2& b)
+    {
+        a = bm_pair();
+        b = bm_pair();
+    }
     RR_METHOD double2 bm_pair_double()
     {
         rr_u32 x0 = next();

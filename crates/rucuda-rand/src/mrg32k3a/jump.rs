@@ -22,6 +22,19 @@ pub const A23N: u64 = 1_370_589;
 pub const SUBSEQUENCE_LOG2: u32 = 76;
 /// ... and sequences 2^127 steps apart (`skipahead_sequence`).
 pub const SEQUENCE_LOG2: u32 = 127;
+/// cuRAND's MRG32k3a agrees with ours only for subsequences below `2^CURAND_SUBSEQUENCE_BITS`.
+///
+/// `curand_mrg32k3a.h` declares its subsequence tables (`mrg32k3aM1SubSeq`,
+/// `mrg32k3aM2SubSeq`) with 56 entries but initialises only the first 51 (`A^(2^(76+k))`,
+/// `k < 51`); the other five are zero matrices, and `curand_MRGmatPow3x3` does not mask the
+/// count. So `skipahead_subsequence(n)` (and `curand_init` with subsequence `n`) for
+/// `n ≥ 2^51` multiplies the state by a zero matrix: all six words become 0 and the state
+/// then outputs `m1` forever (`curand` gives `0xFFFFFFFF`). cuRAND's documentation states
+/// the limit ("valid values of n are 0 to 2^51"; it says larger ones are masked to 51 bits,
+/// but the code does not mask them: they hit the zero entries). We jump exactly
+/// `n · 2^76` steps for every `n`, so beyond the limit our streams are the mathematically
+/// right ones and differ from cuRAND's degenerate ones.
+pub const CURAND_SUBSEQUENCE_BITS: u32 = 51;
 /// Number of precomputed powers: `A^(2^k)` for `k < POWERS` covers a sequence jump
 /// of up to 2^64 sequences.
 pub const POWERS: usize = 64 + SEQUENCE_LOG2 as usize;

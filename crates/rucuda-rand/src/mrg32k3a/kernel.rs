@@ -13,6 +13,11 @@ use crate::seed::Seeds;
 /// stream of `curand_init(seed_i, subsequence_i, offset_i)`; initialisation jumps with
 /// 3×3 modular matrix powers computed by this crate ([`super::jump`]).
 ///
+/// Subsequences are cuRAND's for `subsequence_i < 2^51` only, the limit cuRAND documents:
+/// beyond it cuRAND's tables hold zero matrices and its states degenerate to a constant
+/// output, while ours jump the true `subsequence_i · 2^76` steps
+/// ([`super::jump::CURAND_SUBSEQUENCE_BITS`]).
+///
 /// ```no_run
 /// use rucuda_rand::{Mrg32k3a, RandomGenerator};
 /// use rucuda_driver::{Device, Stream};

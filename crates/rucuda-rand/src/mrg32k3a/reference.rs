@@ -39,7 +39,8 @@ pub struct Mrg32k3aState {
 }
 
 impl Mrg32k3aState {
-    /// `curand_init(seed, subsequence, offset, &state)`.
+    /// `curand_init(seed, subsequence, offset, &state)`; cuRAND's for
+    /// `subsequence < 2^51` (see [`super::jump::CURAND_SUBSEQUENCE_BITS`]).
     pub fn new(seed: u64, subsequence: u64, offset: u64) -> Self {
         let mut s = Self::seeded(seed);
         s.skipahead_subsequence(subsequence);
@@ -65,7 +66,8 @@ impl Mrg32k3aState {
         }
     }
 
-    /// `skipahead_subsequence(n, &state)`: `n · 2^76` steps on.
+    /// `skipahead_subsequence(n, &state)`: `n · 2^76` steps on. Equal to cuRAND's for
+    /// `n < 2^51` only (see [`super::jump::CURAND_SUBSEQUENCE_BITS`]).
     pub fn skipahead_subsequence(&mut self, n: u64) {
         (self.s1, self.s2) = jump(self.s1, self.s2, n, SUBSEQUENCE_LOG2);
     }
@@ -168,6 +170,32 @@ mod tests {
             let mut s = Mrg32k3aState::new(77, 2, off);
             assert_eq!(s.step(), stream[off as usize]);
         }
+    }
+
+    /// The GPU test's failing case (seed 0x3799e74b34d10136, subsequence
+    /// 65587372366366835 ≥ 2^51, offset 783480251924): we jump exactly and give
+    /// 2406082515 first (what our kernel gave); cuRAND's zero table entries gave it the
+    /// all-zero state (0xFFFFFFFF). Below the limit (the same subsequence's low 51 bits)
+    /// cuRAND's tables give 3768283287, 3890010629, 2438209909 (worked out from
+    /// `curand_mrg32k3a.h`'s tables and `curand_MRG32k3a`, off line).
+    #[test]
+    fn subsequence_limit_case() {
+        let (seed, sub, off) = (
+            0x3799_e74b_34d1_0136,
+            65_587_372_366_366_835,
+            783_480_251_924,
+        );
+        assert!(sub >= 1u64 << super::super::jump::CURAND_SUBSEQUENCE_BITS);
+        let mut s = Mrg32k3aState::new(seed, sub, off);
+        assert_eq!(s.curand(), 2_406_082_515);
+        let low = sub & ((1 << super::super::jump::CURAND_SUBSEQUENCE_BITS) - 1);
+        let mut s = Mrg32k3aState::new(seed, low, off);
+        let got: Vec<u32> = (0..3).map(|_| s.curand()).collect();
+        assert_eq!(got, [3_768_283_287, 3_890_010_629, 2_438_209_909]);
+        // An all-zero state outputs m1, which curand saturates to 0xFFFFFFFF.
+        let mut z = Mrg32k3aState::seeded(0);
+        (z.s1, z.s2) = ([0; 3], [0; 3]);
+        assert_eq!(z.curand(), u32::MAX);
     }
 
     #[test]

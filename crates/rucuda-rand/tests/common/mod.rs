@@ -53,8 +53,15 @@ pub fn curand_module(ctx: &Context) -> Arc<SourceModule> {
 
 /// Runs `ref_<name>` of the pseudo-random generators: `m` values for each of the
 /// `seeds.len()` threads, thread-major.
+///
+/// The kernel runs twice, into an output of all-zero bits and into one of all-one bits
+/// ([`Bits::ONES`]), and every value must come out the same from both: a slot the
+/// reference did not write keeps its two different poisons, so a failed or partial
+/// reference run panics here instead of looking like a mismatch of ours. (No single poison
+/// can be told from a value: `curand` of MRG32k3a can return `0xFFFFFFFF`, and 0 is a raw
+/// output of the others.)
 #[allow(clippy::too_many_arguments)]
-pub fn curand_pseudo<T: DeviceRepr + Copy + Default>(
+pub fn curand_pseudo<T: DeviceRepr + Copy + Default + Bits>(
     module: &SourceModule,
     name: &str,
     seeds: &[u64],
@@ -72,27 +79,71 @@ pub fn curand_pseudo<T: DeviceRepr + Copy + Default>(
         DeviceBuffer::from_slice(ctx, subs).unwrap(),
         DeviceBuffer::from_slice(ctx, offs).unwrap(),
     );
-    let mut out = DeviceBuffer::<T>::zeros(ctx, n * m).unwrap();
-    // SAFETY: ref_*(const u64* seeds, subs, offs, unsigned n, unsigned m, T* out, double,
-    // double, double) reads n of each array and writes out[0..n*m).
-    unsafe {
-        f.launch(
-            LaunchConfig::for_elements(n, 128),
-            stream,
-            (
-                &a, &b, &c, n as u32, m as u32, &mut out, mean, stddev, lambda,
-            ),
+    let runs: Vec<Vec<T>> = [T::default(), T::ONES]
+        .into_iter()
+        .map(|poison| {
+            let mut out = DeviceBuffer::from_slice(ctx, &vec![poison; n * m]).unwrap();
+            // SAFETY: ref_*(const u64* seeds, subs, offs, unsigned n, unsigned m, T* out,
+            // double, double, double) reads n of each array and writes out[0..n*m).
+            unsafe {
+                f.launch(
+                    LaunchConfig::for_elements(n, 128),
+                    stream,
+                    (
+                        &a, &b, &c, n as u32, m as u32, &mut out, mean, stddev, lambda,
+                    ),
+                )
+                .unwrap_or_else(|e| panic!("launching ref_{name}: {e}"))
+            };
+            stream
+                .synchronize()
+                .unwrap_or_else(|e| panic!("running ref_{name}: {e}"));
+            out.to_vec().unwrap()
+        })
+        .collect();
+    check_written(name, &runs[0], &runs[1], m, &|t| {
+        format!(
+            "seed {:#x}, subsequence {}, offset {}",
+            seeds[t], subs[t], offs[t]
         )
-        .unwrap()
-    };
-    stream.synchronize().unwrap();
-    out.to_vec().unwrap()
+    });
+    runs.into_iter().next().unwrap_or_default()
+}
+
+/// Panics unless the two runs of a reference kernel (poisoned with zero bits and with one
+/// bits) agree everywhere, i.e. the kernel wrote every slot.
+fn check_written<T: Bits>(
+    name: &str,
+    zeros: &[T],
+    ones: &[T],
+    m: usize,
+    what: &dyn Fn(usize) -> String,
+) {
+    let unwritten: Vec<usize> = zeros
+        .iter()
+        .zip(ones)
+        .enumerate()
+        .filter(|(_, (x, y))| x.bits() != y.bits())
+        .map(|(i, _)| i)
+        .collect();
+    if let Some(&i) = unwritten.first() {
+        let t = i / m.max(1);
+        panic!(
+            "cuRAND reference ref_{name} left {} of {} outputs unwritten (first: thread {t} \
+             ({}), output {}): the reference failed, nothing was compared",
+            unwritten.len(),
+            zeros.len(),
+            what(t),
+            i % m.max(1)
+        );
+    }
 }
 
 /// Runs `ref_<name>` of a Sobol generator: `m` values for each of the dimensions whose
-/// direction vectors (`bits` words each) are given.
+/// direction vectors (`bits` words each) are given; twice, as [`curand_pseudo`] does, so
+/// that an unwritten output panics.
 #[allow(clippy::too_many_arguments)]
-pub fn curand_quasi<W: DeviceRepr + Copy, T: DeviceRepr + Copy + Default>(
+pub fn curand_quasi<W: DeviceRepr + Copy, T: DeviceRepr + Copy + Default + Bits>(
     module: &SourceModule,
     name: &str,
     vectors: &[W],
@@ -108,23 +159,32 @@ pub fn curand_quasi<W: DeviceRepr + Copy, T: DeviceRepr + Copy + Default>(
     let f = module.function(&format!("ref_{name}")).unwrap();
     let v = DeviceBuffer::from_slice(ctx, vectors).unwrap();
     let sc = scramble.map(|s| DeviceBuffer::from_slice(ctx, s).unwrap());
-    let mut out = DeviceBuffer::<T>::zeros(ctx, n * m).unwrap();
     let sc_ptr = DevicePointerArg(sc.as_ref().map_or(0, DevicePtr::device_ptr));
-    // SAFETY: ref_*(const W* vectors, const W* scramble, W offset, unsigned n, unsigned m,
-    // T* out, double, double, double) reads n·bits vectors (and n constants when
-    // scrambled) and writes out[0..n*m).
-    unsafe {
-        f.launch(
-            LaunchConfig::for_elements(n, 128),
-            stream,
-            (
-                &v, sc_ptr, offset, n as u32, m as u32, &mut out, mean, stddev, lambda,
-            ),
-        )
-        .unwrap()
-    };
-    stream.synchronize().unwrap();
-    out.to_vec().unwrap()
+    let runs: Vec<Vec<T>> = [T::default(), T::ONES]
+        .into_iter()
+        .map(|poison| {
+            let mut out = DeviceBuffer::from_slice(ctx, &vec![poison; n * m]).unwrap();
+            // SAFETY: ref_*(const W* vectors, const W* scramble, W offset, unsigned n,
+            // unsigned m, T* out, double, double, double) reads n·bits vectors (and n
+            // constants when scrambled) and writes out[0..n*m).
+            unsafe {
+                f.launch(
+                    LaunchConfig::for_elements(n, 128),
+                    stream,
+                    (
+                        &v, sc_ptr, offset, n as u32, m as u32, &mut out, mean, stddev, lambda,
+                    ),
+                )
+                .unwrap_or_else(|e| panic!("launching ref_{name}: {e}"))
+            };
+            stream
+                .synchronize()
+                .unwrap_or_else(|e| panic!("running ref_{name}: {e}"));
+            out.to_vec().unwrap()
+        })
+        .collect();
+    check_written(name, &runs[0], &runs[1], m, &|t| format!("dimension {t}"));
+    runs.into_iter().next().unwrap_or_default()
 }
 
 /// Each state's outputs, in order, across consecutive fills laid out as [`Layout`] says.
@@ -175,10 +235,13 @@ impl Rng {
 
 /// Bits of a value, for exact comparisons.
 pub trait Bits: Copy {
+    /// The value whose bits are all one (a poison for the reference outputs).
+    const ONES: Self;
     fn bits(self) -> u64;
     fn value(self) -> f64;
 }
 impl Bits for u32 {
+    const ONES: Self = u32::MAX;
     fn bits(self) -> u64 {
         u64::from(self)
     }
@@ -187,6 +250,7 @@ impl Bits for u32 {
     }
 }
 impl Bits for u64 {
+    const ONES: Self = u64::MAX;
     fn bits(self) -> u64 {
         self
     }
@@ -195,6 +259,7 @@ impl Bits for u64 {
     }
 }
 impl Bits for f32 {
+    const ONES: Self = f32::from_bits(u32::MAX);
     fn bits(self) -> u64 {
         u64::from(self.to_bits())
     }
@@ -203,6 +268,7 @@ impl Bits for f32 {
     }
 }
 impl Bits for f64 {
+    const ONES: Self = f64::from_bits(u64::MAX);
     fn bits(self) -> u64 {
         self.to_bits()
     }
