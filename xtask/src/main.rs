@@ -1,13 +1,15 @@
 //! `cargo xtask`: the project's own commands.
 //!
-//! - `bindgen [--check]`: regenerate the committed raw bindings (driver, NVRTC).
+//! - `bindgen [--check]`: regenerate the committed raw bindings (driver, NVRTC, NCCL).
 //! - `gpu-test [--no-run]`: build the GPU test bundle under `target/gpu-bundle/`, run it where a GPU is local.
 //! - `bench [--no-run]`: add the bench binary to the bundle, run it where a GPU is local.
-//! - `doc`: build the API docs (rustdoc warnings are errors); the guide comes later.
+//! - `bench-report [BENCH_JSONL]`: `docs/bench/README.md` and its plots from a bench run.
+//! - `doc`: build the API docs and the guide (rustdoc warnings are errors).
 //!
 //! `xtask/README.md` describes the bundle and `run.sh`.
 
 mod bench;
+mod bench_report;
 mod bindgen;
 mod bundle;
 mod doc;
@@ -21,6 +23,7 @@ usage: cargo xtask <command>
   bindgen [--check]                 regenerate the committed raw bindings
   gpu-test [--no-run] [RUN_SH_ARGS] build the GPU test bundle (target/gpu-bundle); run it where a GPU is
   bench [--no-run] [--quick]        add the bench binary and peers to the bundle; run it where a GPU is
+  bench-report [BENCH_JSONL]        docs/bench/README.md and SVG plots from a bench run (default docs/bench/h100.jsonl)
   doc                               cargo doc --workspace --no-deps with warnings as errors";
 
 fn main() {
@@ -29,6 +32,7 @@ fn main() {
         Some("bindgen") => bindgen::main(&args[1..]),
         Some("gpu-test") => gpu_test::main(&args[1..]),
         Some("bench") => bench::main(&args[1..]),
+        Some("bench-report") => bench_report::main(&args[1..]),
         Some("doc") => doc::main(&args[1..]),
         _ => {
             eprintln!("{HELP}");

@@ -44,6 +44,7 @@
 //! ```
 
 mod array;
+mod array_reduce;
 pub mod codegen;
 mod compile;
 mod convert;
@@ -55,6 +56,8 @@ pub mod fusion;
 pub mod layout;
 pub mod math;
 pub mod ops;
+pub mod reduction;
+pub mod scan;
 mod transfer;
 
 #[cfg(test)]

@@ -18,7 +18,8 @@ use cuda_driver_sys::CUdeviceptr;
 use rucuda_array::{fuse, GpuArray};
 use rucuda_driver::{Stream as RucudaStream, StreamFlags};
 
-use super::{rucuda_context, rucuda_device_seconds, Case, RAW, RUCUDA};
+use super::reduce::array_device_seconds;
+use super::{rucuda_context, Case, RAW, RUCUDA};
 use crate::config::Config;
 use crate::cuda::{check, DeviceMemory, Error, Gpu, Module, Result, Stream};
 use crate::harness::{host_seconds, Measurement};
@@ -45,38 +46,25 @@ pub fn register(cases: &mut Vec<Case>) {
     });
 }
 
-fn axpy_len(config: &Config) -> usize {
-    if config.quick {
-        1 << 24
-    } else {
-        1 << 28
-    }
-}
-
 fn rucuda_axpy_fused(_gpu: &Gpu, config: &Config) -> Result<Measurement> {
     let ctx = rucuda_context()?;
     let stream = RucudaStream::new(&ctx, StreamFlags::NON_BLOCKING)?;
-    let n = axpy_len(config);
+    let n = super::reduce::array_elements(config);
     let x = GpuArray::<f32>::full(&stream, &[n], 1.5)?;
     let y = GpuArray::<f32>::full(&stream, &[n], -0.25)?;
     // Compile outside the timed runs, and check the result once.
     let z: GpuArray<f32> = fuse!(x, y => 2.0 * x + y).eval()?;
     let last = z.slice(&[rucuda_array::SliceArg::index(-1)])?.to_vec()?;
     if last != [2.75] {
-        return Err(Error(format!("fused 2*x + y gave {last:?}, expected [2.75]")));
+        return Err(Error(format!(
+            "fused 2*x + y gave {last:?}, expected [2.75]"
+        )));
     }
     drop(z);
-    let mut failure = None;
-    let samples = rucuda_device_seconds(&stream, config.device_copy_sampling(), || {
-        match fuse!(x, y => 2.0 * x + y).eval::<f32>() {
-            Ok(z) => drop(z),
-            Err(e) => failure = Some(e),
-        }
+    let samples = array_device_seconds(&stream, config.device_copy_sampling(), || {
+        drop(fuse!(x, y => 2.0 * x + y).eval::<f32>()?);
         Ok(())
     })?;
-    if let Some(e) = failure {
-        return Err(e.into());
-    }
     Ok(Measurement::gbps(&samples, 12 * n, n as u64))
 }
 
