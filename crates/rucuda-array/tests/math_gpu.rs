@@ -221,7 +221,18 @@ fn complex_functions_match_num_complex() {
         };
         let g64 = d64.unwrap().to_vec().unwrap();
         let g32 = d32.unwrap().to_vec().unwrap();
+        // num-complex's tan and tanh divide by cosh(2y) + cos(2x) (resp. cosh(2x) +
+        // cos(2y)), which cancels near the poles: skip points where that reference is
+        // itself inaccurate.
+        let near_pole = |z: C| match name {
+            "tan" => (2.0 * z.re).cos() + (2.0 * z.im).cosh() < 0.05,
+            "tanh" => (2.0 * z.re).cosh() + (2.0 * z.im).cos() < 0.05,
+            _ => false,
+        };
         for k in 0..n {
+            if near_pole(zs[k]) {
+                continue;
+            }
             let w = r(zs[k]);
             let scale = w.re.abs().max(w.im.abs()).max(1e-300);
             // Relative to the larger component, with an absolute term (log near 1).
