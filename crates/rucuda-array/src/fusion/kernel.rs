@@ -447,3 +447,68 @@ fn launch<T: Element>(
     run(stream, OpKey::Fused(id), out.shape(), &args)?;
     after_on(stream, &homes)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::elementwise::Variant;
+
+    #[test]
+    fn fused_axpy_reads_two_arrays_writes_one_and_takes_the_scalar_as_an_argument() {
+        let e = 2.0f64 * Expr::symbol(DType::F32) + Expr::symbol(DType::F32);
+        let spec = e.spec(DType::F32).unwrap();
+        let names: Vec<String> = spec.args().iter().map(|a| a.declarator()).collect();
+        assert_eq!(
+            names,
+            [
+                "double s0",
+                "const float *x1",
+                "const float *x2",
+                "float *out"
+            ]
+        );
+        assert!(spec.vectorizable());
+        let src = spec.render(&Variant::Vectorized).unwrap().source;
+        assert!(!src.contains("reinterpret_cast<const uint4 *>(out"));
+        assert!(src.contains("reinterpret_cast<uint4 *>(out + rucuda_base)"));
+        assert!(src.contains("__fmul_rn") && src.contains("__fadd_rn"));
+        // Another scalar value: the same source.
+        let e2 = 7.25f64 * Expr::symbol(DType::F32) + Expr::symbol(DType::F32);
+        assert_eq!(
+            e2.spec(DType::F32)
+                .unwrap()
+                .render(&Variant::Vectorized)
+                .unwrap()
+                .source,
+            src
+        );
+        // A scalar of another type is another kernel (its type is part of the key).
+        let e3 = 2.0f32 * Expr::symbol(DType::F32) + Expr::symbol(DType::F32);
+        assert_ne!(
+            e3.spec(DType::F32)
+                .unwrap()
+                .render(&Variant::Vectorized)
+                .unwrap()
+                .source,
+            src
+        );
+    }
+
+    #[test]
+    fn interned_keys_are_stable_and_distinct() {
+        let k = |out| FusedKey {
+            nodes: vec![(NodeKind::Leaf(0), DType::F32, false)],
+            slots: vec![Slot {
+                dtype: DType::F32,
+                scalar: false,
+            }],
+            out,
+            out_slot: None,
+        };
+        let a = intern(k(DType::F32));
+        assert_eq!(intern(k(DType::F32)), a);
+        let b = intern(k(DType::F64));
+        assert_ne!(a, b);
+        assert!(spec_of_id(a).is_ok());
+    }
+}

@@ -496,3 +496,102 @@ fn check_index_type(index: DType) -> Result<()> {
         })
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn loads_and_stores(src: &str, name: &str) -> (bool, bool) {
+        let load = format!("rucuda_tile_{name}.v[rucuda_c] = reinterpret_cast<const uint4 *>");
+        let store = format!("reinterpret_cast<uint4 *>({name} + rucuda_base)[rucuda_c] = ");
+        (src.contains(&load), src.contains(&store))
+    }
+
+    #[test]
+    fn elementwise_keys_vectorize_and_move_only_the_bytes_they_must() {
+        let add = OpKey::Binary {
+            op: BinaryOp::Add,
+            a: DType::F32,
+            b: DType::F32,
+            a_scalar: false,
+            b_scalar: false,
+            out: DType::F32,
+            in_place: false,
+        };
+        let spec = add.spec().unwrap();
+        assert!(spec.vectorizable());
+        let src = add.render(&Variant::Vectorized).unwrap().source;
+        assert_eq!(loads_and_stores(&src, "a"), (true, false));
+        assert_eq!(loads_and_stores(&src, "b"), (true, false));
+        // The output is written, never read: 12 bytes per element for f32.
+        assert_eq!(loads_and_stores(&src, "out"), (false, true));
+        assert!(src.contains("__fadd_rn"));
+        // In place: read and written through one pointer.
+        let inplace = OpKey::Binary {
+            op: BinaryOp::Add,
+            a: DType::F32,
+            b: DType::F64,
+            a_scalar: false,
+            b_scalar: true,
+            out: DType::F32,
+            in_place: true,
+        };
+        let src = inplace.render(&Variant::Vectorized).unwrap().source;
+        assert_eq!(loads_and_stores(&src, "a"), (true, true));
+        // where: a select, not control flow, so the output is not loaded either.
+        let w = OpKey::Where {
+            cond: DType::Bool,
+            a: DType::F32,
+            b: DType::F32,
+            a_scalar: false,
+            b_scalar: true,
+            out: DType::F32,
+            positive: false,
+        };
+        let src = w.render(&Variant::Vectorized).unwrap().source;
+        assert_eq!(loads_and_stores(&src, "out"), (false, true));
+        // Gathers index their sources themselves: no vectorized variant.
+        let take = OpKey::Take {
+            dtype: DType::F32,
+            index: DType::I32,
+            mode: IndexMode::Clip,
+            arrays: 2,
+        };
+        assert!(!take.spec().unwrap().vectorizable());
+        assert!(take.render(&Variant::Vectorized).is_err());
+        // Fill writes only.
+        let fill = OpKey::Fill { dtype: DType::C128 };
+        let src = fill.render(&Variant::Vectorized).unwrap().source;
+        assert_eq!(loads_and_stores(&src, "out"), (false, true));
+    }
+
+    #[test]
+    fn refused_type_combinations_are_errors_not_kernels() {
+        let bad = OpKey::Binary {
+            op: BinaryOp::Sub,
+            a: DType::Bool,
+            b: DType::Bool,
+            a_scalar: false,
+            b_scalar: false,
+            out: DType::Bool,
+            in_place: false,
+        };
+        assert!(matches!(
+            bad.spec(),
+            Err(ArrayError::UnsupportedType { .. })
+        ));
+        let bad = OpKey::Unary {
+            op: UnaryOp::Math(crate::ops::MathFn::Asin),
+            a: DType::C64,
+            out: DType::C64,
+            in_place: false,
+        };
+        assert!(bad.spec().is_err());
+        let bad = OpKey::MathSpecial {
+            f: MathSpecial::Frexp,
+            dtype: DType::I32,
+        };
+        assert!(bad.spec().is_err());
+        assert!(OpKey::Fused(u64::MAX).spec().is_err());
+    }
+}
