@@ -19,7 +19,7 @@ use crate::comm::Communicator;
 use crate::dtype::{DataType, ElementLayout, ReduceOp};
 use crate::error::{call, Error, Result};
 use crate::group::{self, OpKind, Signature};
-use crate::sys::bindings::cudaStream_t;
+use crate::sys::bindings::{cudaStream_t, ncclComm_t};
 use std::ffi::c_void;
 
 /// Where a buffer's elements are, for NCCL.
@@ -276,70 +276,85 @@ impl Communicator {
             };
             let recv = recv.region(call, recv_what)?;
             let plan = plan(kind, op, other, send.as_ref(), &recv, self.me())?;
+            let pending = group::Pending {
+                comm: self.handle(),
+                clique: self.clique(),
+                rank: self.rank(),
+                plan,
+                stream: stream.raw() as cudaStream_t,
+                ctx: Some(self.context().clone()),
+            };
+            // Inside a group the call is only recorded: the group issues it at its end,
+            // or drops it when anything in the group failed.
+            let Some(pending) = group::record(pending) else {
+                return Ok(());
+            };
             self.context().bind()?;
-            if self.is_checked()
-                && group::depth() == 0
-                && !matches!(kind, OpKind::Send | OpKind::Recv)
-            {
+            if self.is_checked() && !matches!(kind, OpKind::Send | OpKind::Recv) {
                 self.compare_with_peers(&plan.sig, stream)?;
             }
-            self.enqueue(&plan, stream)?;
-            group::record(self, plan.sig);
-            Ok(())
+            // SAFETY: `plan` checked the pointers and count against the buffers, which
+            // the caller keeps alive until the stream has run the operation.
+            unsafe { enqueue(pending.comm, &pending.plan, pending.stream) }
         })())
     }
+}
 
-    /// The NCCL call of a checked plan.
-    fn enqueue(&self, plan: &Plan, stream: &Stream) -> Result<()> {
-        let comm = self.handle();
-        let s = stream.raw() as cudaStream_t;
-        let Signature {
-            kind,
-            data_type,
-            count,
-            op,
-            root,
-            peer,
-        } = plan.sig;
-        let (send, recv) = (plan.send as *const c_void, plan.recv as *mut c_void);
-        let dtype = data_type.raw();
-        let op = op.map_or(ReduceOp::Sum.raw(), ReduceOp::raw);
-        // Ranks were checked to fit in an i32 by `plan`.
-        let root = root.or(peer).unwrap_or(0) as i32;
-        // SAFETY: (every arm) `plan` checked that the buffers hold what NCCL reads and
-        // writes for this operation (`count` elements of `dtype`, times the ranks where
-        // the operation gathers or scatters) on the communicator's device; the caller
-        // keeps them alive until the stream has run the operation, as for every
-        // asynchronous copy.
-        unsafe {
-            match kind {
-                OpKind::AllReduce => {
-                    call!(comm, ncclAllReduce(send, recv, count, dtype, op, comm, s))
-                }
-                OpKind::Broadcast => {
-                    call!(comm, ncclBroadcast(send, recv, count, dtype, root, comm, s))
-                }
-                OpKind::Reduce => {
-                    call!(
-                        comm,
-                        ncclReduce(send, recv, count, dtype, op, root, comm, s)
-                    )
-                }
-                OpKind::AllGather => {
-                    call!(comm, ncclAllGather(send, recv, count, dtype, comm, s))
-                }
-                OpKind::ReduceScatter => {
-                    call!(
-                        comm,
-                        ncclReduceScatter(send, recv, count, dtype, op, comm, s)
-                    )
-                }
-                OpKind::Send => call!(comm, ncclSend(send, count, dtype, root, comm, s)),
-                OpKind::Recv => call!(comm, ncclRecv(recv, count, dtype, root, comm, s)),
+/// The NCCL call of a checked plan, queued on `s` now.
+///
+/// # Safety
+/// `comm` is a live communicator; `plan` was made by [`plan`] for buffers that are still
+/// alive (and stay so until the stream has run the operation) on `comm`'s device, and
+/// `s` is a live stream of that device.
+pub(crate) unsafe fn enqueue(comm: ncclComm_t, plan: &Plan, s: cudaStream_t) -> Result<()> {
+    let Signature {
+        kind,
+        data_type,
+        count,
+        op,
+        root,
+        peer,
+    } = plan.sig;
+    let (send, recv) = (plan.send as *const c_void, plan.recv as *mut c_void);
+    let dtype = data_type.raw();
+    let op = op.map_or(ReduceOp::Sum.raw(), ReduceOp::raw);
+    // Ranks were checked to fit in an i32 by `plan`.
+    let root = root.or(peer).unwrap_or(0) as i32;
+    // SAFETY: (every arm) `plan` checked that the buffers hold what NCCL reads and
+    // writes for this operation (`count` elements of `dtype`, times the ranks where
+    // the operation gathers or scatters) on the communicator's device; the caller
+    // keeps them alive until the stream has run the operation, as for every
+    // asynchronous copy.
+    unsafe {
+        match kind {
+            OpKind::AllReduce => {
+                call!(comm, ncclAllReduce(send, recv, count, dtype, op, comm, s))
             }
+            OpKind::Broadcast => {
+                call!(comm, ncclBroadcast(send, recv, count, dtype, root, comm, s))
+            }
+            OpKind::Reduce => {
+                call!(
+                    comm,
+                    ncclReduce(send, recv, count, dtype, op, root, comm, s)
+                )
+            }
+            OpKind::AllGather => {
+                call!(comm, ncclAllGather(send, recv, count, dtype, comm, s))
+            }
+            OpKind::ReduceScatter => {
+                call!(
+                    comm,
+                    ncclReduceScatter(send, recv, count, dtype, op, comm, s)
+                )
+            }
+            OpKind::Send => call!(comm, ncclSend(send, count, dtype, root, comm, s)),
+            OpKind::Recv => call!(comm, ncclRecv(recv, count, dtype, root, comm, s)),
         }
     }
+}
 
+impl Communicator {
     /// All-reduce (`ncclAllReduce`): every rank's `recv` becomes the reduction over the
     /// ranks of their `send`s, element by element. `send` and `recv` hold as many
     /// elements of one type.
@@ -538,9 +553,9 @@ impl Communicator {
             send: rucuda_driver::DevicePtr::device_ptr(&send),
             recv: rucuda_driver::DevicePtr::device_ptr(&all),
         };
-        // 4 u64 in, 4 × size u64 out, both allocated above on this device and kept
-        // until the stream was waited for below.
-        self.enqueue(&plan, stream)?;
+        // SAFETY: 4 u64 in, 4 × size u64 out, both allocated above on this device and
+        // kept until the stream was waited for below; the communicator is live.
+        unsafe { enqueue(self.handle(), &plan, stream.raw() as cudaStream_t)? };
         self.wait(stream, CHECK_TIMEOUT)?;
         let words = all.to_vec()?;
         for (rank, theirs) in words.chunks_exact(4).enumerate() {

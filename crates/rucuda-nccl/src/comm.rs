@@ -209,7 +209,7 @@ impl Communicator {
         let clique = clique_of_id(id);
         let _restore = CurrentContextGuard::new()?;
         let mut made: Vec<Communicator> = Vec::with_capacity(ranks.len());
-        group::group(|| {
+        group::nccl_group(|| {
             for (ctx, &rank) in ctxs.iter().zip(ranks) {
                 ctx.bind()?;
                 let mut raw: ncclComm_t = std::ptr::null_mut();
@@ -325,7 +325,7 @@ impl Communicator {
         if parts.len() == 1 {
             run(&mut raws)?;
         } else {
-            group::group(|| run(&mut raws))?;
+            group::nccl_group(|| run(&mut raws))?;
         }
         let mut out = Vec::with_capacity(parts.len());
         for ((parent, color, _), raw) in parts.iter().zip(raws) {
@@ -445,6 +445,8 @@ impl Communicator {
             return Ok(());
         }
         self.state.set(State::Aborted);
+        // Calls recorded on it in an unfinished group can no longer be issued.
+        group::comm_ending(self.raw);
         let _current = CurrentContextGuard::switch_to(&self.ctx)?;
         // SAFETY: the handle was live and is not used again (the state says aborted).
         unsafe { call!(std::ptr::null_mut(), ncclCommAbort(self.raw)) }
@@ -474,6 +476,8 @@ impl Communicator {
         if self.state.get() == State::Aborted {
             return Ok(());
         }
+        // Calls recorded on it in an unfinished group can no longer be issued.
+        group::comm_ending(self.raw);
         let _current = CurrentContextGuard::switch_to(&self.ctx)?;
         // Destroying waits for the communicator's operations, which never end when a
         // peer failed: abort instead when NCCL reports an error.
