@@ -609,4 +609,224 @@ mod tests {
         c.peer = Some(3);
         assert_eq!(a.encode(), c.encode());
     }
+
+    /// Issues into a log instead of NCCL; fails the call numbered `fail_at` if set.
+    #[derive(Default)]
+    struct Fake {
+        log: Vec<String>,
+        fail_at: Option<usize>,
+        issued: usize,
+    }
+
+    impl Issuer for Fake {
+        fn start(&mut self) -> Result<()> {
+            self.log.push("start".into());
+            Ok(())
+        }
+        fn issue(&mut self, op: &Pending) -> Result<()> {
+            if self.fail_at == Some(self.issued) {
+                return Err(Error::invalid("NCCL refused it"));
+            }
+            self.issued += 1;
+            self.log
+                .push(format!("rank {} {}", op.rank, op.plan.sig.describe()));
+            Ok(())
+        }
+        fn end(&mut self) -> Result<()> {
+            self.log.push("end".into());
+            Ok(())
+        }
+    }
+
+    fn all_reduce(count: usize) -> Signature {
+        sig(OpKind::AllReduce, count, Some(ReduceOp::Sum), None)
+    }
+
+    /// What a valid collective does: record inside a group (outside, it would issue).
+    fn valid(clique: u64, rank: usize, s: Signature) -> Result<()> {
+        match record(rec(clique, rank, s)) {
+            None => Ok(()),
+            Some(_) => Err(Error::invalid("outside a group: issued directly")),
+        }
+    }
+
+    /// What a refused collective does (see `collective::in_group`).
+    fn refused() -> Result<()> {
+        note_failure();
+        Err(Error::invalid("refused in Rust"))
+    }
+
+    #[test]
+    fn a_clean_group_issues_its_calls_in_order_between_start_and_end() {
+        let mut fake = Fake::default();
+        let r = group_with(&mut fake, || {
+            valid(1, 0, all_reduce(10))?;
+            valid(1, 0, sig(OpKind::Broadcast, 4, None, Some(0)))?;
+            assert_eq!(depth(), 1);
+            Ok(7)
+        });
+        assert_eq!(r.unwrap(), 7);
+        assert_eq!(
+            fake.log,
+            [
+                "start",
+                "rank 0 all_reduce of 10 x Float32 (sum)",
+                "rank 0 broadcast of 4 x Float32 root 0",
+                "end"
+            ]
+        );
+        assert_eq!(depth(), 0);
+        // Outside a group a call is handed back to be issued at once.
+        assert!(valid(1, 0, all_reduce(1)).is_err());
+    }
+
+    #[test]
+    fn a_refused_call_issues_nothing_even_when_its_error_is_ignored() {
+        let mut fake = Fake::default();
+        let e = group_with(&mut fake, || {
+            valid(1, 0, all_reduce(10))?;
+            refused()
+        })
+        .unwrap_err();
+        assert_eq!(e.to_string(), "invalid argument: refused in Rust");
+        let swallowed = group_with(&mut fake, || {
+            valid(1, 0, all_reduce(10))?;
+            let _ = refused();
+            valid(1, 0, all_reduce(10))
+        });
+        assert!(
+            matches!(swallowed, Err(Error::GroupCancelled)),
+            "{swallowed:?}"
+        );
+        assert!(fake.log.is_empty(), "{:?}", fake.log);
+        // The next group starts clean.
+        group_with(&mut fake, || valid(1, 0, all_reduce(3))).unwrap();
+        assert_eq!(fake.log.len(), 3);
+    }
+
+    #[test]
+    fn a_closure_error_issues_nothing() {
+        let mut fake = Fake::default();
+        let e = group_with(&mut fake, || -> Result<()> {
+            valid(1, 0, all_reduce(10))?;
+            Err(Error::invalid("the caller's own error"))
+        });
+        assert!(e
+            .unwrap_err()
+            .to_string()
+            .contains("the caller's own error"));
+        assert!(fake.log.is_empty());
+    }
+
+    #[test]
+    fn a_panic_issues_nothing_and_leaves_the_thread_outside_any_group() {
+        let mut fake = Fake::default();
+        let panicked = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            let _ = group_with(&mut fake, || -> Result<()> {
+                valid(1, 0, all_reduce(10))?;
+                group_with(&mut Fake::default(), || -> Result<()> {
+                    valid(1, 0, all_reduce(5))?;
+                    panic!("inside a nested group")
+                })
+            });
+        }));
+        assert!(panicked.is_err());
+        assert_eq!(depth(), 0);
+        assert!(fake.log.is_empty());
+        group_with(&mut fake, || valid(1, 0, all_reduce(2))).unwrap();
+        assert_eq!(
+            fake.log,
+            ["start", "rank 0 all_reduce of 2 x Float32 (sum)", "end"]
+        );
+    }
+
+    #[test]
+    fn nested_groups_flatten_into_the_outermost() {
+        let mut outer = Fake::default();
+        let mut inner = Fake::default();
+        group_with(&mut outer, || {
+            valid(1, 0, all_reduce(1))?;
+            group_with(&mut inner, || valid(1, 0, all_reduce(2)))?;
+            assert_eq!(depth(), 1);
+            valid(1, 0, all_reduce(3))
+        })
+        .unwrap();
+        assert!(inner.log.is_empty(), "an inner group issues nothing itself");
+        assert_eq!(outer.log.len(), 5);
+        assert!(outer.log[2].contains("all_reduce of 2"), "{:?}", outer.log);
+        // A failure inside an inner group cancels the outer one, even when swallowed.
+        let mut outer = Fake::default();
+        let r = group_with(&mut outer, || {
+            valid(1, 0, all_reduce(1))?;
+            let _ = group_with(&mut Fake::default(), refused);
+            Ok(())
+        });
+        assert!(matches!(r, Err(Error::GroupCancelled)), "{r:?}");
+        let r = group_with(&mut outer, || {
+            valid(1, 0, all_reduce(1))?;
+            let _ = group_with(&mut Fake::default(), || -> Result<()> {
+                Err(Error::invalid("inner closure"))
+            });
+            Ok(())
+        });
+        assert!(matches!(r, Err(Error::GroupCancelled)), "{r:?}");
+        assert!(outer.log.is_empty());
+    }
+
+    #[test]
+    fn ranks_that_disagree_issue_nothing() {
+        let mut fake = Fake::default();
+        let r = group_with(&mut fake, || {
+            valid(1, 0, all_reduce(10))?;
+            valid(1, 1, all_reduce(11))
+        });
+        assert!(matches!(r, Err(Error::RankMismatch(_))), "{r:?}");
+        assert!(fake.log.is_empty());
+    }
+
+    #[test]
+    fn a_communicator_ending_inside_a_group_cancels_it() {
+        let mut fake = Fake::default();
+        let r = group_with(&mut fake, || {
+            valid(1, 0, all_reduce(10))?;
+            valid(2, 0, all_reduce(10))?;
+            comm_ending(rec(2, 0, all_reduce(10)).comm);
+            Ok(())
+        });
+        assert!(matches!(r, Err(Error::GroupCancelled)), "{r:?}");
+        assert!(fake.log.is_empty());
+        // A communicator with nothing recorded does not disturb the group.
+        group_with(&mut fake, || {
+            valid(1, 0, all_reduce(10))?;
+            comm_ending(rec(3, 0, all_reduce(10)).comm);
+            Ok(())
+        })
+        .unwrap();
+        assert_eq!(fake.log.len(), 3);
+    }
+
+    #[test]
+    fn an_nccl_error_while_issuing_still_ends_the_group() {
+        let mut fake = Fake {
+            fail_at: Some(1),
+            ..Fake::default()
+        };
+        let r = group_with(&mut fake, || {
+            valid(1, 0, all_reduce(1))?;
+            valid(1, 0, all_reduce(2))?;
+            valid(1, 0, all_reduce(3))
+        });
+        assert!(r.unwrap_err().to_string().contains("NCCL refused it"));
+        assert_eq!(
+            fake.log,
+            ["start", "rank 0 all_reduce of 1 x Float32 (sum)", "end"]
+        );
+    }
+
+    #[test]
+    fn an_empty_group_does_not_touch_nccl() {
+        let mut fake = Fake::default();
+        assert_eq!(group_with(&mut fake, || Ok(1)).unwrap(), 1);
+        assert!(fake.log.is_empty());
+    }
 }
