@@ -140,10 +140,11 @@ pub enum Error {
     /// nothing of the group was launched.
     #[error("ranks disagree in one group: {0}")]
     RankMismatch(String),
-    /// An operation of a [`group`](crate::group()) failed and the closure went on and
-    /// returned `Ok`: nothing of the group was launched (the operation's own error was
-    /// returned to the closure where it failed).
-    #[error("an operation of the group failed, so nothing of the group was launched (the closure ignored that operation's error)")]
+    /// An operation of a [`group`](crate::group()) failed (or an inner group failed)
+    /// and the closure went on and returned `Ok`, or a communicator with operations
+    /// recorded in the group was destroyed or aborted inside it: nothing of the group was
+    /// launched (the operation's own error was returned to the closure where it failed).
+    #[error("an operation of the group failed or lost its communicator, so nothing of the group was launched (the closure went on and returned Ok)")]
     GroupCancelled,
     /// [`Communicator::wait`](crate::Communicator::wait) gave up; the communicator was
     /// aborted so nothing hangs.
