@@ -1,7 +1,7 @@
 //! GPU tests that need one GPU: a one-rank communicator (every collective is then the
 //! identity or a copy, checked against the CPU for every element type), the refusals,
-//! abort, groups that launch nothing when a call fails, and NCCL's refusal of a second
-//! rank on the same GPU. Every test sets `NCCL_NVLS_ENABLE=0` and skips (with the
+//! abort, groups that launch nothing when a call fails (nested or not, or when a
+//! communicator is dropped inside), and NCCL's refusal of a second rank on the same GPU. Every test sets `NCCL_NVLS_ENABLE=0` and skips (with the
 //! marker) where NCCL is missing.
 
 mod common;
@@ -172,6 +172,53 @@ fn a_group_with_a_failing_call_launches_nothing() {
     assert!(panicked.is_err());
     group(|| comm.all_reduce_in_place(&mut out, ReduceOp::Prod, &stream)).expect("after a panic");
     comm.wait(&stream, WAIT).expect("wait");
+}
+
+#[test]
+#[ignore = "needs a CUDA device"]
+fn nested_groups_join_the_outermost_and_a_communicator_dropped_inside_cancels() {
+    if setup().is_none() {
+        return;
+    }
+    let (comm, stream) = one_rank();
+    let five = GpuArray::from_slice(&stream, &[5.0f32; 1000]).expect("input");
+    let mut out = GpuArray::<f32>::full(&stream, &[1000], -1.0).expect("output");
+    stream.synchronize().expect("sync");
+    let untouched = |out: &GpuArray<f32>, why: &str| {
+        comm.wait(&stream, WAIT).expect("nothing pending");
+        assert!(
+            out.to_vec().expect("back").iter().all(|&v| v == -1.0),
+            "{why}"
+        );
+    };
+    // An inner group that succeeded launches nothing by itself: the outer closure's
+    // error cancels it too.
+    let e = group(|| {
+        group(|| comm.all_reduce(&five, &mut out, ReduceOp::Sum, &stream))?;
+        Err::<(), _>(Error::InvalidArgument("the caller gives up".into()))
+    })
+    .expect_err("the outer closure failed");
+    assert!(e.to_string().contains("the caller gives up"), "{e}");
+    untouched(&out, "the inner group's all-reduce must not have run");
+    // A communicator dropped inside a group takes its recorded calls with it, and the
+    // group launches nothing.
+    let (other, _other_stream) = one_rank();
+    let r = group(|| {
+        comm.all_reduce(&five, &mut out, ReduceOp::Sum, &stream)?;
+        other.all_reduce_in_place(&mut out, ReduceOp::Sum, &stream)?;
+        drop(other);
+        Ok(())
+    });
+    assert!(matches!(r, Err(Error::GroupCancelled)), "{r:?}");
+    untouched(&out, "nothing of a group that lost a communicator may run");
+    // Nested and clean: the outermost launches the inner group's call.
+    group(|| {
+        group(|| comm.all_reduce(&five, &mut out, ReduceOp::Sum, &stream))?;
+        Ok(())
+    })
+    .expect("a clean nested group");
+    comm.wait(&stream, WAIT).expect("wait");
+    assert!(out.to_vec().expect("back").iter().all(|&v| v == 5.0));
 }
 
 #[test]
