@@ -1,8 +1,8 @@
 //! GPU tests that need one GPU: a one-rank communicator (every collective is then the
 //! identity or a copy, checked against the CPU for every element type), the refusals,
 //! abort, groups that launch nothing when a call fails (nested or not, or when a
-//! communicator is dropped inside), and NCCL's refusal of a second rank on the same GPU. Every test sets `NCCL_NVLS_ENABLE=0` and skips (with the
-//! marker) where NCCL is missing.
+//! communicator is dropped inside), and NCCL's refusal of a second rank on the same GPU.
+//! Every test sets `NCCL_NVLS_ENABLE=0` and skips (with the marker) where NCCL is missing.
 
 mod common;
 
