@@ -235,7 +235,6 @@ pub(crate) trait Issuer {
 #[derive(Default)]
 struct NcclIssuer {
     end: Option<crate::sys::bindings::PFN_ncclGroupEnd>,
-    restore: Option<CurrentContextGuard>,
 }
 
 impl Issuer for NcclIssuer {
@@ -244,8 +243,6 @@ impl Issuer for NcclIssuer {
         let start = nccl.ncclGroupStart()?;
         // Fetch the end now: after a successful start, nothing may stop us from ending.
         let end = nccl.ncclGroupEnd()?;
-        // NCCL may switch devices while issuing and ending; put the context back after.
-        self.restore = Some(CurrentContextGuard::new()?);
         // SAFETY: no arguments; balanced by `end` (group_with calls it after a start).
         check(unsafe { start() }, "ncclGroupStart", std::ptr::null_mut())?;
         self.end = Some(end);
@@ -253,6 +250,8 @@ impl Issuer for NcclIssuer {
     }
 
     fn issue(&mut self, op: &Pending) -> Result<()> {
+        // Through rucuda's own binding, so that its record of the current context stays
+        // true after the group.
         if let Some(ctx) = &op.ctx {
             ctx.bind()?;
         }
@@ -267,9 +266,11 @@ impl Issuer for NcclIssuer {
         let Some(end) = self.end.take() else {
             return Ok(());
         };
+        // NCCL may switch devices while ending; put back the context current before.
+        let restore = CurrentContextGuard::new();
         // SAFETY: balances the successful ncclGroupStart of `start`.
         let code = unsafe { end() };
-        self.restore = None;
+        drop(restore);
         check(code, "ncclGroupEnd", std::ptr::null_mut())
     }
 }
