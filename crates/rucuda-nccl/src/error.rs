@@ -153,6 +153,18 @@ pub enum Error {
         /// How long it waited.
         waited: Duration,
     },
+    /// A [`DeviceBuffer`](rucuda_driver::DeviceBuffer) or device view given to an
+    /// operation inside a [`group`](crate::group()): a group issues its calls when the
+    /// outermost group returns, and only a [`GpuArray`](rucuda_array::GpuArray) can be
+    /// kept alive until then by the group itself (a plain buffer or view could be freed
+    /// first, and NCCL would use freed memory). Outside a group they work as usual.
+    #[error("{call}: {what} is a plain device buffer or view, which a group cannot keep alive until it issues its calls; inside group() use GpuArray, or call outside a group")]
+    NotInGroup {
+        /// The operation.
+        call: &'static str,
+        /// Which argument.
+        what: &'static str,
+    },
     /// An argument out of range (a rank, a root, a device count).
     #[error("invalid argument: {0}")]
     InvalidArgument(String),

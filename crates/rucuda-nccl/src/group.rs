@@ -25,12 +25,14 @@
 //! Groups nest by flattening: an inner [`group`] only records, and the outermost issues
 //! everything; a failure anywhere inside cancels the whole outermost group.
 
+use std::any::Any;
 use std::cell::RefCell;
 use std::collections::BTreeMap;
 
 use rucuda_driver::Context;
 
 use crate::collective::{enqueue, Plan};
+use crate::comm::Hold;
 use crate::dtype::{DataType, ReduceOp};
 use crate::error::{check, Error, Result};
 use crate::sys::bindings::{cudaStream_t, ncclComm_t};
@@ -109,8 +111,8 @@ impl Signature {
 }
 
 /// One NCCL call recorded inside a group, issued when the outermost group ends: the
-/// call's arguments, checked by [`plan`](crate::collective::plan) when it was recorded.
-#[derive(Debug, Clone)]
+/// call's arguments, checked by [`plan`](crate::collective::plan) when it was recorded,
+/// and what keeps the memory, stream and communicator they point at alive until then.
 pub(crate) struct Pending {
     /// The communicator's handle.
     pub comm: ncclComm_t,
@@ -123,6 +125,17 @@ pub(crate) struct Pending {
     pub stream: cudaStream_t,
     /// The communicator's context, made current before the call (`None` in tests).
     pub ctx: Option<Context>,
+    /// Keeps `comm` from being destroyed by a drop on another thread while recorded
+    /// (`None` outside a group and in tests; see [`Hold`]).
+    #[allow(dead_code)] // Kept for what its drop does.
+    pub hold: Option<Hold>,
+    /// Owners of the memory in `plan` and of the stream ([`GpuArray`] views, a
+    /// [`Stream`] clone), dropped once the call was issued or the group cancelled.
+    ///
+    /// [`GpuArray`]: rucuda_array::GpuArray
+    /// [`Stream`]: rucuda_driver::Stream
+    #[allow(dead_code)] // Kept for what its drop does.
+    pub keep: Vec<Box<dyn Any>>,
 }
 
 #[derive(Default)]
@@ -195,19 +208,32 @@ pub(crate) fn comm_ending(comm: ncclComm_t) {
 /// having launched nothing yet; the outermost launches everything, or nothing when
 /// anything inside it failed.
 ///
-/// The buffers and streams of the group's operations are used when the outermost group
-/// returns (and by the stream after that), so they must outlive it: borrow them from
-/// outside the closure, as below, rather than making and dropping them inside.
-/// A communicator destroyed or aborted inside the group cancels it.
+/// **What is allowed inside**: the operations' memory and streams are used when the
+/// outermost group returns, not when the call is made, so every recorded call keeps what
+/// it points at alive until it is issued: a clone of its [`Stream`](rucuda_driver::Stream)
+/// (a cheap `Arc`), a handle to each [`GpuArray`](rucuda_array::GpuArray)'s storage
+/// (shared through an `Arc`), and a hold on its communicator. Arrays and streams may thus
+/// even be made and dropped inside the closure. Plain
+/// [`DeviceBuffer`](rucuda_driver::DeviceBuffer)s and device views cannot be kept alive by
+/// anyone but their owner, so inside a group they are refused with
+/// [`Error::NotInGroup`] (which cancels the group); use `GpuArray`s there, or call outside
+/// a group, where they work as usual. A communicator destroyed or aborted inside the
+/// group cancels it; one moved to another thread from inside the closure cannot be used,
+/// aborted or destroyed there until the group returned (an error; dropping it then leaves
+/// its handle allocated).
+///
+/// As after any asynchronous call, the memory must still live until the stream has run
+/// the work: wait on the stream before dropping arrays the group used.
 ///
 /// ```no_run
-/// use rucuda_driver::{Device, DeviceBuffer, Stream};
+/// use rucuda_array::GpuArray;
+/// use rucuda_driver::{Device, Stream};
 /// use rucuda_nccl::{group, Communicator, ReduceOp};
 /// let ctxs: Vec<_> = Device::all()?.into_iter()
 ///     .map(Device::primary_context).collect::<Result<_, _>>()?;
 /// let comms = Communicator::init_all(&ctxs)?;
 /// let streams: Vec<_> = ctxs.iter().map(Stream::null).collect();
-/// let mut bufs = ctxs.iter().map(|c| DeviceBuffer::from_slice(c, &[1.0f32; 1024]))
+/// let mut bufs = streams.iter().map(|s| GpuArray::from_slice(s, &[1.0f32; 1024]))
 ///     .collect::<Result<Vec<_>, _>>()?;
 /// group(|| {
 ///     for ((comm, buf), stream) in comms.iter().zip(&mut bufs).zip(&streams) {
@@ -215,7 +241,7 @@ pub(crate) fn comm_ending(comm: ncclComm_t) {
 ///     }
 ///     Ok(())
 /// })?;
-/// # Ok::<(), rucuda_nccl::Error>(())
+/// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 pub fn group<R>(f: impl FnOnce() -> Result<R>) -> Result<R> {
     group_with(&mut NcclIssuer::default(), f)
@@ -256,9 +282,11 @@ impl Issuer for NcclIssuer {
             ctx.bind()?;
         }
         // SAFETY: `plan` checked the pointers and count against the buffers when the
-        // call was recorded; the buffers, the stream and the communicator outlive the
-        // group (borrowed by its closure; a communicator destroyed in it took its calls
-        // out of the list, see `comm_ending`).
+        // call was recorded; `op.keep` owns that memory (only arrays, whose storage is
+        // shared through an `Arc`, are accepted in a group) and the stream; the
+        // communicator's handle is live: destroying or aborting it on this thread took
+        // its calls out of the list (`comm_ending`), and on another thread it is refused
+        // or leaked while `op.hold` lives.
         unsafe { enqueue(op.comm, &op.plan, op.stream) }
     }
 
@@ -540,6 +568,8 @@ mod tests {
             },
             stream: std::ptr::null_mut(),
             ctx: None,
+            hold: None,
+            keep: Vec::new(),
         }
     }
 
@@ -822,6 +852,74 @@ mod tests {
             fake.log,
             ["start", "rank 0 all_reduce of 1 x Float32 (sum)", "end"]
         );
+    }
+
+    /// Notes in a shared flag when it is dropped: stands for the memory a record owns.
+    struct Owner(std::rc::Rc<std::cell::Cell<bool>>);
+
+    impl Drop for Owner {
+        fn drop(&mut self) {
+            self.0.set(true);
+        }
+    }
+
+    /// Checks at each issue that the call's owner was not dropped yet.
+    struct CheckAlive {
+        dropped: std::rc::Rc<std::cell::Cell<bool>>,
+        alive_at_issue: Vec<bool>,
+    }
+
+    impl Issuer for CheckAlive {
+        fn start(&mut self) -> Result<()> {
+            Ok(())
+        }
+        fn issue(&mut self, _: &Pending) -> Result<()> {
+            self.alive_at_issue.push(!self.dropped.get());
+            Ok(())
+        }
+        fn end(&mut self) -> Result<()> {
+            Ok(())
+        }
+    }
+
+    /// A valid call whose record owns `owner` (as it owns a `GpuArray`'s storage).
+    fn valid_owning(owner: Owner) -> Result<()> {
+        let mut op = rec(1, 0, all_reduce(10));
+        op.keep.push(Box::new(owner));
+        match record(op) {
+            None => Ok(()),
+            Some(_) => Err(Error::invalid("outside a group: issued directly")),
+        }
+    }
+
+    #[test]
+    fn a_record_keeps_what_it_owns_alive_until_issued() {
+        let dropped = std::rc::Rc::new(std::cell::Cell::new(false));
+        let mut issuer = CheckAlive {
+            dropped: dropped.clone(),
+            alive_at_issue: Vec::new(),
+        };
+        group_with(&mut issuer, || {
+            // The caller's handle goes inside the closure (an array made and dropped
+            // there); the record's keeps the memory.
+            group_with(&mut Fake::default(), || {
+                valid_owning(Owner(dropped.clone()))
+            })?;
+            assert!(!dropped.get(), "dropped before the group issued");
+            Ok(())
+        })
+        .unwrap();
+        assert_eq!(issuer.alive_at_issue, [true]);
+        assert!(dropped.get(), "released once issued");
+        // A cancelled group releases what its records owned, issuing nothing.
+        dropped.set(false);
+        let r = group_with(&mut issuer, || {
+            valid_owning(Owner(dropped.clone()))?;
+            refused()
+        });
+        assert!(r.is_err());
+        assert!(dropped.get());
+        assert_eq!(issuer.alive_at_issue, [true]);
     }
 
     #[test]
