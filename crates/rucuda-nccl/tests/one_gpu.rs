@@ -1,7 +1,8 @@
 //! GPU tests that need one GPU: a one-rank communicator (every collective is then the
 //! identity or a copy, checked against the CPU for every element type), the refusals,
 //! abort, groups that launch nothing when a call fails (nested or not, or when a
-//! communicator is dropped inside), and NCCL's refusal of a second rank on the same GPU.
+//! communicator is dropped inside), groups that refuse plain device buffers and keep
+//! arrays and streams made inside them alive, and NCCL's refusal of a second rank on the same GPU.
 //! Every test sets `NCCL_NVLS_ENABLE=0` and skips (with the marker) where NCCL is missing.
 
 mod common;
@@ -219,6 +220,67 @@ fn nested_groups_join_the_outermost_and_a_communicator_dropped_inside_cancels() 
     .expect("a clean nested group");
     comm.wait(&stream, WAIT).expect("wait");
     assert!(out.to_vec().expect("back").iter().all(|&v| v == 5.0));
+}
+
+#[test]
+#[ignore = "needs a CUDA device"]
+fn a_group_refuses_plain_buffers_and_keeps_its_arrays_and_streams_alive() {
+    if setup().is_none() {
+        return;
+    }
+    let (comm, stream) = one_rank();
+    let ctx = ctx(0);
+    // A plain DeviceBuffer or view cannot be kept alive by the group: refused inside it
+    // (the group launches nothing), accepted outside.
+    let mut plain = DeviceBuffer::from_slice(&ctx, &[2.0f32; 64]).expect("buffer");
+    let e = group(|| comm.all_reduce_in_place(&mut plain, ReduceOp::Sum, &stream))
+        .expect_err("a DeviceBuffer in a group");
+    assert!(
+        matches!(
+            e,
+            Error::NotInGroup {
+                call: "all_reduce",
+                what: "the buffer"
+            }
+        ),
+        "{e}"
+    );
+    assert!(e.to_string().contains("use GpuArray"), "{e}");
+    let array = GpuArray::from_slice(&stream, &[2.0f32; 64]).expect("array");
+    let mut view = plain.slice_mut(..).expect("a view");
+    let e = group(|| comm.all_reduce(&array, &mut view, ReduceOp::Sum, &stream))
+        .expect_err("a device view in a group");
+    assert!(
+        matches!(
+            e,
+            Error::NotInGroup {
+                what: "the output",
+                ..
+            }
+        ),
+        "{e}"
+    );
+    comm.all_reduce_in_place(&mut plain, ReduceOp::Sum, &stream)
+        .expect("outside a group");
+    comm.wait(&stream, WAIT).expect("wait");
+    assert_eq!(plain.to_vec().expect("back"), vec![2.0f32; 64]);
+    // Arrays and a stream made and dropped inside the closure: the records keep them
+    // alive until the group issues, and the work runs.
+    let mut out = GpuArray::<f32>::full(&stream, &[64], -1.0).expect("output");
+    stream.synchronize().expect("sync");
+    group(|| {
+        let inner = Stream::new(&ctx, StreamFlags::NON_BLOCKING).expect("a stream");
+        let tmp = GpuArray::from_slice(&inner, &[4.0f32; 64]).expect("array");
+        inner.synchronize().expect("sync");
+        comm.all_reduce(&tmp, &mut out, ReduceOp::Sum, &inner)?;
+        drop(tmp);
+        drop(inner);
+        Ok(())
+    })
+    .expect("a group with arrays and a stream made inside");
+    stream.synchronize().expect("sync");
+    ctx.synchronize().expect("the group's work ran");
+    assert_eq!(out.to_vec().expect("back"), vec![4.0f32; 64]);
 }
 
 #[test]
