@@ -507,6 +507,7 @@ impl Communicator {
         self.state.set(State::Aborted);
         // Calls recorded on it in an unfinished group can no longer be issued.
         group::comm_ending(self.raw);
+        self.not_held_at_all("abort")?;
         let _current = CurrentContextGuard::switch_to(&self.ctx)?;
         // SAFETY: the handle was live and is not used again (the state says aborted).
         unsafe { call!(std::ptr::null_mut(), ncclCommAbort(self.raw)) }
@@ -540,8 +541,7 @@ impl Communicator {
         }
         // Calls recorded on it in an unfinished group can no longer be issued.
         group::comm_ending(self.raw);
-        if let Err(e) = self.not_held_elsewhere("destroy") {
-            // That group will issue on the handle: leave it allocated (leaked).
+        if let Err(e) = self.not_held_at_all("destroy") {
             self.state.set(State::Aborted);
             return Err(e);
         }
@@ -601,6 +601,20 @@ impl Communicator {
             )));
         }
         Ok(())
+    }
+
+    /// After [`group::comm_ending`] dropped this thread's recorded calls: fails when any
+    /// call recorded on the communicator is still held (by a group on another thread, or
+    /// one this thread could not reach), in which case the handle must be left allocated
+    /// (leaked) for that group to issue on.
+    fn not_held_at_all(&self, call: &str) -> Result<()> {
+        if self.holds.with(|list| list.is_empty()) {
+            return Ok(());
+        }
+        Err(Error::invalid(format!(
+            "{call}: a group that has not returned yet holds calls recorded on this \
+             communicator; its handle is left allocated (not freed) for that group"
+        )))
     }
 
     /// A [`Hold`] for a call recorded on this communicator by this thread's group.
