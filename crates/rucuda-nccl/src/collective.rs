@@ -38,7 +38,12 @@ pub struct Region {
 
 /// Device memory a collective reads: [`DeviceBuffer`], [`DeviceView`], [`DeviceViewMut`]
 /// and C-contiguous [`GpuArray`]s.
-pub trait SendBuffer {
+///
+/// # Safety
+/// NCCL reads (and for [`RecvBuffer`] writes) the [`Region`] an implementor reports:
+/// it must be device memory of that many elements, alive as long as the implementor is;
+/// a `keep_alive` handle must keep that memory allocated while it lives.
+pub unsafe trait SendBuffer {
     /// Its elements, or why NCCL cannot use it (a non-contiguous array).
     fn region(&self, call: &'static str, what: &'static str) -> Result<Region>;
 
@@ -56,9 +61,14 @@ pub trait SendBuffer {
 
 /// Device memory a collective writes: [`DeviceBuffer`], [`DeviceViewMut`] and
 /// C-contiguous [`GpuArray`]s.
-pub trait RecvBuffer: SendBuffer {}
+///
+/// # Safety
+/// As for [`SendBuffer`], and the region must be writable.
+pub unsafe trait RecvBuffer: SendBuffer {}
 
-impl<T: DeviceRepr> SendBuffer for DeviceBuffer<T> {
+// SAFETY: the region is the buffer's own device memory, alive while it is; a GpuArray's
+// keep-alive handle shares its storage Arc.
+unsafe impl<T: DeviceRepr> SendBuffer for DeviceBuffer<T> {
     fn region(&self, _: &'static str, _: &'static str) -> Result<Region> {
         Ok(Region {
             ptr: rucuda_driver::DevicePtr::device_ptr(self),
@@ -68,9 +78,13 @@ impl<T: DeviceRepr> SendBuffer for DeviceBuffer<T> {
         })
     }
 }
-impl<T: DeviceRepr> RecvBuffer for DeviceBuffer<T> {}
+// SAFETY: the region is the buffer's own device memory, alive while it is; a GpuArray's
+// keep-alive handle shares its storage Arc.
+unsafe impl<T: DeviceRepr> RecvBuffer for DeviceBuffer<T> {}
 
-impl<T: DeviceRepr> SendBuffer for DeviceView<'_, T> {
+// SAFETY: the region is the buffer's own device memory, alive while it is; a GpuArray's
+// keep-alive handle shares its storage Arc.
+unsafe impl<T: DeviceRepr> SendBuffer for DeviceView<'_, T> {
     fn region(&self, _: &'static str, _: &'static str) -> Result<Region> {
         Ok(Region {
             ptr: rucuda_driver::DevicePtr::device_ptr(self),
@@ -81,7 +95,9 @@ impl<T: DeviceRepr> SendBuffer for DeviceView<'_, T> {
     }
 }
 
-impl<T: DeviceRepr> SendBuffer for DeviceViewMut<'_, T> {
+// SAFETY: the region is the buffer's own device memory, alive while it is; a GpuArray's
+// keep-alive handle shares its storage Arc.
+unsafe impl<T: DeviceRepr> SendBuffer for DeviceViewMut<'_, T> {
     fn region(&self, _: &'static str, _: &'static str) -> Result<Region> {
         Ok(Region {
             ptr: rucuda_driver::DevicePtr::device_ptr(self),
@@ -91,9 +107,13 @@ impl<T: DeviceRepr> SendBuffer for DeviceViewMut<'_, T> {
         })
     }
 }
-impl<T: DeviceRepr> RecvBuffer for DeviceViewMut<'_, T> {}
+// SAFETY: the region is the buffer's own device memory, alive while it is; a GpuArray's
+// keep-alive handle shares its storage Arc.
+unsafe impl<T: DeviceRepr> RecvBuffer for DeviceViewMut<'_, T> {}
 
-impl<E: Element> SendBuffer for GpuArray<E> {
+// SAFETY: the region is the buffer's own device memory, alive while it is; a GpuArray's
+// keep-alive handle shares its storage Arc.
+unsafe impl<E: Element> SendBuffer for GpuArray<E> {
     fn region(&self, call: &'static str, what: &'static str) -> Result<Region> {
         if !self.is_c_contiguous() {
             return Err(Error::NotContiguous {
@@ -116,7 +136,9 @@ impl<E: Element> SendBuffer for GpuArray<E> {
         Some(Box::new(self.squeeze()))
     }
 }
-impl<E: Element> RecvBuffer for GpuArray<E> {}
+// SAFETY: the region is the buffer's own device memory, alive while it is; a GpuArray's
+// keep-alive handle shares its storage Arc.
+unsafe impl<E: Element> RecvBuffer for GpuArray<E> {}
 
 /// How long a checked collective waits for the other ranks' descriptions.
 const CHECK_TIMEOUT: Duration = Duration::from_secs(300);
@@ -680,7 +702,8 @@ mod tests {
     /// A plain buffer (like `DeviceBuffer` and device views: no `keep_alive`).
     struct Plain;
 
-    impl SendBuffer for Plain {
+    // SAFETY: a test stand-in; its region is never handed to NCCL.
+    unsafe impl SendBuffer for Plain {
         fn region(&self, _: &'static str, _: &'static str) -> Result<Region> {
             Ok(f32s(4))
         }
@@ -689,7 +712,8 @@ mod tests {
     /// A buffer whose memory a handle keeps alive (like `GpuArray`).
     struct Shared;
 
-    impl SendBuffer for Shared {
+    // SAFETY: a test stand-in; its region is never handed to NCCL.
+    unsafe impl SendBuffer for Shared {
         fn region(&self, _: &'static str, _: &'static str) -> Result<Region> {
             Ok(f32s(4))
         }
