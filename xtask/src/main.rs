@@ -4,6 +4,7 @@
 //! - `gpu-test [--no-run]`: build the GPU test bundle under `target/gpu-bundle/`, run it where a GPU is local.
 //! - `bench [--no-run]`: add the bench binary to the bundle, run it where a GPU is local.
 //! - `doc`: build the API docs (rustdoc warnings are errors); the guide comes later.
+//! - `fuzz [--seconds N]`: run each fuzz target of `fuzz/` for a fixed time.
 //!
 //! `xtask/README.md` describes the bundle and `run.sh`.
 
@@ -11,6 +12,7 @@ mod bench;
 mod bindgen;
 mod bundle;
 mod doc;
+mod fuzz;
 mod gpu_test;
 #[cfg(test)]
 mod run_sh_tests;
@@ -21,7 +23,9 @@ usage: cargo xtask <command>
   bindgen [--check]                 regenerate the committed raw bindings
   gpu-test [--no-run] [RUN_SH_ARGS] build the GPU test bundle (target/gpu-bundle); run it where a GPU is
   bench [--no-run] [--quick]        add the bench binary and peers to the bundle; run it where a GPU is
-  doc                               cargo doc --workspace --no-deps with warnings as errors";
+  doc                               cargo doc --workspace --no-deps with warnings as errors
+  fuzz [--seconds N] [--driver auto|libfuzzer|stable] [TARGET...]
+                                    run each fuzz target of fuzz/ for a fixed time";
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -30,6 +34,7 @@ fn main() {
         Some("gpu-test") => gpu_test::main(&args[1..]),
         Some("bench") => bench::main(&args[1..]),
         Some("doc") => doc::main(&args[1..]),
+        Some("fuzz") => fuzz::main(&args[1..]),
         _ => {
             eprintln!("{HELP}");
             std::process::exit(2);
