@@ -470,6 +470,7 @@ mod tests {
     }
 
     #[test]
+    #[cfg_attr(miri, ignore = "Miri cannot set file times (futimens)")]
     fn lru_eviction_past_the_cap() {
         let dir = temp("lru");
         let one = entry(1000).encode().len() as u64;
@@ -501,6 +502,7 @@ mod tests {
     }
 
     #[test]
+    #[cfg_attr(miri, ignore = "Miri cannot set file times (futimens)")]
     fn stale_temp_files_are_swept() {
         let dir = temp("sweep");
         fs::create_dir_all(&dir).unwrap();
