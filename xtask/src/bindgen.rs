@@ -5,6 +5,11 @@
 //! declarations are turned into `PFN_<name>` pointer types in `bindings.rs`;
 //! `functions.rs` holds one `Option<PFN_...>` field per function and a getter
 //! that turns absence into a typed error.
+//!
+//! The driver and NVRTC come from the CUDA headers (`CUDA_PATH`, NVIDIA's pip wheels);
+//! NCCL's `nccl.h` from `RUCUDA_NCCL_INCLUDE`, `CUDA_PATH`'s include folder, or the
+//! `nvidia/nccl/include` folder of the `nvidia-nccl-cu13` wheel (a shim stands in for the
+//! CUDA runtime headers it includes: it only needs `cudaStream_t`).
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -31,7 +36,24 @@ struct Target {
     table_type: &'static str,
     /// Header whose `#define name name_vN` lines give unversioned aliases.
     alias_header: Option<&'static str>,
+    /// Which header set the target is generated from.
+    from: HeaderSet,
 }
+
+/// The header sets the targets come from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum HeaderSet {
+    /// The CUDA toolkit's (`cuda.h`, `nvrtc.h`); the version is `CUDA_VERSION`.
+    Cuda,
+    /// NCCL's `nccl.h`; the version is `NCCL_MAJOR.NCCL_MINOR.NCCL_PATCH`.
+    Nccl,
+}
+
+/// The NCCL wheel fetched for `nccl.h` when no header is found locally.
+const NCCL_WHEEL: &str = "nvidia-nccl-cu13==2.28.9";
+
+/// Environment variable naming a folder that holds `nccl.h`.
+const NCCL_INCLUDE_ENV: &str = "RUCUDA_NCCL_INCLUDE";
 
 const TARGETS: &[Target] = &[
     Target {
@@ -43,6 +65,7 @@ const TARGETS: &[Target] = &[
         loader_type: "Driver",
         table_type: "DriverFunctions",
         alias_header: Some("cuda.h"),
+        from: HeaderSet::Cuda,
     },
     Target {
         headers: &["nvrtc.h"],
@@ -53,6 +76,18 @@ const TARGETS: &[Target] = &[
         loader_type: "Nvrtc",
         table_type: "NvrtcFunctions",
         alias_header: None,
+        from: HeaderSet::Cuda,
+    },
+    Target {
+        headers: &["nccl.h"],
+        out_dir: "crates/rucuda-nccl/src/sys",
+        functions: "nccl.*",
+        types: "nccl.*",
+        vars: "NCCL.*",
+        loader_type: "Nccl",
+        table_type: "NcclFunctions",
+        alias_header: None,
+        from: HeaderSet::Nccl,
     },
 ];
 
@@ -62,10 +97,147 @@ pub fn main(args: &[String]) -> XResult<()> {
     let include = find_cuda_include()?;
     eprintln!("xtask bindgen: headers from {}", include.display());
     let version = cuda_version(&include.join("cuda.h"))?;
+    let mut nccl: Option<(PathBuf, String)> = None;
     for target in TARGETS {
-        generate(target, &include, &version, check)?;
+        match target.from {
+            HeaderSet::Cuda => {
+                let how = format!("the CUDA {} headers", version_text(&version));
+                generate(target, std::slice::from_ref(&include), &how, check)?;
+            }
+            HeaderSet::Nccl => {
+                if nccl.is_none() {
+                    let found = match find_nccl_include() {
+                        Some(dir) => Some(dir),
+                        // Checking never downloads: say what is missing and go on.
+                        None if check => {
+                            eprintln!(
+                                "xtask bindgen: no nccl.h (set {NCCL_INCLUDE_ENV} or \
+                                 `pip install {NCCL_WHEEL}`); {} not checked",
+                                target.out_dir
+                            );
+                            None
+                        }
+                        None => Some(fetch_nccl_include()?),
+                    };
+                    if let Some(dir) = found {
+                        eprintln!("xtask bindgen: nccl.h from {}", dir.display());
+                        let v = nccl_version(&dir.join("nccl.h"))?;
+                        nccl = Some((dir, v));
+                    }
+                }
+                if let Some((dir, v)) = &nccl {
+                    let how = format!("the NCCL {v} headers");
+                    generate(target, &[dir.clone(), nccl_shim()?], &how, check)?;
+                }
+            }
+        }
     }
     Ok(())
+}
+
+/// `13000` as `13.0`.
+fn version_text(version: &str) -> String {
+    let v: u32 = version.parse().unwrap_or(0);
+    format!("{}.{}", v / 1000, (v % 1000) / 10)
+}
+
+/// The folder holding `nccl.h`: `RUCUDA_NCCL_INCLUDE`, `CUDA_PATH`/`CUDA_HOME`'s
+/// `include`, the NCCL wheel's `nvidia/nccl/include` in python3's site-packages, or an
+/// earlier download under `target/cuda-headers`.
+pub fn find_nccl_include() -> Option<PathBuf> {
+    let mut dirs: Vec<PathBuf> = Vec::new();
+    if let Some(dir) = std::env::var_os(NCCL_INCLUDE_ENV).filter(|v| !v.is_empty()) {
+        dirs.push(PathBuf::from(dir));
+    }
+    for var in ["CUDA_PATH", "CUDA_HOME"] {
+        if let Some(root) = std::env::var_os(var).filter(|v| !v.is_empty()) {
+            dirs.push(PathBuf::from(root).join("include"));
+        }
+    }
+    dirs.extend(
+        site_packages()
+            .into_iter()
+            .map(|s| s.join("nvidia/nccl/include")),
+    );
+    dirs.push(project_root().join("target/cuda-headers/nvidia/nccl/include"));
+    dirs.into_iter().find(|d| d.join("nccl.h").is_file())
+}
+
+/// `nccl.h` includes `cuda_runtime.h`, `cuda_fp16.h` and `cuda_bf16.h` for one type,
+/// `cudaStream_t`. The full runtime headers need the compiler's `crt/` folder, which
+/// NVIDIA's runtime wheel lacks; a shim declaring that type keeps the NCCL bindings
+/// independent of which CUDA headers are around.
+fn nccl_shim() -> XResult<PathBuf> {
+    let shim = project_root().join("target/xtask-nccl-shim");
+    std::fs::create_dir_all(&shim)?;
+    std::fs::write(
+        shim.join("cuda_runtime.h"),
+        "#include <stddef.h>\n#define CUDART_VERSION 13000\ntypedef struct CUstream_st *cudaStream_t;\n",
+    )?;
+    std::fs::write(shim.join("cuda_fp16.h"), "")?;
+    std::fs::write(shim.join("cuda_bf16.h"), "")?;
+    Ok(shim)
+}
+
+/// Downloads NVIDIA's NCCL wheel into `target/cuda-headers` and unpacks its headers.
+fn fetch_nccl_include() -> XResult<PathBuf> {
+    let dir = project_root().join("target/cuda-headers");
+    std::fs::create_dir_all(&dir)?;
+    eprintln!("xtask bindgen: no nccl.h; fetching {NCCL_WHEEL} from PyPI for the header");
+    run(Command::new("python3")
+        .args([
+            "-m",
+            "pip",
+            "download",
+            "--quiet",
+            "--no-deps",
+            "--only-binary=:all:",
+            "--platform",
+            "manylinux_2_18_x86_64",
+            "--platform",
+            "manylinux2014_x86_64",
+            "-d",
+        ])
+        .arg(&dir)
+        .arg(NCCL_WHEEL))?;
+    unpack_headers(&dir)?;
+    let inc = dir.join("nvidia/nccl/include");
+    if inc.join("nccl.h").is_file() {
+        Ok(inc)
+    } else {
+        Err(format!(
+            "the downloaded wheel holds no nccl.h under {}",
+            inc.display()
+        )
+        .into())
+    }
+}
+
+/// Extracts the `include/` members of every wheel in `dir` into `dir`.
+fn unpack_headers(dir: &Path) -> XResult<()> {
+    let script = "import sys, zipfile, glob\n\
+        d = sys.argv[1]\n\
+        for w in glob.glob(d + '/*.whl'):\n\
+        \x20   z = zipfile.ZipFile(w)\n\
+        \x20   z.extractall(d, [n for n in z.namelist() if '/include/' in n])\n";
+    run(Command::new("python3").args(["-c", script]).arg(dir))
+}
+
+/// `NCCL_MAJOR.NCCL_MINOR.NCCL_PATCH` of a `nccl.h`.
+fn nccl_version(nccl_h: &Path) -> XResult<String> {
+    let text = std::fs::read_to_string(nccl_h)?;
+    let define = |name: &str| {
+        text.lines()
+            .find_map(|l| l.strip_prefix(&format!("#define {name} ")))
+            .map(|v| v.trim().to_string())
+            .ok_or_else(|| format!("{} has no {name}", nccl_h.display()))
+    };
+    Ok(format!(
+        "{}.{}.{}",
+        define("NCCL_MAJOR")?,
+        define("NCCL_MINOR")?,
+        define("NCCL_PATCH")?
+    ))
 }
 
 /// The folder holding `cuda.h` and `nvrtc.h`: `CUDA_PATH`/`CUDA_HOME`, else NVIDIA's
@@ -111,12 +283,7 @@ pub fn find_cuda_include() -> XResult<PathBuf> {
         ])
         .arg(&dir)
         .args(["nvidia-cuda-runtime==13.0.*", "nvidia-cuda-nvrtc==13.0.*"]))?;
-    let script = "import sys, zipfile, glob\n\
-        d = sys.argv[1]\n\
-        for w in glob.glob(d + '/*.whl'):\n\
-        \x20   z = zipfile.ZipFile(w)\n\
-        \x20   z.extractall(d, [n for n in z.namelist() if '/include/' in n])\n";
-    run(Command::new("python3").args(["-c", script]).arg(&dir))?;
+    unpack_headers(&dir)?;
     if inc.join("cuda.h").exists() {
         Ok(inc)
     } else {
@@ -131,17 +298,28 @@ pub fn find_cuda_include() -> XResult<PathBuf> {
 /// NVIDIA's pip wheels (`nvidia-cuda-runtime`, `nvidia-cuda-nvrtc`) installed for python3
 /// put both headers in `site-packages/nvidia/cu13/include`.
 fn find_in_site_packages() -> Option<PathBuf> {
-    let out = Command::new("python3")
+    site_packages()
+        .into_iter()
+        .map(|s| s.join("nvidia/cu13/include"))
+        .find(|inc| inc.join("cuda.h").exists() && inc.join("nvrtc.h").exists())
+}
+
+/// python3's site-packages folders (empty without python3).
+fn site_packages() -> Vec<PathBuf> {
+    let Ok(out) = Command::new("python3")
         .args([
             "-c",
             "import site; print('\\n'.join(site.getsitepackages()))",
         ])
         .output()
-        .ok()?;
+    else {
+        return Vec::new();
+    };
     String::from_utf8_lossy(&out.stdout)
         .lines()
-        .map(|l| PathBuf::from(l.trim()).join("nvidia/cu13/include"))
-        .find(|inc| inc.join("cuda.h").exists() && inc.join("nvrtc.h").exists())
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| PathBuf::from(l.trim()))
+        .collect()
 }
 
 fn cuda_version(cuda_h: &Path) -> XResult<String> {
@@ -152,7 +330,9 @@ fn cuda_version(cuda_h: &Path) -> XResult<String> {
         .ok_or_else(|| "cuda.h has no CUDA_VERSION".into())
 }
 
-fn generate(t: &Target, include: &Path, version: &str, check: bool) -> XResult<()> {
+/// Generates one target from the headers in `includes` (searched in order); `how` names
+/// the header set and version in the generated files' first line.
+fn generate(t: &Target, includes: &[PathBuf], how: &str, check: bool) -> XResult<()> {
     // cudaGL.h includes <GL/gl.h> for two typedefs; a shim keeps GL headers off the list of needs.
     let shim = project_root().join("target/xtask-gl-shim");
     std::fs::create_dir_all(shim.join("GL"))?;
@@ -165,9 +345,11 @@ fn generate(t: &Target, include: &Path, version: &str, check: bool) -> XResult<(
         .iter()
         .map(|h| format!("#include <{h}>\n"))
         .collect();
-    let bindings = bindgen::Builder::default()
-        .header_contents("rucuda_wrapper.h", &wrapper)
-        .clang_arg(format!("-I{}", include.display()))
+    let mut builder = bindgen::Builder::default().header_contents("rucuda_wrapper.h", &wrapper);
+    for include in includes {
+        builder = builder.clang_arg(format!("-I{}", include.display()));
+    }
+    let bindings = builder
         .clang_arg(format!("-I{}", shim.display()))
         .allowlist_function(t.functions)
         .allowlist_type(t.types)
@@ -212,11 +394,8 @@ fn generate(t: &Target, include: &Path, version: &str, check: bool) -> XResult<(
     functions.sort();
     functions.dedup_by(|a, b| a.0 == b.0);
 
-    let v: u32 = version.parse().unwrap_or(0);
     let how = format!(
-        "// Generated by `cargo xtask bindgen` from the CUDA {}.{} headers ({}) with bindgen; do not edit by hand.\n",
-        v / 1000,
-        (v % 1000) / 10,
+        "// Generated by `cargo xtask bindgen` from {how} ({}) with bindgen; do not edit by hand.\n",
         t.headers.join(", ")
     );
     let mut out = how.clone();
@@ -231,7 +410,7 @@ fn generate(t: &Target, include: &Path, version: &str, check: bool) -> XResult<(
     }
 
     let aliases = match t.alias_header {
-        Some(h) => read_aliases(&include.join(h), &functions)?,
+        Some(h) => read_aliases(&includes[0].join(h), &functions)?,
         None => BTreeMap::new(),
     };
     let table = function_table(t, &how, &functions, &aliases);

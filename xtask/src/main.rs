@@ -1,6 +1,6 @@
 //! `cargo xtask`: the project's own commands.
 //!
-//! - `bindgen [--check]`: regenerate the committed raw bindings (driver, NVRTC).
+//! - `bindgen [--check]`: regenerate the committed raw bindings (driver, NVRTC, NCCL).
 //! - `gpu-test [--no-run]`: build the GPU test bundle under `target/gpu-bundle/`, run it where a GPU is local.
 //! - `bench [--no-run]`: add the bench binary to the bundle, run it where a GPU is local.
 //! - `doc`: build the API docs (rustdoc warnings are errors); the guide comes later.

@@ -8,7 +8,8 @@
 #                               racecheck, initcheck or synccheck; combines with filter
 #   run.sh list                 the tests, without running them
 #   run.sh bench [--quick] [--copy-mib N] [--cases PATTERN] [--no-peers]
-#                               the bench binary with its peers (CuPy, NVIDIA's CUDA C++)
+#                               the bench binary with its peers (CuPy, NVIDIA's CUDA C++,
+#                               PyTorch's all-reduce where 2 or more GPUs are visible)
 #
 # Results go to $OUT when set, else beside this script: summary.json for tests,
 # bench.jsonl and bench.md for the bench. The last line of a test run is
@@ -27,7 +28,7 @@ if ! mkdir -p -- "$RESULTS" 2>/dev/null || [[ ! -w $RESULTS ]]; then
 fi
 
 usage() {
-    sed -n '2,17p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2
+    sed -n '2,18p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//' >&2
     exit 2
 }
 
@@ -154,9 +155,25 @@ run_one() {
     write_summary
 }
 
+# The number of GPUs a process started here sees: CUDA_VISIBLE_DEVICES when set, else
+# the GPUs nvidia-smi lists.
+visible_gpus() {
+    if [[ -n ${CUDA_VISIBLE_DEVICES+set} ]]; then
+        local -a ids
+        IFS=, read -ra ids <<<"$CUDA_VISIBLE_DEVICES"
+        echo "${#ids[@]}"
+    elif command -v nvidia-smi >/dev/null; then
+        nvidia-smi -L 2>/dev/null | grep -c '^GPU '
+    else
+        echo 0
+    fi
+}
+
 # The GPU peers first (their JSON lines are merged by the bench binary), then the bench.
+# NCCL's NVLink multicast stays off for the all-reduce cases (rucuda's and PyTorch's).
 run_bench() {
-    local bench=$HERE/bin/rucuda-bench peers=1 tmp nvcc rc
+    local bench=$HERE/bin/rucuda-bench peers=1 tmp nvcc rc gpus
+    export NCCL_NVLS_ENABLE=0
     local -a peer_args=()
     while (($#)); do
         case $1 in
@@ -181,6 +198,17 @@ run_bench() {
             [[ -s $tmp/cupy.jsonl ]] && peer_args+=(--peer-results "$tmp/cupy.jsonl")
         else
             echo "== peer cupy skipped: no python3" >&2
+        fi
+    fi
+    gpus=$(visible_gpus)
+    if ((peers)) && [[ -f $HERE/peers/torch_allreduce.py ]]; then
+        if ((gpus >= 2)) && command -v python3 >/dev/null; then
+            echo "== peer torch: python3 peers/torch_allreduce.py ($gpus GPUs)" >&2
+            python3 "$HERE/peers/torch_allreduce.py" >"$tmp/torch.jsonl" ||
+                echo "== peer torch: some cases failed (see above)" >&2
+            [[ -s $tmp/torch.jsonl ]] && peer_args+=(--peer-results "$tmp/torch.jsonl")
+        else
+            echo "== peer torch skipped: the all-reduce needs python3 and 2 or more GPUs ($gpus visible)" >&2
         fi
     fi
     nvcc=$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)

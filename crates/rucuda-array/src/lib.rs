@@ -31,6 +31,7 @@
 //! ```
 
 mod array;
+mod array_reduce;
 pub mod codegen;
 mod compile;
 mod device_copy;
@@ -38,6 +39,8 @@ pub mod dtype;
 pub mod elementwise;
 mod error;
 pub mod layout;
+pub mod reduction;
+pub mod scan;
 
 #[cfg(test)]
 mod test_rng;

@@ -1,5 +1,9 @@
 #!/usr/bin/env python3
-"""CuPy peer of rucuda-bench: the raw cases measured the same way through CuPy.
+"""CuPy peer of rucuda-bench: the raw cases measured the same way through CuPy, and the array
+cases (saxpy with a cupy.ElementwiseKernel, cupy.sum, a cupy.ReductionKernel sum, cupy.dot,
+cupy.max, cupy.cumsum) on 2^28 elements (2^24 with RUCUDA_BENCH_QUICK=1), filled with ones;
+bandwidth counts the fewest bytes each must move (saxpy 12 B per float32, sum/max 4, dot 8,
+an inclusive scan one read and one write).
 
 Prints one JSON object a line on stdout ({"case", "lib": "cupy", "n", "value", "unit",
 "device"}); `run.sh bench` hands the lines to rucuda-bench, which merges them into its table
@@ -35,9 +39,10 @@ DEVICE = int(os.environ.get("RUCUDA_BENCH_DEVICE") or 0)
 LAUNCHES_PER_BATCH = 1_000 if QUICK else 10_000
 ALLOCS_PER_BATCH = 200 if QUICK else 1_000
 OVERHEAD = (1, 5) if QUICK else (3, 25)  # (warm-up, timed repetitions)
-TRANSFER = (1, 3) if QUICK else (2, 10)
+TRANSFER = (1, 3) if QUICK else (3, 31)  # as the bench binary: a PCIe dip must not move the median
 DEVICE_COPY = (1, 5) if QUICK else (3, 40)
 MIB = 1 << 20
+ARRAY_ELEMENTS = 1 << (24 if QUICK else 28)
 
 KERNELS = r"""
 extern "C" __global__ void rucuda_bench_empty() {}
@@ -183,6 +188,101 @@ def d2h_pinned_GBps():
     return pinned_transfer(False)
 
 
+_COMPILE_SALT = [0]
+
+
+def compile_first_ms():
+    """A never-seen small kernel compiled and loaded (RawModule + get_function), its cache
+    folder empty: CuPy's first compile, as rucuda's compile_first_ms measures it."""
+    import tempfile
+
+    os.environ["CUPY_CACHE_DIR"] = tempfile.mkdtemp(prefix="rucuda-cupy-cache-")
+    samples = []
+    warmup, reps = (1, 3) if QUICK else (2, 11)
+    for i in range(warmup + reps):
+        _COMPILE_SALT[0] += 1
+        name = f"saxpy_{os.getpid()}_{_COMPILE_SALT[0]}"
+        src = (
+            f'extern "C" __global__ void {name}(float a, const float *x, float *y, int n) {{\n'
+            "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n  if (i < n) y[i] = a * x[i] + y[i];\n}\n"
+        )
+        t = time.perf_counter()
+        cp.RawModule(code=src).get_function(name)
+        if i >= warmup:
+            samples.append(time.perf_counter() - t)
+    return (statistics.median(samples) * 1e3, "ms"), 1
+
+
+def array_case(bytes_per_element, work):
+    """GB/s of work() (CuPy calls queued on a non-blocking stream) over the array elements."""
+    stream = cp.cuda.Stream(non_blocking=True)
+
+    def enqueue():
+        with stream:
+            work()
+
+    samples = device_seconds(stream, DEVICE_COPY, enqueue)
+    return gbps(samples, bytes_per_element * ARRAY_ELEMENTS), ARRAY_ELEMENTS
+
+
+def saxpy_GBps():
+    x = cp.ones(ARRAY_ELEMENTS, dtype=cp.float32)
+    y = cp.ones(ARRAY_ELEMENTS, dtype=cp.float32)
+    z = cp.empty_like(x)
+    kernel = cp.ElementwiseKernel(
+        "float32 a, float32 x, float32 y", "float32 z", "z = a * x + y", "rucuda_bench_saxpy"
+    )
+    a = np.float32(2.0)
+    return array_case(12, lambda: kernel(a, x, y, z))
+
+
+def sum_f32_GBps():
+    x = cp.ones(ARRAY_ELEMENTS, dtype=cp.float32)
+    return array_case(4, lambda: cp.sum(x))
+
+
+def reductionkernel_sum_f32_GBps():
+    x = cp.ones(ARRAY_ELEMENTS, dtype=cp.float32)
+    kernel = cp.ReductionKernel("T x", "T y", "x", "a + b", "y = a", "0", "rucuda_bench_sum")
+    return array_case(4, lambda: kernel(x))
+
+
+def dot_f32_GBps():
+    x = cp.ones(ARRAY_ELEMENTS, dtype=cp.float32)
+    y = cp.ones(ARRAY_ELEMENTS, dtype=cp.float32)
+    return array_case(8, lambda: cp.dot(x, y))
+
+
+def max_f32_GBps():
+    x = cp.ones(ARRAY_ELEMENTS, dtype=cp.float32)
+    return array_case(4, lambda: cp.max(x))
+
+
+def sum_f64_GBps():
+    x = cp.ones(ARRAY_ELEMENTS, dtype=cp.float64)
+    return array_case(8, lambda: cp.sum(x))
+
+
+def inclusive_scan(dtype):
+    # dtype= keeps the type (NumPy widens int32 cumsums to int64 otherwise); out= reuses one
+    # output array, as the other libs' cases do.
+    x = cp.ones(ARRAY_ELEMENTS, dtype=dtype)
+    out = cp.empty_like(x)
+    return array_case(2 * x.itemsize, lambda: cp.cumsum(x, dtype=dtype, out=out))
+
+
+def scan_incl_i32_GBps():
+    return inclusive_scan(cp.int32)
+
+
+def scan_incl_f32_GBps():
+    return inclusive_scan(cp.float32)
+
+
+def scan_incl_i64_GBps():
+    return inclusive_scan(cp.int64)
+
+
 CASES = [
     d2d_copy_GBps,
     launch_empty_us,
@@ -193,6 +293,16 @@ CASES = [
     d2h_pageable_GBps,
     h2d_pinned_GBps,
     d2h_pinned_GBps,
+    compile_first_ms,
+    saxpy_GBps,
+    sum_f32_GBps,
+    reductionkernel_sum_f32_GBps,
+    dot_f32_GBps,
+    max_f32_GBps,
+    sum_f64_GBps,
+    scan_incl_i32_GBps,
+    scan_incl_f32_GBps,
+    scan_incl_i64_GBps,
 ]
 
 
@@ -211,6 +321,8 @@ def main():
             print(f"cupy_bench: {case.__name__} failed: {error!r}", file=sys.stderr)
             failed += 1
             continue
+        finally:
+            cp.get_default_memory_pool().free_all_blocks()
         print(f"  {case.__name__:<24} cupy   {value:12.4f} {unit}", file=sys.stderr)
         record = {"case": case.__name__, "lib": "cupy", "n": n, "value": value, "unit": unit, "device": device_name}
         print(json.dumps(record), flush=True)

@@ -6,13 +6,23 @@
 // Settings come from the environment, as for rucuda-bench: RUCUDA_BENCH_QUICK,
 // RUCUDA_BENCH_COPY_MIB, RUCUDA_BENCH_CASES, RUCUDA_BENCH_DEVICE.
 //
-// Cases today: d2d_copy_GBps (cudaMemcpyAsync device to device, read + write bytes).
-// To add one (CUB scans and reductions, cuRAND generators): write a function returning a
-// Result like bench_d2d_copy, list it in CASES below, and keep the case name of
-// shared/TARGETS.md (e.g. sum_f32_GBps with cub::DeviceReduce::Sum). Link flags for cuRAND
-// go on the nvcc line in run.sh (-lcurand).
+// Cases today: d2d_copy_GBps (cudaMemcpyAsync device to device, read + write bytes); CUB's
+// cub::DeviceReduce::Sum (sum_f32_GBps, sum_f64_GBps) and ::Max (max_f32_GBps), 4 or 8 B read
+// per element; cub::DeviceScan::InclusiveSum (scan_incl_i32_GBps, scan_incl_f32_GBps,
+// scan_incl_i64_GBps), one read and one write per element. Arrays of 2^28 elements (2^24
+// with RUCUDA_BENCH_QUICK), filled with ones; CUB's temporary storage is sized and
+// allocated once, outside the timing. The rand_*_GSps cases: cuRAND's host API,
+// curandGenerateUniform / curandGenerateNormal of 2^28 floats (2^24 when quick) with each
+// generator's default settings; libcurand is opened at run time with dlopen, so the nvcc
+// line needs no -lcurand.
+// To add one: write a function returning a Result like bench_d2d_copy, list it in CASES
+// below, and keep the case name of shared/TARGETS.md.
 
+#include <cub/device/device_reduce.cuh>
+#include <cub/device/device_scan.cuh>
 #include <cuda_runtime.h>
+#include <curand.h>
+#include <dlfcn.h>
 
 #include <algorithm>
 #include <cstdio>
@@ -115,6 +125,167 @@ Result bench_d2d_copy(const Settings& s) {
     return {bytes, 2.0 * double(bytes) / median(samples) / 1e9, "GB/s"};
 }
 
+// ---- cuRAND's host API, through dlopen -------------------------------------------------
+
+struct Curand {
+    curandStatus_t (*create)(curandGenerator_t*, curandRngType_t) = nullptr;
+    curandStatus_t (*seed)(curandGenerator_t, unsigned long long) = nullptr;
+    curandStatus_t (*set_stream)(curandGenerator_t, cudaStream_t) = nullptr;
+    curandStatus_t (*uniform)(curandGenerator_t, float*, size_t) = nullptr;
+    curandStatus_t (*normal)(curandGenerator_t, float*, size_t, float, float) = nullptr;
+    curandStatus_t (*destroy)(curandGenerator_t) = nullptr;
+};
+
+const Curand& curand()
+{
+    static Curand c;
+    static bool loaded = false;
+    if (loaded) return c;
+    loaded = true;
+    const char* names[] = {"libcurand.so", "libcurand.so.10", "/usr/local/cuda/lib64/libcurand.so"};
+    void* lib = nullptr;
+    for (const char* n : names)
+        if ((lib = dlopen(n, RTLD_NOW | RTLD_GLOBAL))) break;
+    if (!lib) {
+        std::fprintf(stderr, "nvidia_bench: cannot open libcurand: %s\n", dlerror());
+        std::exit(1);
+    }
+    auto sym = [&](const char* name) {
+        void* p = dlsym(lib, name);
+        if (!p) {
+            std::fprintf(stderr, "nvidia_bench: libcurand lacks %s\n", name);
+            std::exit(1);
+        }
+        return p;
+    };
+    c.create = (decltype(c.create))sym("curandCreateGenerator");
+    c.seed = (decltype(c.seed))sym("curandSetPseudoRandomGeneratorSeed");
+    c.set_stream = (decltype(c.set_stream))sym("curandSetStream");
+    c.uniform = (decltype(c.uniform))sym("curandGenerateUniform");
+    c.normal = (decltype(c.normal))sym("curandGenerateNormal");
+    c.destroy = (decltype(c.destroy))sym("curandDestroyGenerator");
+    return c;
+}
+
+#define CURAND_CHECK(call)                                                               \
+    do {                                                                                 \
+        curandStatus_t status_ = (call);                                                 \
+        if (status_ != CURAND_STATUS_SUCCESS) {                                          \
+            std::fprintf(stderr, "nvidia_bench: %s failed: cuRAND status %d\n", #call,    \
+                         (int)status_);                                                  \
+            std::exit(1);                                                                \
+        }                                                                                \
+    } while (0)
+
+// Samples per second of curandGenerateUniform (normal = false) or curandGenerateNormal.
+Result bench_curand(const Settings& s, curandRngType_t type, bool normal)
+{
+    const Curand& c = curand();
+    size_t n = s.quick ? (size_t(1) << 24) : (size_t(1) << 28);
+    float* out = nullptr;
+    CHECK(cudaMalloc(&out, n * sizeof(float)));
+    cudaStream_t stream;
+    CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+    curandGenerator_t gen;
+    CURAND_CHECK(c.create(&gen, type));
+    if (type != CURAND_RNG_QUASI_SOBOL32) CURAND_CHECK(c.seed(gen, 1234));
+    CURAND_CHECK(c.set_stream(gen, stream));
+    auto samples = device_seconds(stream, s.quick ? 1 : 3, s.quick ? 5 : 20, [&] {
+        if (normal)
+            CURAND_CHECK(c.normal(gen, out, n, 0.0f, 1.0f));
+        else
+            CURAND_CHECK(c.uniform(gen, out, n));
+    });
+    CURAND_CHECK(c.destroy(gen));
+    CHECK(cudaStreamDestroy(stream));
+    CHECK(cudaFree(out));
+    return {n, double(n) / median(samples) / 1e9, "GS/s"};
+}
+
+Result rand_uniform_philox(const Settings& s) { return bench_curand(s, CURAND_RNG_PSEUDO_PHILOX4_32_10, false); }
+Result rand_normal_philox(const Settings& s) { return bench_curand(s, CURAND_RNG_PSEUDO_PHILOX4_32_10, true); }
+Result rand_uniform_xorwow(const Settings& s) { return bench_curand(s, CURAND_RNG_PSEUDO_XORWOW, false); }
+Result rand_normal_xorwow(const Settings& s) { return bench_curand(s, CURAND_RNG_PSEUDO_XORWOW, true); }
+Result rand_uniform_mrg(const Settings& s) { return bench_curand(s, CURAND_RNG_PSEUDO_MRG32K3A, false); }
+Result rand_normal_mrg(const Settings& s) { return bench_curand(s, CURAND_RNG_PSEUDO_MRG32K3A, true); }
+Result rand_uniform_sobol(const Settings& s) { return bench_curand(s, CURAND_RNG_QUASI_SOBOL32, false); }
+Result rand_normal_sobol(const Settings& s) { return bench_curand(s, CURAND_RNG_QUASI_SOBOL32, true); }
+
+// Elements of the array cases (the same as rucuda-bench and the CuPy peer).
+size_t array_elements(const Settings& s) { return size_t(1) << (s.quick ? 24 : 28); }
+
+template <typename T>
+__global__ void fill_kernel(T* p, size_t n, T value) {
+    for (size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x; i < n; i += size_t(gridDim.x) * blockDim.x)
+        p[i] = value;
+}
+
+// `n` ones in new device memory.
+template <typename T>
+T* device_ones(size_t n) {
+    T* p = nullptr;
+    CHECK(cudaMalloc(&p, n * sizeof(T)));
+    fill_kernel<T><<<1024, 256>>>(p, n, T(1));
+    CHECK(cudaGetLastError());
+    CHECK(cudaDeviceSynchronize());
+    return p;
+}
+
+enum class Reduction { Sum, Max };
+
+// cub::DeviceReduce::Sum or ::Max of n ones; bandwidth counts the bytes read.
+template <typename T, Reduction op>
+Result bench_reduce(const Settings& s) {
+    size_t n = array_elements(s);
+    T* in = device_ones<T>(n);
+    T* out = nullptr;
+    CHECK(cudaMalloc(&out, sizeof(T)));
+    cudaStream_t stream;
+    CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+    size_t temp_bytes = 0;
+    auto reduce = [&](void* temp) {
+        if constexpr (op == Reduction::Sum) {
+            CHECK(cub::DeviceReduce::Sum(temp, temp_bytes, in, out, static_cast<int>(n), stream));
+        } else {
+            CHECK(cub::DeviceReduce::Max(temp, temp_bytes, in, out, static_cast<int>(n), stream));
+        }
+    };
+    reduce(nullptr);
+    void* temp = nullptr;
+    CHECK(cudaMalloc(&temp, temp_bytes > 0 ? temp_bytes : 1));
+    auto samples = device_seconds(stream, s.quick ? 1 : 3, s.quick ? 5 : 40, [&] { reduce(temp); });
+    CHECK(cudaStreamDestroy(stream));
+    CHECK(cudaFree(temp));
+    CHECK(cudaFree(out));
+    CHECK(cudaFree(in));
+    return {n, double(n * sizeof(T)) / median(samples) / 1e9, "GB/s"};
+}
+
+// cub::DeviceScan::InclusiveSum of n ones into another array; bandwidth counts one read and
+// one write per element.
+template <typename T>
+Result bench_scan(const Settings& s) {
+    size_t n = array_elements(s);
+    T* in = device_ones<T>(n);
+    T* out = nullptr;
+    CHECK(cudaMalloc(&out, n * sizeof(T)));
+    cudaStream_t stream;
+    CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+    size_t temp_bytes = 0;
+    auto scan = [&](void* temp) {
+        CHECK(cub::DeviceScan::InclusiveSum(temp, temp_bytes, in, out, static_cast<int>(n), stream));
+    };
+    scan(nullptr);
+    void* temp = nullptr;
+    CHECK(cudaMalloc(&temp, temp_bytes > 0 ? temp_bytes : 1));
+    auto samples = device_seconds(stream, s.quick ? 1 : 3, s.quick ? 5 : 40, [&] { scan(temp); });
+    CHECK(cudaStreamDestroy(stream));
+    CHECK(cudaFree(temp));
+    CHECK(cudaFree(out));
+    CHECK(cudaFree(in));
+    return {n, 2.0 * double(n * sizeof(T)) / median(samples) / 1e9, "GB/s"};
+}
+
 struct Case {
     const char* name;
     Result (*run)(const Settings&);
@@ -122,6 +293,20 @@ struct Case {
 
 const Case CASES[] = {
     {"d2d_copy_GBps", bench_d2d_copy},
+    {"rand_uniform_f32_philox_GSps", rand_uniform_philox},
+    {"rand_normal_f32_philox_GSps", rand_normal_philox},
+    {"rand_uniform_f32_xorwow_GSps", rand_uniform_xorwow},
+    {"rand_normal_f32_xorwow_GSps", rand_normal_xorwow},
+    {"rand_uniform_f32_mrg32k3a_GSps", rand_uniform_mrg},
+    {"rand_normal_f32_mrg32k3a_GSps", rand_normal_mrg},
+    {"rand_uniform_f32_sobol32_GSps", rand_uniform_sobol},
+    {"rand_normal_f32_sobol32_GSps", rand_normal_sobol},
+    {"sum_f32_GBps", bench_reduce<float, Reduction::Sum>},
+    {"max_f32_GBps", bench_reduce<float, Reduction::Max>},
+    {"sum_f64_GBps", bench_reduce<double, Reduction::Sum>},
+    {"scan_incl_i32_GBps", bench_scan<int>},
+    {"scan_incl_f32_GBps", bench_scan<float>},
+    {"scan_incl_i64_GBps", bench_scan<long long>},
 };
 
 bool selected(const Settings& s, const char* name) {

@@ -28,6 +28,22 @@ impl<E: std::error::Error> From<E> for Error {
     }
 }
 
+impl Error {
+    /// The start of a skipped case's message.
+    pub const SKIP_PREFIX: &'static str = "skipped: ";
+
+    /// A case that cannot run here (one GPU for a multi-GPU case, no NCCL): reported as
+    /// skipped, not as a failure.
+    pub fn skipped(reason: impl fmt::Display) -> Error {
+        Error(format!("{}{reason}", Error::SKIP_PREFIX))
+    }
+
+    /// Whether this is a skip rather than a failure.
+    pub fn is_skip(&self) -> bool {
+        self.0.starts_with(Error::SKIP_PREFIX)
+    }
+}
+
 /// The bench's result type.
 pub type Result<T> = std::result::Result<T, Error>;
 

@@ -71,6 +71,10 @@ pub mod units {
     pub const MICROS: &str = "us";
     /// Gigabytes (10^9 bytes) per second (higher is better).
     pub const GBPS: &str = "GB/s";
+    /// Giga-samples (10^9 random numbers) per second (higher is better).
+    pub const GSPS: &str = "GS/s";
+    /// Milliseconds per operation (lower is better).
+    pub const MILLIS: &str = "ms";
 }
 
 /// What a case measured.
@@ -82,6 +86,9 @@ pub struct Measurement {
     pub value: f64,
     /// One of [`units`].
     pub unit: &'static str,
+    /// The other sizes of a case that sweeps sizes (all-reduce from 1 KiB to 1 GiB): each
+    /// becomes a record of its own, with its own `n`. Empty for single-size cases.
+    pub more: Vec<Measurement>,
 }
 
 impl Measurement {
@@ -91,6 +98,27 @@ impl Measurement {
             n,
             value: median(samples) * 1e6 / ops.max(1) as f64,
             unit: units::MICROS,
+            more: Vec::new(),
+        }
+    }
+
+    /// Giga-samples per second, from samples that each produced `count` values.
+    pub fn gsps(samples: &[f64], count: usize, n: u64) -> Self {
+        Self {
+            n,
+            value: count as f64 / median(samples) / 1e9,
+            unit: units::GSPS,
+            more: Vec::new(),
+        }
+    }
+
+    /// Milliseconds per operation, from samples that each timed one operation.
+    pub fn millis(samples: &[f64], n: u64) -> Self {
+        Self {
+            n,
+            value: median(samples) * 1e3,
+            unit: units::MILLIS,
+            more: Vec::new(),
         }
     }
 
@@ -100,7 +128,22 @@ impl Measurement {
             n,
             value: bytes_moved as f64 / median(samples) / 1e9,
             unit: units::GBPS,
+            more: Vec::new(),
         }
+    }
+
+    /// One measurement from the points of a sweep (the first carries the others in
+    /// [`Measurement::more`]); `None` for no points.
+    pub fn sweep(points: Vec<Measurement>) -> Option<Self> {
+        let mut points = points.into_iter();
+        let mut first = points.next()?;
+        first.more.extend(points);
+        Some(first)
+    }
+
+    /// This measurement and the other points of its sweep, in order.
+    pub fn points(&self) -> impl Iterator<Item = &Measurement> {
+        std::iter::once(self).chain(self.more.iter())
     }
 }
 
@@ -124,6 +167,15 @@ mod tests {
         })
         .unwrap();
         assert_eq!((calls, samples.len()), (7, 5));
+    }
+
+    #[test]
+    fn sweeps_keep_their_points_in_order() {
+        let point = |n| Measurement::gbps(&[1.0], 1_000_000_000, n);
+        let m = Measurement::sweep(vec![point(1), point(2), point(4)]).unwrap();
+        let ns: Vec<u64> = m.points().map(|p| p.n).collect();
+        assert_eq!(ns, [1, 2, 4]);
+        assert!(Measurement::sweep(Vec::new()).is_none());
     }
 
     #[test]

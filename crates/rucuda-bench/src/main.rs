@@ -65,17 +65,26 @@ fn run(config: &Config) -> i32 {
         match (case.run)(&gpu, config) {
             Ok(m) => {
                 eprintln!("{:>12.4} {}", m.value, m.unit);
-                records.push(Record {
-                    case: case.name.to_owned(),
-                    lib: case.lib.to_owned(),
-                    n: m.n,
-                    value: m.value,
-                    unit: m.unit.to_owned(),
-                    ratio: None,
-                    device: gpu.name.clone(),
-                    date: date.clone(),
-                });
+                for point in m.points() {
+                    if point.n != m.n {
+                        eprintln!(
+                            "  {:<24} {:<7}{:>12.4} {}  (n = {})",
+                            "", "", point.value, point.unit, point.n
+                        );
+                    }
+                    records.push(Record {
+                        case: case.name.to_owned(),
+                        lib: case.lib.to_owned(),
+                        n: point.n,
+                        value: point.value,
+                        unit: point.unit.to_owned(),
+                        ratio: None,
+                        device: gpu.name.clone(),
+                        date: date.clone(),
+                    });
+                }
             }
+            Err(e) if e.is_skip() => eprintln!("  {e}"),
             Err(e) => {
                 eprintln!("  FAILED: {e}");
                 failed += 1;

@@ -112,7 +112,8 @@ pub fn read_peer_file(path: &Path, device: &str, date: &str) -> Result<Vec<Recor
 }
 
 /// Fills every record's ratio: GB/s cases to the raw copy bandwidth of this run (or, with no
-/// raw copy, the best copy of any lib), other cases to the raw value of the same case.
+/// raw copy, the best copy of any lib), other cases to the raw value of the same case, or,
+/// where there is no raw one (the random-number cases), NVIDIA's.
 pub fn fill_ratios(records: &mut [Record]) {
     let copies = records
         .iter()
@@ -127,11 +128,27 @@ pub fn fill_ratios(records: &mut [Record]) {
         .filter(|r| r.lib == RAW)
         .map(|r| (r.case.clone(), r.value))
         .collect();
+    // Cases that sweep sizes compare each size with the raw value at the same size.
+    let raw_sized: BTreeMap<(String, u64), f64> = records
+        .iter()
+        .filter(|r| r.lib == RAW)
+        .map(|r| ((r.case.clone(), r.n), r.value))
+        .collect();
+    // Cases with no raw floor (the RNGs) compare with NVIDIA's own.
+    let nvidia: BTreeMap<String, f64> = records
+        .iter()
+        .filter(|r| r.lib == "nvidia")
+        .map(|r| (r.case.clone(), r.value))
+        .collect();
     for r in records.iter_mut() {
         let reference = if r.unit == units::GBPS {
             copy
         } else {
-            raw.get(&r.case).copied()
+            raw_sized
+                .get(&(r.case.clone(), r.n))
+                .or_else(|| raw.get(&r.case))
+                .or_else(|| nvidia.get(&r.case))
+                .copied()
         };
         r.ratio = reference.filter(|&x| x > 0.0).map(|x| r.value / x);
     }
@@ -143,43 +160,76 @@ pub fn write_jsonl(path: &Path, records: &[Record]) -> Result<()> {
     std::fs::write(path, text).map_err(|e| Error(format!("{}: {e}", path.display())))
 }
 
-/// The table: one row per case (in first-seen order), one column per lib.
+/// The table: one row per case (in first-seen order), one column per lib. A case measured
+/// at several sizes (`n`) gets a row per size, labelled with it.
 pub fn table(records: &[Record], device: &str, date: &str) -> String {
-    let mut cases: Vec<(&str, &str)> = Vec::new();
+    let mut rows: Vec<(&str, Option<u64>, &str)> = Vec::new();
     let mut libs: Vec<&str> = LIB_ORDER
         .iter()
         .copied()
         .filter(|l| records.iter().any(|r| r.lib == *l))
         .collect();
+    let swept = |case: &str| {
+        let mut sizes = records.iter().filter(|r| r.case == case).map(|r| r.n);
+        let first = sizes.next();
+        sizes.any(|n| Some(n) != first)
+    };
     for r in records {
-        if !cases.iter().any(|(c, _)| *c == r.case) {
-            cases.push((&r.case, &r.unit));
+        let size = swept(&r.case).then_some(r.n);
+        if !rows.iter().any(|(c, n, _)| *c == r.case && *n == size) {
+            rows.push((&r.case, size, &r.unit));
         }
         if !libs.contains(&r.lib.as_str()) {
             libs.push(&r.lib);
         }
     }
+    // The sizes of a swept case in increasing order, each case's rows together.
+    let order: Vec<&str> = rows.iter().fold(Vec::new(), |mut seen, (c, _, _)| {
+        if !seen.contains(c) {
+            seen.push(c);
+        }
+        seen
+    });
+    rows.sort_by_key(|(c, n, _)| (order.iter().position(|o| o == c), *n));
     let mut out = String::new();
     let _ = writeln!(out, "rucuda-bench on {device}, {date}");
     let _ = writeln!(
         out,
-        "(GB/s cases: % of the raw device-to-device copy bandwidth of this run; us cases: x raw)\n"
+        "(GB/s cases: % of the raw device-to-device copy bandwidth of this run; us cases: x raw; \
+         GS/s cases: x NVIDIA's cuRAND host API)\n"
     );
     let _ = writeln!(out, "| case | unit | {} |", libs.join(" | "));
     let _ = writeln!(out, "|---|---|{}", "---:|".repeat(libs.len()));
-    for (case, unit_name) in cases {
+    for (case, size, unit_name) in rows {
         let cells: Vec<String> = libs
             .iter()
-            .map(
-                |lib| match records.iter().find(|r| r.case == case && r.lib == *lib) {
+            .map(|lib| {
+                match records
+                    .iter()
+                    .find(|r| r.case == case && r.lib == *lib && size.is_none_or(|n| r.n == n))
+                {
                     Some(r) => cell(r),
                     None => "—".to_owned(),
-                },
-            )
+                }
+            })
             .collect();
-        let _ = writeln!(out, "| {case} | {unit_name} | {} |", cells.join(" | "));
+        let label = match size {
+            Some(n) => format!("{case} @ {}", bytes_label(n)),
+            None => case.to_owned(),
+        };
+        let _ = writeln!(out, "| {label} | {unit_name} | {} |", cells.join(" | "));
     }
     out
+}
+
+/// `1024` as `1 KiB`, `3 << 30` as `3 GiB`; other numbers as they are.
+pub fn bytes_label(n: u64) -> String {
+    for (shift, unit) in [(30, "GiB"), (20, "MiB"), (10, "KiB")] {
+        if n >= 1 << shift && n % (1 << shift) == 0 {
+            return format!("{} {unit}", n >> shift);
+        }
+    }
+    n.to_string()
 }
 
 fn cell(r: &Record) -> String {
@@ -266,6 +316,24 @@ mod tests {
     }
 
     #[test]
+    fn random_number_cases_compare_with_nvidia() {
+        let mut records = vec![
+            rec("rand_uniform_f32_philox_GSps", "rucuda", 740.0, units::GSPS),
+            rec(
+                "rand_uniform_f32_philox_GSps",
+                "nvidia",
+                740.0 / 0.98,
+                units::GSPS,
+            ),
+            rec("rand_normal_f32_xorwow_GSps", "rucuda", 200.0, units::GSPS),
+        ];
+        fill_ratios(&mut records);
+        assert!((records[0].ratio.unwrap() - 0.98).abs() < 1e-12);
+        assert_eq!(records[1].ratio, Some(1.0));
+        assert_eq!(records[2].ratio, None);
+    }
+
+    #[test]
     fn without_raw_copy_the_best_copy_is_the_reference() {
         let mut records = vec![
             rec(COPY_CASE, "cupy", 2000.0, units::GBPS),
@@ -326,6 +394,60 @@ mod tests {
             "{t}"
         );
         assert!(t.contains("| cub_thing | ms | — | — | 0.500 |"), "{t}");
+    }
+
+    #[test]
+    fn swept_cases_get_a_row_per_size() {
+        let mut records = Vec::new();
+        for (lib, scale) in [("rucuda", 1.0), ("torch", 0.9)] {
+            for n in [1u64 << 30, 1 << 10, 1 << 20] {
+                let mut r = rec(
+                    "allreduce_busbw_GBps",
+                    lib,
+                    scale * (n as f64).log2(),
+                    units::GBPS,
+                );
+                r.n = n;
+                records.push(r);
+            }
+        }
+        records.push(rec("allreduce_latency_us", "rucuda", 20.0, units::MICROS));
+        let t = table(&records, "GPU", "today");
+        let rows: Vec<&str> = t.lines().filter(|l| l.starts_with("| allreduce")).collect();
+        assert_eq!(rows.len(), 4, "{t}");
+        assert!(
+            rows[0].starts_with("| allreduce_busbw_GBps @ 1 KiB | GB/s | 10.00 | 9.00 |"),
+            "{t}"
+        );
+        assert!(
+            rows[1].starts_with("| allreduce_busbw_GBps @ 1 MiB |"),
+            "{t}"
+        );
+        assert!(
+            rows[2].starts_with("| allreduce_busbw_GBps @ 1 GiB | GB/s | 30.00 | 27.00 |"),
+            "{t}"
+        );
+        assert!(
+            rows[3].starts_with("| allreduce_latency_us | us | 20.00 | — |"),
+            "{t}"
+        );
+        assert_eq!(bytes_label(8), "8");
+        assert_eq!(bytes_label(3 << 20), "3 MiB");
+    }
+
+    #[test]
+    fn raw_ratios_match_sizes_where_a_case_sweeps() {
+        let mut records = Vec::new();
+        for (lib, v) in [("raw", 10.0), ("rucuda", 12.0)] {
+            for n in [8u64, 1024] {
+                let mut r = rec("allreduce_latency_us", lib, v * n as f64, units::MICROS);
+                r.n = n;
+                records.push(r);
+            }
+        }
+        fill_ratios(&mut records);
+        assert_eq!(records[2].ratio, Some(1.2));
+        assert_eq!(records[3].ratio, Some(1.2));
     }
 
     #[test]

@@ -515,3 +515,139 @@ fn a_trapping_kernel_is_a_launch_error_labelled_as_asynchronous() {
     assert!(msg.contains("earlier asynchronous work"), "{msg}");
     assert!(msg.contains("create a new one"), "{msg}");
 }
+
+#[test]
+#[ignore = "needs a CUDA device"]
+fn three_dimensional_grids_cover_every_cell() {
+    let c = ctx();
+    let f = core_module(&c).function("index3d").unwrap();
+    let (nx, ny, nz) = (37usize, 19usize, 11usize);
+    let mut out = DeviceBuffer::from_slice(&c, &vec![-1i32; nx * ny * nz]).unwrap();
+    let cfg = LaunchConfig {
+        grid: (
+            (nx as u32).div_ceil(8),
+            (ny as u32).div_ceil(4),
+            (nz as u32).div_ceil(2),
+        ),
+        block: (8, 4, 2),
+        shared_mem_bytes: 0,
+    };
+    // SAFETY: index3d(int* out, int nx, int ny, int nz) writes out[0..nx*ny*nz).
+    unsafe {
+        f.launch(
+            cfg,
+            &Stream::null(&c),
+            (&mut out, nx as i32, ny as i32, nz as i32),
+        )
+        .unwrap()
+    };
+    let got = out.to_vec().unwrap();
+    for z in 0..nz {
+        for y in 0..ny {
+            for x in 0..nx {
+                assert_eq!(
+                    got[(z * ny + y) * nx + x],
+                    (x + 1000 * y + 1_000_000 * z) as i32
+                );
+            }
+        }
+    }
+}
+
+#[test]
+#[ignore = "needs a CUDA device"]
+fn modules_load_from_files_and_kernels_take_a_cache_preference() {
+    let c = ctx();
+    let path = std::env::temp_dir().join(format!("rucuda-core-{}.ptx", std::process::id()));
+    std::fs::write(&path, include_str!("kernels/core.ptx")).unwrap();
+    let m = Module::from_file(&c, &path).unwrap();
+    std::fs::remove_file(&path).unwrap();
+    let f = m.function("add_one").unwrap();
+    f.set_cache_config(CacheConfig::PreferShared).unwrap();
+    let mut rng = Rng::fresh();
+    let host = rng.vec_i32(513);
+    let mut buf = DeviceBuffer::from_slice(&c, &host).unwrap();
+    // SAFETY: add_one(int* x, int n) touches x[0..n).
+    unsafe {
+        f.launch(
+            LaunchConfig::for_elements(513, 128),
+            &Stream::null(&c),
+            (&mut buf, 513i32),
+        )
+        .unwrap()
+    };
+    assert!(buf
+        .to_vec()
+        .unwrap()
+        .iter()
+        .zip(&host)
+        .all(|(g, h)| *g == h + 1));
+    let e = Module::from_file(&c, "/nonexistent/kernels.ptx").unwrap_err();
+    assert!(e.to_string().contains("/nonexistent/kernels.ptx"), "{e}");
+}
+
+const IPC_EVENT_VAR: &str = "RUCUDA_TEST_IPC_EVENT";
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+fn unhex(text: &str) -> Vec<u8> {
+    (0..text.len())
+        .step_by(2)
+        .map(|i| u8::from_str_radix(&text[i..i + 2], 16).unwrap())
+        .collect()
+}
+
+#[test]
+#[ignore = "needs a CUDA device"]
+fn ipc_event_handles_are_opened_by_a_child_process() {
+    let c = ctx();
+    let spin = core_module(&c).function("spin").unwrap();
+    let stream = Stream::new(&c, StreamFlags::NON_BLOCKING).unwrap();
+    let event = Event::new(&c, EventFlags::INTERPROCESS | EventFlags::DISABLE_TIMING).unwrap();
+    // SAFETY: spin(u64 cycles) touches no memory; about half a second.
+    unsafe {
+        spin.launch(LaunchConfig::linear(1, 1), &stream, (1_000_000_000u64,))
+            .unwrap()
+    };
+    event.record(&stream).unwrap();
+    assert!(!event.query().unwrap());
+    let handle = event.ipc_handle().unwrap();
+    let out = std::process::Command::new(std::env::current_exe().unwrap())
+        .args([
+            "--exact",
+            "ipc_event_child",
+            "--include-ignored",
+            "--nocapture",
+            "--test-threads=1",
+        ])
+        .env(IPC_EVENT_VAR, hex(&handle.0))
+        .output()
+        .unwrap();
+    let text =
+        String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "child failed:\n{text}");
+    assert!(
+        text.contains("1 passed") && text.contains("child waited on the parent's event"),
+        "{text}"
+    );
+    // The child waited for our kernel, so the event has completed.
+    assert!(event.query().unwrap());
+}
+
+#[test]
+#[ignore = "needs a CUDA device"]
+fn ipc_event_child() {
+    let Ok(text) = std::env::var(IPC_EVENT_VAR) else {
+        common::skip("runs only as the child of ipc_event_handles_are_opened_by_a_child_process");
+        return;
+    };
+    let mut bytes = [0u8; 64];
+    bytes.copy_from_slice(&unhex(&text));
+    let c = ctx();
+    let event = Event::from_ipc_handle(&c, IpcEventHandle(bytes)).unwrap();
+    event.synchronize().unwrap();
+    assert!(event.query().unwrap());
+    println!("child waited on the parent's event");
+}

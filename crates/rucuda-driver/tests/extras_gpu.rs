@@ -357,7 +357,7 @@ fn profiler_start_and_stop_succeed() -> Result<()> {
 fn peer_access_lets_a_kernel_read_another_devices_memory() -> Result<()> {
     let count = Device::count()?;
     if count < 2 {
-        common::skip(&format!("peer access needs two devices, {count} visible"));
+        common::skip(format!("peer access needs two devices, {count} visible"));
         return Ok(());
     }
     let (d0, d1) = (Device::get(0)?, Device::get(1)?);

@@ -719,7 +719,7 @@ fn ipc_memory_is_shared_with_a_child_process() -> TestResult {
     let handle = match IpcMemHandle::new(&buf) {
         Ok(h) => h,
         Err(e) if e.kind() == ErrorKind::NotSupported => {
-            common::skip(&format!("CUDA IPC is not supported here: {e}"));
+            common::skip(format!("CUDA IPC is not supported here: {e}"));
             return Ok(());
         }
         Err(e) => return Err(e),

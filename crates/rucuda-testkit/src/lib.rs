@@ -26,5 +26,7 @@ mod random;
 mod skip;
 
 pub use compare::{assert_close, check_close, Mismatch};
-pub use random::{base_seed, random_f32, random_f64, random_i32, seed_for, SplitMix64, SEED_ENV};
+pub use random::{
+    base_seed, random_f32, random_f64, random_i32, seed_for, SplitMix64, TestRng, SEED_ENV,
+};
 pub use skip::{skip, SkipReturn, SKIP_MARKER};

@@ -175,3 +175,71 @@ mod tests {
         assert!(full.iter().any(|&v| v < 0) && full.iter().any(|&v| v > 0));
     }
 }
+
+/// A generator for one test's inputs: fresh each process (from [`base_seed`]) and
+/// different for each `fresh()` call within the process, so two inputs of one test
+/// never repeat each other. Replay a run with `RUCUDA_TEST_SEED`.
+///
+/// ```
+/// let mut rng = rucuda_testkit::TestRng::fresh();
+/// let x = rng.vec_f32(8);
+/// assert!(x.iter().all(|v| (-1.0..1.0).contains(v)));
+/// ```
+#[derive(Debug, Clone)]
+pub struct TestRng(SplitMix64);
+
+impl TestRng {
+    /// A generator with a stream of its own.
+    pub fn fresh() -> TestRng {
+        static CALLS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+        let call = CALLS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        TestRng(SplitMix64::new(
+            base_seed() ^ call.wrapping_mul(0x9e37_79b9_7f4a_7c15),
+        ))
+    }
+
+    /// The next 64 random bits.
+    pub fn next_u64(&mut self) -> u64 {
+        self.0.next_u64()
+    }
+
+    /// Uniform in [-1, 1).
+    pub fn f32(&mut self) -> f32 {
+        self.0.next_f32()
+    }
+
+    /// Uniform in [-1, 1).
+    pub fn f64(&mut self) -> f64 {
+        self.0.next_f64()
+    }
+
+    /// Uniform in [-1, 1), as `f64` (an alias of [`TestRng::f64`]).
+    pub fn unit(&mut self) -> f64 {
+        self.0.next_f64()
+    }
+
+    /// Uniform in `0..n` (0 when `n` is 0).
+    pub fn below(&mut self, n: u64) -> u64 {
+        self.next_u64() % n.max(1)
+    }
+
+    /// `n` values uniform in [-1, 1).
+    pub fn vec_f32(&mut self, n: usize) -> Vec<f32> {
+        (0..n).map(|_| self.f32()).collect()
+    }
+
+    /// `n` values uniform in [-1, 1).
+    pub fn vec_f64(&mut self, n: usize) -> Vec<f64> {
+        (0..n).map(|_| self.f64()).collect()
+    }
+
+    /// `n` values spread over a quarter of the `i32` range (sums of a few stay in range).
+    pub fn vec_i32(&mut self, n: usize) -> Vec<i32> {
+        (0..n).map(|_| self.next_u64() as i32 / 4).collect()
+    }
+
+    /// `n` random bytes.
+    pub fn vec_u8(&mut self, n: usize) -> Vec<u8> {
+        (0..n).map(|_| self.next_u64() as u8).collect()
+    }
+}

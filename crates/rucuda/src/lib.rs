@@ -2,20 +2,67 @@
 //!
 //! This facade re-exports each rucuda crate as a module and adds PyCUDA's tools
 //! (`pycuda.tools`, `pycuda.autoinit`): a default context, device metadata,
-//! per-context memoization and memory pools.
+//! per-context memoization, memory pools and a test helper.
+//!
+//! | module | crate | PyCUDA |
+//! |---|---|---|
+//! | [`driver`] | `rucuda-driver` | `pycuda.driver` |
+//! | [`jit`] | `rucuda-jit` | `pycuda.compiler` |
+//! | [`array`](mod@array) | `rucuda-array` | `pycuda.gpuarray`, `pycuda.elementwise` |
+//! | `gl` (feature `gl`, on by default) | `rucuda-gl` | `pycuda.gl` |
+//! | [`nccl`] | `rucuda-nccl` | (beyond PyCUDA: collectives across GPUs and hosts through NCCL) |
+//! | [`tools`] | this crate | `pycuda.tools`, `pycuda.autoinit`, `pycuda.autoprimaryctx` |
+//! | [`sys`] | `cuda-driver-sys` | (the raw C API) |
+//!
+//! [`prelude`] brings in the types most programs use.
 //!
 //! ```no_run
-//! let ctx = rucuda::tools::autoprimaryctx()?;
+//! use rucuda::prelude::*;
+//! let ctx = autoprimaryctx()?;
 //! println!("running on {}", ctx.device.name()?);
-//! # Ok::<(), rucuda::driver::Error>(())
+//! let module = SourceModule::for_context(ctx, r#"
+//!     __global__ void twice(float *x, int n) {
+//!         int i = blockIdx.x * blockDim.x + threadIdx.x;
+//!         if (i < n) x[i] *= 2.0f;
+//!     }"#, &CompileOptions::new())?;
+//! let mut x = DeviceBuffer::from_slice(ctx, &[1.0f32, 2.0, 3.0])?;
+//! // SAFETY: twice(float *x, int n) touches x[0..n).
+//! unsafe {
+//!     module.function("twice")?
+//!         .launch(LaunchConfig::for_elements(3, 128), &Stream::null(ctx), (&mut x, 3i32))?
+//! };
+//! assert_eq!(x.to_vec()?, [2.0, 4.0, 6.0]);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
+//!
+//! The guide (getting started, one chapter per crate, the PyCUDA-to-rucuda table) is in
+//! the repository's `docs/guide/` folder.
 
+mod testing;
 pub mod tools;
+
+#[doc(hidden)]
+pub use testing::__test_context;
 
 /// The raw driver bindings (`cuda-driver-sys`).
 pub use cuda_driver_sys as sys;
+/// NumPy-style GPU arrays and kernel generators (`rucuda-array`): PyCUDA's
+/// `pycuda.gpuarray` and `pycuda.elementwise`.
+pub use rucuda_array as array;
 /// The safe driver layer (`rucuda-driver`): PyCUDA's `pycuda.driver`.
 pub use rucuda_driver as driver;
+/// OpenGL interop (`rucuda-gl`): PyCUDA's `pycuda.gl`.
+#[cfg(feature = "gl")]
+pub use rucuda_gl as gl;
+/// Run-time compilation, the kernel cache and linking (`rucuda-jit`): PyCUDA's
+/// `pycuda.compiler`.
+pub use rucuda_jit as jit;
+/// Collectives across GPUs and hosts through NCCL, loaded at run time (`rucuda-nccl`):
+/// communicators, all-reduce and friends, groups.
+pub use rucuda_nccl as nccl;
+
+pub mod guide;
+pub mod prelude;
 
 /// The version of rucuda as `(major, minor, patch)`, like PyCUDA's `VERSION`.
 pub const VERSION: (u32, u32, u32) = (0, 1, 0);
@@ -23,3 +70,17 @@ pub const VERSION: (u32, u32, u32) = (0, 1, 0);
 pub const VERSION_STATUS: &str = "dev";
 /// The version as text, like PyCUDA's `VERSION_TEXT`.
 pub const VERSION_TEXT: &str = env!("CARGO_PKG_VERSION");
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn version_tuple_matches_the_crate_version() {
+        let (major, minor, patch) = super::VERSION;
+        let text = format!("{major}.{minor}.{patch}");
+        assert!(
+            super::VERSION_TEXT.starts_with(&text),
+            "VERSION {text} vs VERSION_TEXT {}",
+            super::VERSION_TEXT
+        );
+    }
+}

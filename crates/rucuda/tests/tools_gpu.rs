@@ -212,3 +212,25 @@ fn occupancy_record_agrees_with_the_driver() {
     }
     println!("{checked} configurations agree with cuOccupancyMaxActiveBlocksPerMultiprocessor");
 }
+
+#[test]
+#[ignore = "needs a CUDA device"]
+fn clear_context_caches_also_forgets_memoized_source_modules() {
+    use rucuda::jit::{cache::memo, CompileOptions, SourceModule};
+    let ctx = Device::get(0).unwrap().primary_context().unwrap();
+    let src = "__global__ void clear_me(int *x) { x[threadIdx.x] = 1; }";
+    let first = SourceModule::for_context(&ctx, src, &CompileOptions::new()).unwrap();
+    let again = SourceModule::for_context(&ctx, src, &CompileOptions::new()).unwrap();
+    assert!(
+        std::sync::Arc::ptr_eq(&first, &again),
+        "memoized per context"
+    );
+    assert!(memo::len() > 0);
+    clear_context_caches();
+    assert_eq!(memo::len(), 0);
+    let fresh = SourceModule::for_context(&ctx, src, &CompileOptions::new()).unwrap();
+    assert!(
+        !std::sync::Arc::ptr_eq(&first, &fresh),
+        "a new module after clearing"
+    );
+}

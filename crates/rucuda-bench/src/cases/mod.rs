@@ -20,8 +20,13 @@ use crate::cuda::{Gpu, Result};
 use crate::harness::Measurement;
 
 mod alloc;
+mod compile;
 mod copy;
 mod launch;
+mod nccl;
+mod reduce;
+mod rng;
+mod scan;
 
 pub use crate::report::RAW;
 
@@ -79,6 +84,11 @@ pub fn registry() -> Vec<Case> {
     launch::register(&mut cases);
     alloc::register(&mut cases);
     copy::register_transfers(&mut cases);
+    rng::register(&mut cases);
+    compile::register(&mut cases);
+    reduce::register(&mut cases);
+    scan::register(&mut cases);
+    nccl::register(&mut cases);
     cases
 }
 
@@ -100,6 +110,14 @@ mod tests {
             "d2h_pageable_GBps",
             "h2d_pinned_GBps",
             "d2h_pinned_GBps",
+            "rand_uniform_f32_philox_GSps",
+            "rand_uniform_f32_xorwow_GSps",
+            "rand_uniform_f32_mrg32k3a_GSps",
+            "rand_normal_f32_philox_GSps",
+            "rand_uniform_f32_sobol32_GSps",
+            "rand_normal_f32_xorwow_GSps",
+            "rand_normal_f32_mrg32k3a_GSps",
+            "rand_normal_f32_sobol32_GSps",
         ] {
             assert!(names.contains(&name), "{name} missing");
         }

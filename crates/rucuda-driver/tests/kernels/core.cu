@@ -51,3 +51,10 @@ __global__ void spin(unsigned long long cycles) {
     while (clock64() - start < cycles) {}
 }
 }
+
+extern "C" __global__ void index3d(int *out, int nx, int ny, int nz) {
+    int x = blockIdx.x * blockDim.x + threadIdx.x;
+    int y = blockIdx.y * blockDim.y + threadIdx.y;
+    int z = blockIdx.z * blockDim.z + threadIdx.z;
+    if (x < nx && y < ny && z < nz) out[(z * ny + y) * nx + x] = x + 1000 * y + 1000000 * z;
+}

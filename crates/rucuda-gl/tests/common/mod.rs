@@ -1,7 +1,7 @@
 //! Helpers of rucuda-gl's GPU tests: the headless GL context and the CUDA context that
 //! runs it (or a skip saying why there is none), GL textures and framebuffers through
 //! glow, surface objects, random data.
-#![allow(dead_code)]
+#![allow(dead_code, unused_imports)]
 
 use std::num::NonZeroU32;
 use std::sync::{Mutex, MutexGuard};
@@ -257,42 +257,8 @@ pub fn copy_device_to_array(ctx: &Context, src: u64, array: CUarray, w: usize, h
     rucuda_driver::check(code, "cuMemcpy2D").unwrap();
 }
 
-/// A small, fast generator (SplitMix64) seeded freshly per call unless
-/// RUCUDA_TEST_SEED is set; the seed is printed so a failure can be replayed.
-pub struct Rng(u64);
-
-impl Rng {
-    pub fn fresh() -> Rng {
-        let seed = std::env::var("RUCUDA_TEST_SEED")
-            .ok()
-            .and_then(|s| s.parse().ok())
-            .unwrap_or_else(|| {
-                std::time::SystemTime::now()
-                    .duration_since(std::time::UNIX_EPOCH)
-                    .map(|d| d.as_nanos() as u64)
-                    .unwrap_or(0x9e37_79b9)
-            });
-        println!("random seed {seed} (set RUCUDA_TEST_SEED to replay)");
-        Rng(seed)
-    }
-    pub fn next_u64(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
-    /// Uniform in [-1, 1).
-    pub fn f32(&mut self) -> f32 {
-        ((self.next_u64() >> 40) as f32 / (1u64 << 24) as f32) * 2.0 - 1.0
-    }
-    pub fn vec_f32(&mut self, n: usize) -> Vec<f32> {
-        (0..n).map(|_| self.f32()).collect()
-    }
-    pub fn vec_u8(&mut self, n: usize) -> Vec<u8> {
-        (0..n).map(|_| self.next_u64() as u8).collect()
-    }
-}
+/// Fresh random inputs per test (seed printed; `RUCUDA_TEST_SEED` replays a run).
+pub use rucuda_testkit::TestRng as Rng;
 
 /// Floats as bytes (native endianness, as GL and CUDA store them).
 pub fn f32_bytes(v: &[f32]) -> Vec<u8> {

@@ -70,10 +70,16 @@ fn lock() -> Result<std::sync::MutexGuard<'static, Option<Caches>>> {
 }
 
 /// Empties every per-context cache, releasing the contexts and kernels they held (PyCUDA's
-/// `clear_context_caches`).
+/// `clear_context_caches`): the values of [`context_dependent_memoize`] and the modules
+/// that `rucuda::jit::SourceModule` memoizes per context (its disk cache stays).
+///
+/// ```no_run
+/// rucuda::tools::clear_context_caches();
+/// ```
 pub fn clear_context_caches() {
     // Take the caches out first: dropping cached values may release contexts, whose
     // destructors must not run under our lock.
     let taken = CACHES.lock().ok().and_then(|mut g| g.take());
     drop(taken);
+    rucuda_jit::cache::memo::clear();
 }

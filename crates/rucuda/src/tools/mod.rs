@@ -1,8 +1,12 @@
-//! PyCUDA's tools: the default context, device metadata, per-context memoization and
-//! memory pools.
+//! PyCUDA's tools: the default context, device metadata, per-context memoization,
+//! memory pools (device and page-locked host), and [`cuda_test!`](crate::cuda_test)
+//! (PyCUDA's `mark_cuda_test`).
 
 mod default_context;
 mod device_data;
+mod host_block;
+mod host_pool;
+mod host_pool_copy;
 mod memoize;
 mod occupancy;
 mod pool;
@@ -11,6 +15,8 @@ mod pool;
 pub use default_context::get_default_device;
 pub use default_context::{autoinit, autoprimaryctx, make_default_context, AutoContext};
 pub use device_data::DeviceData;
+pub use host_block::PooledHostAllocation;
+pub use host_pool::{PageLockedAllocator, PageLockedMemoryPool};
 pub use memoize::{clear_context_caches, context_dependent_memoize};
 pub use occupancy::{OccupancyLimit, OccupancyRecord};
 pub use pool::{DeviceMemoryPool, PooledDeviceAllocation};

@@ -18,7 +18,7 @@ const MANTISSA_BITS: u32 = 2;
 
 /// Bin sizes are 1, 2, 3, then `(4 + m) << s` for `m` in 0..4: four per power of two.
 /// The bin of a request is the smallest one that holds it.
-fn bin_of(bytes: usize) -> u32 {
+pub(crate) fn bin_of(bytes: usize) -> u32 {
     if bytes <= 4 {
         return bytes as u32;
     }
@@ -34,7 +34,7 @@ fn bin_of(bytes: usize) -> u32 {
 }
 
 /// The allocation size of a bin: the largest request that falls in it.
-fn bin_size(bin: u32) -> usize {
+pub(crate) fn bin_size(bin: u32) -> usize {
     if bin < 4 {
         return bin as usize;
     }
@@ -248,6 +248,9 @@ impl DevicePtr for PooledDeviceAllocation {
         self.bytes
     }
 }
+
+// A pooled block is owned memory: copies and memsets may write it.
+impl rucuda_driver::DevicePtrMut for PooledDeviceAllocation {}
 
 // SAFETY: the argument bytes are the `ptr` field (a CUdeviceptr, 8 bytes, what a
 // kernel's pointer parameter takes), alive as long as the borrow.

@@ -1,0 +1,304 @@
+//! [`ScanKernel`] (with PyCUDA's names [`InclusiveScanKernel`] and
+//! [`ExclusiveScanKernel`]): a spec plus its compiled variants per context, and checked
+//! calls into an output or in place.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
+use rucuda_driver::{
+    memset_d32_async, ArgBuffer, DeviceBuffer, DevicePointerArg, DevicePtr, Function, LaunchConfig,
+    Stream,
+};
+
+use super::render::{RenderedScan, Variant, BLOCK_SIZE};
+use super::{ScanKind, ScanSpec};
+use crate::array::GpuArray;
+use crate::codegen::CodegenError;
+use crate::compile::{default_compiler, KernelCompiler};
+use crate::dtype::{DType, Element};
+use crate::error::{ArrayError, Result};
+
+/// A scan over arrays of one element type, compiled on first use per context and
+/// variant, then cached. See [`super::render`] for the single-pass design.
+///
+/// Arrays are scanned in row-major order of their elements and must be C-contiguous;
+/// the output must have as many elements as the input. In place works (pass the same
+/// array to [`ScanKernel::call_in_place`]).
+///
+/// ```no_run
+/// use rucuda_array::{DType, GpuArray, scan::InclusiveScanKernel};
+/// # let stream = rucuda_driver::Stream::null(&rucuda_driver::Device::get(0)?.primary_context()?);
+/// let running_max = InclusiveScanKernel::new(DType::I32, "a > b ? a : b", "-2147483647 - 1")?;
+/// let x = GpuArray::from_slice(&stream, &[3, 1, 4, 1, 5, 9, 2, 6])?;
+/// let mut out = GpuArray::<i32>::empty(&stream, &[8])?;
+/// running_max.call(&stream, &x, &mut out)?;
+/// assert_eq!(out.to_vec()?, vec![3, 3, 4, 4, 5, 9, 9, 9]);
+/// # Ok::<(), rucuda_array::ArrayError>(())
+/// ```
+pub struct ScanKernel {
+    spec: ScanSpec,
+    compiler: Arc<dyn KernelCompiler>,
+    loaded: Mutex<HashMap<(u64, Variant), (Function, RenderedScan)>>,
+}
+
+impl std::fmt::Debug for ScanKernel {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ScanKernel")
+            .field("spec", &self.spec)
+            .finish()
+    }
+}
+
+impl ScanKernel {
+    /// From a spec made with [`ScanSpec::builder`].
+    pub fn from_spec(spec: ScanSpec) -> ScanKernel {
+        ScanKernel {
+            spec,
+            compiler: default_compiler(),
+            loaded: Mutex::new(HashMap::new()),
+        }
+    }
+
+    /// Uses `compiler` instead of the default.
+    pub fn with_compiler(mut self, compiler: Arc<dyn KernelCompiler>) -> Self {
+        self.compiler = compiler;
+        self
+    }
+
+    /// The definition.
+    pub fn spec(&self) -> &ScanSpec {
+        &self.spec
+    }
+
+    /// The generated source of a variant.
+    pub fn source(&self, variant: Variant) -> RenderedScan {
+        self.spec.render(variant)
+    }
+
+    /// Scans `input` into `output`, ordered on `stream`. The two may be the same array
+    /// (the in-place variant is used) but must not otherwise overlap.
+    pub fn call<T: Element>(
+        &self,
+        stream: &Stream,
+        input: &GpuArray<T>,
+        output: &mut GpuArray<T>,
+    ) -> Result<()> {
+        self.check_type(T::DTYPE)?;
+        self.check_array("input", input, stream)?;
+        self.check_array("output", output, stream)?;
+        if output.layout().has_broadcast_axes() {
+            return Err(ArrayError::WriteToBroadcast {
+                shape: output.shape().to_vec(),
+                strides: output.strides().to_vec(),
+            });
+        }
+        if input.len() != output.len() {
+            return Err(ArrayError::LengthMismatch {
+                device: output.len(),
+                host: input.len(),
+            });
+        }
+        let (src, dst, bytes) = (input.device_ptr(), output.device_ptr(), input.nbytes());
+        let in_place = src == dst;
+        if !in_place && src < dst + bytes as u64 && dst < src + bytes as u64 {
+            return Err(ArrayError::InvalidArgument(format!(
+                "scan `{}`: input and output overlap without being the same array",
+                self.spec.name
+            )));
+        }
+        self.launch(stream, src, dst, input.len(), in_place)
+    }
+
+    /// Scans `data` in place, ordered on `stream`.
+    pub fn call_in_place<T: Element>(&self, stream: &Stream, data: &mut GpuArray<T>) -> Result<()> {
+        self.check_type(T::DTYPE)?;
+        self.check_array("data", data, stream)?;
+        if data.layout().has_broadcast_axes() {
+            return Err(ArrayError::WriteToBroadcast {
+                shape: data.shape().to_vec(),
+                strides: data.strides().to_vec(),
+            });
+        }
+        let p = data.device_ptr();
+        self.launch(stream, p, p, data.len(), true)
+    }
+
+    fn check_type(&self, got: DType) -> Result<()> {
+        if got == self.spec.dtype {
+            Ok(())
+        } else {
+            Err(CodegenError::ArgumentType {
+                kernel: self.spec.name.clone(),
+                name: "input".into(),
+                expected: format!("{} array", self.spec.dtype),
+                got: format!("{got} array"),
+            }
+            .into())
+        }
+    }
+
+    fn check_array<T: Element>(&self, what: &str, a: &GpuArray<T>, stream: &Stream) -> Result<()> {
+        if a.context() != stream.context() {
+            return Err(ArrayError::ContextMismatch);
+        }
+        if !a.is_c_contiguous() {
+            return Err(CodegenError::StridedUnsupported {
+                kernel: self.spec.name.clone(),
+                name: what.into(),
+                usage: "a scan".into(),
+            }
+            .into());
+        }
+        Ok(())
+    }
+
+    fn launch(&self, stream: &Stream, src: u64, dst: u64, n: usize, in_place: bool) -> Result<()> {
+        if n == 0 {
+            return Ok(());
+        }
+        let variant = Variant {
+            vectorized: src % 16 == 0 && dst % 16 == 0,
+            in_place,
+        };
+        let (function, rendered) = self.loaded(stream, variant)?;
+        let tiles = n.div_ceil(rendered.tile_elements);
+        if tiles > i32::MAX as usize {
+            return Err(ArrayError::InvalidArgument(format!(
+                "scan `{}`: {n} elements need {tiles} tiles, more than a grid holds",
+                self.spec.name
+            )));
+        }
+        // Two words (tile counter, padding) then the tiles' status words, all zero.
+        let words = 2 + tiles * rendered.status_words;
+        let mut scratch = DeviceBuffer::<u32>::uninit_async(stream, 2 * words)?;
+        memset_d32_async(&mut scratch, 0, 2 * words, stream)?;
+        let mut buf = ArgBuffer::new();
+        buf.push(DevicePointerArg(src));
+        buf.push(DevicePointerArg(dst));
+        buf.push(n as i64);
+        buf.push(DevicePointerArg(scratch.device_ptr()));
+        // SAFETY: the kernel was generated for this element type and reads n elements at
+        // `src`, writes n at `dst` (both checked: contiguous arrays of n elements, the
+        // same or disjoint); one block per tile, each taking a distinct tile from the
+        // zeroed counter in `scratch`, whose status words (zeroed, one set per tile) are
+        // all it touches there.
+        unsafe {
+            function.launch_args(LaunchConfig::linear(tiles as u32, BLOCK_SIZE), stream, &buf)?
+        };
+        // `scratch` is freed here, ordered on `stream` after the scan.
+        Ok(())
+    }
+
+    fn loaded(&self, stream: &Stream, variant: Variant) -> Result<(Function, RenderedScan)> {
+        let ctx = stream.context();
+        let key = (ctx.id(), variant);
+        let mut map = self.loaded.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(l) = map.get(&key) {
+            return Ok(l.clone());
+        }
+        let rendered = self.spec.render(variant);
+        let kernels = self
+            .compiler
+            .load(ctx, &rendered.source, &[rendered.entry.as_str()])?;
+        let function = kernels
+            .functions
+            .into_iter()
+            .next()
+            .ok_or_else(|| ArrayError::Compile {
+                kernel: rendered.entry.clone(),
+                message: "the compiler returned no kernel".into(),
+            })?;
+        map.insert(key, (function.clone(), rendered.clone()));
+        Ok((function, rendered))
+    }
+}
+
+macro_rules! named_scan {
+    ($(#[$doc:meta])* $name:ident, $kind:expr) => {
+        $(#[$doc])*
+        #[derive(Debug)]
+        pub struct $name(ScanKernel);
+
+        impl $name {
+            /// PyCUDA's form: element type, operator over `a` and `b`, its neutral
+            /// element (kernel name `scan`).
+            pub fn new(dtype: DType, scan_expr: &str, neutral: &str) -> Result<$name> {
+                Self::from_builder(ScanSpec::builder(dtype).scan(scan_expr).neutral(neutral))
+            }
+
+            /// With a preamble and a name of your own (the builder's kind is replaced).
+            pub fn from_builder(builder: super::ScanBuilder) -> Result<$name> {
+                Ok($name(ScanKernel::from_spec(builder.kind($kind).build()?)))
+            }
+
+            /// The kernel behind it.
+            pub fn kernel(&self) -> &ScanKernel {
+                &self.0
+            }
+
+            /// The kernel behind it, by value.
+            pub fn into_kernel(self) -> ScanKernel {
+                self.0
+            }
+        }
+
+        impl std::ops::Deref for $name {
+            type Target = ScanKernel;
+            fn deref(&self) -> &ScanKernel {
+                &self.0
+            }
+        }
+    };
+}
+
+named_scan!(
+    /// PyCUDA's `InclusiveScanKernel`: `out[i] = x[0] ⊕ … ⊕ x[i]`.
+    ///
+    /// ```no_run
+    /// use rucuda_array::{DType, GpuArray, scan::InclusiveScanKernel};
+    /// # let stream = rucuda_driver::Stream::null(&rucuda_driver::Device::get(0)?.primary_context()?);
+    /// let cumsum = InclusiveScanKernel::new(DType::F32, "a + b", "0")?;
+    /// let mut x = GpuArray::from_slice(&stream, &[1.0f32, 2.0, 3.0])?;
+    /// cumsum.call_in_place(&stream, &mut x)?;
+    /// assert_eq!(x.to_vec()?, vec![1.0, 3.0, 6.0]);
+    /// # Ok::<(), rucuda_array::ArrayError>(())
+    /// ```
+    InclusiveScanKernel,
+    ScanKind::Inclusive
+);
+
+named_scan!(
+    /// PyCUDA's `ExclusiveScanKernel`: `out[i] = neutral ⊕ x[0] ⊕ … ⊕ x[i-1]`.
+    ///
+    /// ```no_run
+    /// use rucuda_array::{DType, GpuArray, scan::ExclusiveScanKernel};
+    /// # let stream = rucuda_driver::Stream::null(&rucuda_driver::Device::get(0)?.primary_context()?);
+    /// let offsets = ExclusiveScanKernel::new(DType::I64, "a + b", "0")?;
+    /// let sizes = GpuArray::from_slice(&stream, &[3i64, 0, 2, 5])?;
+    /// let mut out = GpuArray::<i64>::empty(&stream, &[4])?;
+    /// offsets.call(&stream, &sizes, &mut out)?;
+    /// assert_eq!(out.to_vec()?, vec![0, 3, 3, 5]);
+    /// # Ok::<(), rucuda_array::ArrayError>(())
+    /// ```
+    ExclusiveScanKernel,
+    ScanKind::Exclusive
+);
+
+/// The memoized `cumsum` kernel of `dtype` (`a + b` from 0).
+pub(crate) fn cumsum_kernel(dtype: DType) -> Result<Arc<ScanKernel>> {
+    static MEMO: std::sync::OnceLock<Mutex<HashMap<DType, Arc<ScanKernel>>>> =
+        std::sync::OnceLock::new();
+    let memo = MEMO.get_or_init(|| Mutex::new(HashMap::new()));
+    let mut map = memo.lock().unwrap_or_else(|p| p.into_inner());
+    if let Some(k) = map.get(&dtype) {
+        return Ok(Arc::clone(k));
+    }
+    let spec = ScanSpec::builder(dtype)
+        .scan("a + b")
+        .neutral("0")
+        .name("gpuarray_cumsum")
+        .build()?;
+    let k = Arc::new(ScanKernel::from_spec(spec));
+    map.insert(dtype, Arc::clone(&k));
+    Ok(k)
+}

@@ -1,0 +1,75 @@
+//! Unit tests of the scan source text: entries, tile sizes, status words, variants.
+
+use super::render::{Variant, BLOCK_SIZE, VECTORS_PER_THREAD};
+use super::{ScanKind, ScanSpec};
+use crate::dtype::DType;
+
+fn spec(d: DType, kind: ScanKind) -> ScanSpec {
+    ScanSpec::builder(d)
+        .scan("a + b")
+        .neutral("0")
+        .kind(kind)
+        .build()
+        .unwrap()
+}
+
+#[test]
+fn tiles_are_16_kib_and_status_words_cover_the_value() {
+    for d in DType::ALL {
+        let k = spec(d, ScanKind::Inclusive).render(Variant::ALL[0]);
+        assert_eq!(
+            k.tile_elements * d.size_bytes(),
+            BLOCK_SIZE as usize * VECTORS_PER_THREAD * 16,
+            "{d}"
+        );
+        assert_eq!(k.status_words, d.size_bytes().div_ceil(4), "{d}");
+    }
+}
+
+#[test]
+fn variants_differ_in_loads_and_restrict() {
+    let s = spec(DType::F32, ScanKind::Exclusive);
+    let names: Vec<String> = Variant::ALL.iter().map(|v| s.render(*v).entry).collect();
+    assert_eq!(
+        names,
+        [
+            "scan_excl_vo",
+            "scan_excl_vi",
+            "scan_excl_so",
+            "scan_excl_si"
+        ]
+    );
+    let out_of_place = s.render(Variant::ALL[0]).source;
+    assert!(out_of_place.contains("const rucuda_t *__restrict__ rucuda_in"));
+    assert!(out_of_place.contains("x[c].raw = __ldg(rucuda_src"));
+    assert!(out_of_place.contains("const bool rucuda_full = true &&"));
+    assert!(out_of_place.contains("x[c].e[0] = p;"));
+    let in_place = s.render(Variant::ALL[1]).source;
+    assert!(in_place.contains("const rucuda_t *rucuda_in"));
+    assert!(!in_place.contains("__ldg("));
+    let scalar = s.render(Variant::ALL[2]).source;
+    assert!(scalar.contains("const bool rucuda_full = false &&"));
+    let incl = spec(DType::F32, ScanKind::Inclusive)
+        .render(Variant::ALL[0])
+        .source;
+    assert!(!incl.contains("x[c].e[0] = p;"));
+}
+
+#[test]
+fn the_kernel_uses_shuffles_and_relaxed_status_words_only() {
+    let s = spec(DType::F64, ScanKind::Inclusive)
+        .render(Variant::ALL[0])
+        .source;
+    assert!(s.contains("__shfl_up_sync") && s.contains("__ballot_sync"));
+    // volatile appears only in the status-word accessors.
+    for (k, line) in s.lines().enumerate() {
+        if line.contains("volatile") {
+            assert!(line.contains("unsigned long long *p"), "line {k}: {line}");
+        }
+    }
+    assert!(s.contains("atomicAdd(reinterpret_cast<unsigned int *>(rucuda_scratch), 1u)"));
+    assert!(
+        !s.contains("blockIdx"),
+        "tiles come from the counter, never blockIdx"
+    );
+}

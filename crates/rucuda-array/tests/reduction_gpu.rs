@@ -1,0 +1,721 @@
+//! GPU tests of the reductions: the array methods for every element type where they mean
+//! something, at sizes 0, 1, 31, 1000 and 2^20 + 7; exact sums of integer-valued floats
+//! (every element counted once); NaN, infinities and ties; the subset forms and their
+//! index checks; a struct reduction; ReductionKernel from the string form with two
+//! arrays and a scalar; determinism; strided views; 2^28 float32; more than 2^31
+//! elements; refused calls. Fresh random inputs (never all zeros); CPU references in
+//! f64 (Kahan) or exact integer arithmetic; results written into poisoned outputs where
+//! the API takes one.
+
+mod common;
+
+use common::{stream, RandomElement, Rng};
+use rucuda_array::reduction::{ReductionKernel, ReductionSpec};
+use rucuda_array::{bf16, f16, ArrayError, Complex, DType, Element, GpuArray, SliceArg};
+use rucuda_driver::Stream;
+
+const SIZES: [usize; 5] = [0, 1, 31, 1000, (1 << 20) + 7];
+
+/// Kahan-compensated sum of f64 values, and the sum of their magnitudes.
+fn kahan(values: impl Iterator<Item = f64>) -> (f64, f64) {
+    let (mut sum, mut c, mut abs) = (0.0f64, 0.0f64, 0.0f64);
+    for v in values {
+        abs += v.abs();
+        let y = v - c;
+        let t = sum + y;
+        c = (t - sum) - y;
+        sum = t;
+    }
+    (sum, abs)
+}
+
+/// Asserts a float sum is within `n * eps * sum|x|` (plus `rel * |want|` for the
+/// rounding of the result to its type) of the Kahan reference.
+fn assert_sum_close(got: f64, want: f64, abs_sum: f64, n: usize, eps: f64, rel: f64, what: &str) {
+    let bound = (n as f64 + 64.0) * eps * abs_sum + rel * want.abs() + 1e-30;
+    assert!(
+        (got - want).abs() <= bound,
+        "{what}: got {got}, want {want} (bound {bound}, n {n})"
+    );
+}
+
+fn upload<T: Element>(s: &Stream, v: &[T]) -> GpuArray<T> {
+    GpuArray::from_slice(s, v).unwrap()
+}
+
+/// Runs `f` into a one-element output filled with `poison` first, through
+/// `ReductionKernel::call_into`, and returns the value.
+fn into_poisoned<T: Element>(
+    s: &Stream,
+    poison: T,
+    f: impl FnOnce(&mut GpuArray<T>) -> rucuda_array::Result<()>,
+) -> T {
+    let mut out = GpuArray::full(s, &[1], poison).unwrap();
+    f(&mut out).unwrap();
+    out.to_scalar().unwrap()
+}
+
+/// Integer sums, dots, extremes, argmax/argmin and any/all against exact references.
+fn check_integers<T>(rng: &mut Rng, s: &Stream, to_i128: fn(T) -> i128, wrap: fn(i128) -> T)
+where
+    T: RandomElement + PartialOrd,
+{
+    for n in SIZES {
+        let xh: Vec<T> = rng.vec(n);
+        let yh: Vec<T> = rng.vec(n);
+        let (x, y) = (upload(s, &xh), upload(s, &yh));
+        let what = format!("{} n={n}", T::DTYPE);
+        // Wrapping i128 arithmetic keeps every result exact modulo 2^64.
+        let sum = xh.iter().fold(0i128, |a, &v| a.wrapping_add(to_i128(v)));
+        assert_eq!(
+            x.sum().unwrap().to_scalar().unwrap(),
+            wrap(sum),
+            "sum {what}"
+        );
+        assert_eq!(
+            x.sum_as::<i64>().unwrap().to_scalar().unwrap(),
+            sum as i64,
+            "sum_as::<i64> {what}"
+        );
+        let dot = xh.iter().zip(&yh).fold(0i128, |acc, (&a, &b)| {
+            acc.wrapping_add(to_i128(a).wrapping_mul(to_i128(b)))
+        });
+        assert_eq!(
+            x.dot(&y).unwrap().to_scalar().unwrap(),
+            wrap(dot),
+            "dot {what}"
+        );
+        assert_eq!(
+            x.any().unwrap().to_scalar().unwrap(),
+            xh.iter().any(|&v| to_i128(v) != 0),
+            "any {what}"
+        );
+        assert_eq!(
+            x.all().unwrap().to_scalar().unwrap(),
+            xh.iter().all(|&v| to_i128(v) != 0),
+            "all {what}"
+        );
+        if n == 0 {
+            assert!(x.max().is_err() && x.argmin().is_err(), "{what}");
+            continue;
+        }
+        let max = xh.iter().copied().map(to_i128).max().unwrap();
+        let min = xh.iter().copied().map(to_i128).min().unwrap();
+        assert_eq!(
+            to_i128(x.max().unwrap().to_scalar().unwrap()),
+            max,
+            "max {what}"
+        );
+        assert_eq!(
+            to_i128(x.min().unwrap().to_scalar().unwrap()),
+            min,
+            "min {what}"
+        );
+        let first = |m: i128| xh.iter().position(|&v| to_i128(v) == m).unwrap() as i64;
+        assert_eq!(
+            x.argmax().unwrap().to_scalar().unwrap(),
+            first(max),
+            "argmax {what}"
+        );
+        assert_eq!(
+            x.argmin().unwrap().to_scalar().unwrap(),
+            first(min),
+            "argmin {what}"
+        );
+    }
+}
+
+#[test]
+#[ignore = "needs a CUDA device"]
+fn integer_reductions_are_exact_at_every_size() {
+    let mut rng = Rng::fresh();
+    let s = stream();
+    check_integers::<i32>(&mut rng, &s, |v| v as i128, |v| v as i32);
+    check_integers::<i64>(&mut rng, &s, |v| v as i128, |v| v as i64);
+    check_integers::<u8>(&mut rng, &s, |v| v as i128, |v| v as u8);
+    check_integers::<i8>(&mut rng, &s, |v| v as i128, |v| v as i8);
+    check_integers::<u16>(&mut rng, &s, |v| v as i128, |v| v as u16);
+    check_integers::<u32>(&mut rng, &s, |v| v as i128, |v| v as u32);
+    check_integers::<u64>(&mut rng, &s, |v| v as i128, |v| v as u64);
+}
+
+/// Float sums and dots against Kahan references, extremes and arg-extremes exactly.
+/// Values in [-scale, scale).
+fn check_floats<T: Element>(rng: &mut Rng, s: &Stream, scale: f64, eps: f64, rel: f64) {
+    let f = |v: T| v.to_complex_f64().0;
+    for n in SIZES {
+        let xh: Vec<T> = (0..n).map(|_| T::from_f64(rng.unit() * scale)).collect();
+        let yh: Vec<T> = (0..n).map(|_| T::from_f64(rng.unit() * scale)).collect();
+        let (x, y) = (upload(s, &xh), upload(s, &yh));
+        let what = format!("{} n={n}", T::DTYPE);
+        let (want, abs) = kahan(xh.iter().map(|&v| f(v)));
+        let got = f(x.sum().unwrap().to_scalar().unwrap());
+        assert_sum_close(got, want, abs, n, eps, rel, &format!("sum {what}"));
+        let (want, abs) = kahan(xh.iter().zip(&yh).map(|(&a, &b)| f(a) * f(b)));
+        let got = f(x.dot(&y).unwrap().to_scalar().unwrap());
+        assert_sum_close(got, want, abs, n, eps, rel, &format!("dot {what}"));
+        let got = x.sum_as::<f64>().unwrap().to_scalar().unwrap();
+        let (want, abs) = kahan(xh.iter().map(|&v| f(v)));
+        assert_sum_close(
+            got,
+            want,
+            abs,
+            n,
+            f64::EPSILON,
+            0.0,
+            &format!("sum_as {what}"),
+        );
+        if n == 0 {
+            assert!(x.min().is_err() && x.argmax().is_err(), "{what}");
+            continue;
+        }
+        let vals: Vec<f64> = xh.iter().map(|&v| f(v)).collect();
+        let max = vals.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+        let min = vals.iter().copied().fold(f64::INFINITY, f64::min);
+        assert_eq!(f(x.max().unwrap().to_scalar().unwrap()), max, "max {what}");
+        assert_eq!(f(x.min().unwrap().to_scalar().unwrap()), min, "min {what}");
+        let first = |m: f64| vals.iter().position(|&v| v == m).unwrap() as i64;
+        assert_eq!(
+            x.argmax().unwrap().to_scalar().unwrap(),
+            first(max),
+            "argmax {what}"
+        );
+        assert_eq!(
+            x.argmin().unwrap().to_scalar().unwrap(),
+            first(min),
+            "argmin {what}"
+        );
+        assert!(x.any().unwrap().to_scalar().unwrap(), "any {what}");
+    }
+}
+
+#[test]
+#[ignore = "needs a CUDA device"]
+fn float_reductions_at_every_size() {
+    let mut rng = Rng::fresh();
+    let s = stream();
+    check_floats::<f32>(&mut rng, &s, 100.0, f32::EPSILON as f64, 0.0);
+    check_floats::<f64>(&mut rng, &s, 100.0, f64::EPSILON, 0.0);
+    // Half types accumulate in f32; the result is rounded to the half type (values in
+    // [-1, 1) keep the sums of 2^20 of them well inside f16's range).
+    check_floats::<f16>(&mut rng, &s, 1.0, f32::EPSILON as f64, 1.0 / 1024.0);
+    check_floats::<bf16>(&mut rng, &s, 1.0, f32::EPSILON as f64, 1.0 / 128.0);
+}
+
+#[test]
+#[ignore = "needs a CUDA device"]
+fn complex_sums_and_dots() {
+    let mut rng = Rng::fresh();
+    let s = stream();
+    for n in SIZES {
+        let xh: Vec<Complex<f32>> = rng.vec(n);
+        let yh: Vec<Complex<f32>> = rng.vec(n);
+        let (x, y) = (upload(&s, &xh), upload(&s, &yh));
+        let c = |v: Complex<f32>| Complex::new(v.re as f64, v.im as f64);
+        let sum = x.sum().unwrap().to_scalar().unwrap();
+        let dot = x.dot(&y).unwrap().to_scalar().unwrap();
+        let eps = f32::EPSILON as f64;
+        for (part, get) in [
+            ("re", (|z: Complex<f64>| z.re) as fn(Complex<f64>) -> f64),
+            ("im", |z: Complex<f64>| z.im),
+        ] {
+            let (want, abs) = kahan(xh.iter().map(|&v| get(c(v))));
+            assert_sum_close(
+                get(c(sum)),
+                want,
+                abs,
+                n,
+                eps,
+                0.0,
+                &format!("sum.{part} n={n}"),
+            );
+            // Each product's part has two terms: compare with both terms' magnitudes.
+            let terms = xh.iter().zip(&yh).flat_map(|(&a, &b)| {
+                let (a, b) = (c(a), c(b));
+                if part == "re" {
+                    [a.re * b.re, -a.im * b.im]
+                } else {
+                    [a.re * b.im, a.im * b.re]
+                }
+            });
+            let (want, abs) = kahan(terms);
+            assert_sum_close(
+                get(c(dot)),
+                want,
+                abs,
+                2 * n,
+                eps,
+                0.0,
+                &format!("dot.{part} n={n}"),
+            );
+        }
+        assert_eq!(
+            x.any().unwrap().to_scalar().unwrap(),
+            n > 0,
+            "any of random complex n={n}"
+        );
+    }
+    let x = upload(&s, &[Complex::new(1.0f64, 0.0)]);
+    assert!(matches!(x.max(), Err(ArrayError::UnsupportedType { .. })));
+}
+
+#[test]
+#[ignore = "needs a CUDA device"]
+fn integer_valued_float_sums_count_every_element_once() {
+    // Values in [-8, 8]: every partial sum of up to 2^20 + 7 of them is exact in f32,
+    // so a skipped or repeated element (a boundary bug) shows as a wrong sum.
+    let mut rng = Rng::fresh();
+    let s = stream();
+    for n in [
+        1usize, 2, 3, 4, 5, 15, 16, 17, 255, 256, 257, 1023, 1024, 1025, 4095, 4096, 4097,
+    ]
+    .into_iter()
+    .chain([262_143, 262_144, 262_145, (1 << 20) + 7])
+    {
+        let xh: Vec<f32> = (0..n).map(|_| rng.below(17) as f32 - 8.0).collect();
+        let want: f64 = xh.iter().map(|&v| v as f64).sum();
+        let x = upload(&s, &xh);
+        assert_eq!(x.sum().unwrap().to_scalar().unwrap() as f64, want, "n={n}");
+        let ones = GpuArray::<f32>::ones(&s, &[n]).unwrap();
+        assert_eq!(
+            x.dot(&ones).unwrap().to_scalar().unwrap() as f64,
+            want,
+            "dot n={n}"
+        );
+        // Misaligned by one element: the contiguous (non-vectorized) path.
+        if n > 1 {
+            let tail = x.slice(&[SliceArg::range(1, n as isize)]).unwrap();
+            let want_tail = want - xh[0] as f64;
+            assert_eq!(
+                tail.sum().unwrap().to_scalar().unwrap() as f64,
+                want_tail,
+                "n={n}-1"
+            );
+        }
+        let xd: Vec<f64> = xh.iter().map(|&v| v as f64).collect();
+        let xd = upload(&s, &xd);
+        assert_eq!(xd.sum().unwrap().to_scalar().unwrap(), want, "f64 n={n}");
+        let xb: Vec<u8> = xh.iter().map(|&v| (v + 8.0) as u8).collect();
+        let want_b: i64 = xb.iter().map(|&v| v as i64).sum();
+        let xb = upload(&s, &xb);
+        assert_eq!(
+            xb.sum_as::<i64>().unwrap().to_scalar().unwrap(),
+            want_b,
+            "u8 n={n}"
+        );
+    }
+}
+
+#[test]
+#[ignore = "needs a CUDA device"]
+fn nan_infinities_and_ties_follow_numpy() {
+    let mut rng = Rng::fresh();
+    let s = stream();
+    for n in [1usize, 31, 1000, (1 << 20) + 7] {
+        let mut xh: Vec<f32> = rng.vec(n);
+        // Ties: the largest and smallest values appear twice, the first copy first.
+        let (hi, lo) = (1000.0f32, -1000.0f32);
+        let (a, b) = (rng.below(n as u64) as usize, rng.below(n as u64) as usize);
+        xh[a.min(b)] = hi;
+        if a != b {
+            xh[a.max(b)] = hi;
+        }
+        let x = upload(&s, &xh);
+        assert_eq!(x.max().unwrap().to_scalar().unwrap(), hi, "n={n}");
+        assert_eq!(
+            x.argmax().unwrap().to_scalar().unwrap(),
+            a.min(b) as i64,
+            "n={n}"
+        );
+        let mut yh = xh.clone();
+        let c = rng.below(n as u64) as usize;
+        yh[c] = lo;
+        yh[n - 1] = lo;
+        let y = upload(&s, &yh);
+        let first_lo = yh.iter().position(|&v| v == lo).unwrap() as i64;
+        assert_eq!(y.argmin().unwrap().to_scalar().unwrap(), first_lo, "n={n}");
+        // Infinities are ordinary values.
+        yh[c] = f32::NEG_INFINITY;
+        let y = upload(&s, &yh);
+        assert_eq!(y.min().unwrap().to_scalar().unwrap(), f32::NEG_INFINITY);
+        assert_eq!(y.argmin().unwrap().to_scalar().unwrap(), c as i64);
+        // NaN propagates through max/min; argmax/argmin give the first NaN.
+        let (p, q) = (rng.below(n as u64) as usize, rng.below(n as u64) as usize);
+        let mut zh = xh.clone();
+        zh[p] = f32::NAN;
+        zh[q] = f32::NAN;
+        let z = upload(&s, &zh);
+        assert!(z.max().unwrap().to_scalar().unwrap().is_nan(), "n={n}");
+        assert!(z.min().unwrap().to_scalar().unwrap().is_nan(), "n={n}");
+        assert_eq!(
+            z.argmax().unwrap().to_scalar().unwrap(),
+            p.min(q) as i64,
+            "n={n}"
+        );
+        assert_eq!(
+            z.argmin().unwrap().to_scalar().unwrap(),
+            p.min(q) as i64,
+            "n={n}"
+        );
+        assert!(z.sum().unwrap().to_scalar().unwrap().is_nan());
+        let zd: Vec<f64> = zh.iter().map(|&v| v as f64).collect();
+        let zd = upload(&s, &zd);
+        assert!(zd.max().unwrap().to_scalar().unwrap().is_nan());
+        assert_eq!(zd.argmin().unwrap().to_scalar().unwrap(), p.min(q) as i64);
+        let zf: Vec<f16> = zh.iter().map(|&v| f16::from_f32(v / 16.0)).collect();
+        let zf = upload(&s, &zf);
+        assert!(zf.min().unwrap().to_scalar().unwrap().is_nan());
+        assert_eq!(zf.argmax().unwrap().to_scalar().unwrap(), p.min(q) as i64);
+    }
+    // All NaN: index 0. any() counts NaN as nonzero; all() of zeros is false.
+    let x = upload(&s, &[f64::NAN; 5]);
+    assert_eq!(x.argmin().unwrap().to_scalar().unwrap(), 0);
+    assert!(x.any().unwrap().to_scalar().unwrap() && x.all().unwrap().to_scalar().unwrap());
+    let z = GpuArray::<f32>::zeros(&s, &[100]).unwrap();
+    assert!(!z.any().unwrap().to_scalar().unwrap() && !z.all().unwrap().to_scalar().unwrap());
+    let b = upload(&s, &[false, true, true]);
+    assert_eq!(b.argmax().unwrap().to_scalar().unwrap(), 1);
+    assert_eq!(b.sum_as::<i64>().unwrap().to_scalar().unwrap(), 2);
+    assert!(!b.all().unwrap().to_scalar().unwrap() && !b.min().unwrap().to_scalar().unwrap());
+}
+
+#[test]
+#[ignore = "needs a CUDA device"]
+fn subset_reductions_and_their_index_checks() {
+    let mut rng = Rng::fresh();
+    let s = stream();
+    for (n, m) in [
+        (1usize, 1usize),
+        (31, 1000),
+        (1000, 31),
+        (1 << 20, (1 << 20) + 7),
+    ] {
+        let xh: Vec<i64> = rng.vec(n);
+        let yh: Vec<i64> = rng.vec(n);
+        let idx: Vec<i32> = (0..m).map(|_| rng.below(n as u64) as i32).collect();
+        let (x, y, i) = (upload(&s, &xh), upload(&s, &yh), upload(&s, &idx));
+        let pick = |v: &[i64]| idx.iter().map(|&k| v[k as usize]).collect::<Vec<_>>();
+        let (px, py) = (pick(&xh), pick(&yh));
+        let sum = px.iter().fold(0i64, |a, &b| a.wrapping_add(b));
+        let dot = px
+            .iter()
+            .zip(&py)
+            .fold(0i64, |a, (&p, &q)| a.wrapping_add(p.wrapping_mul(q)));
+        assert_eq!(
+            x.subset_sum(&i).unwrap().to_scalar().unwrap(),
+            sum,
+            "n={n} m={m}"
+        );
+        assert_eq!(x.subset_dot(&y, &i).unwrap().to_scalar().unwrap(), dot);
+        assert_eq!(
+            x.subset_max(&i).unwrap().to_scalar().unwrap(),
+            *px.iter().max().unwrap()
+        );
+        assert_eq!(
+            x.subset_min(&i).unwrap().to_scalar().unwrap(),
+            *px.iter().min().unwrap()
+        );
+        // Float values, 64-bit indices.
+        let fh: Vec<f32> = rng.vec(n);
+        let f = upload(&s, &fh);
+        let idx64: Vec<i64> = idx.iter().map(|&k| k as i64).collect();
+        let i64s = upload(&s, &idx64);
+        let (want, abs) = kahan(idx.iter().map(|&k| fh[k as usize] as f64));
+        let got = f.subset_sum(&i64s).unwrap().to_scalar().unwrap() as f64;
+        assert_sum_close(
+            got,
+            want,
+            abs,
+            m,
+            f32::EPSILON as f64,
+            0.0,
+            "subset_sum f32",
+        );
+    }
+    let x = upload(&s, &[1.0f32, 2.0, 3.0]);
+    for bad in [vec![0i64, 3], vec![-1i64], vec![2, 1, 7, 0]] {
+        let i = upload(&s, &bad);
+        let e = x.subset_sum(&i).unwrap_err();
+        assert!(e.to_string().contains("out of range"), "{e}");
+    }
+    let empty = GpuArray::<u32>::empty(&s, &[0]).unwrap();
+    assert_eq!(x.subset_sum(&empty).unwrap().to_scalar().unwrap(), 0.0);
+    assert!(x.subset_max(&empty).is_err());
+    // A strided value array is copied before the gather.
+    let big = upload(&s, &[5i32, 0, 6, 0, 7, 0]);
+    let odd = big.slice(&[SliceArg::stepped(None, None, 2)]).unwrap();
+    let i = upload(&s, &[2u8, 2, 0]);
+    assert_eq!(odd.subset_sum(&i).unwrap().to_scalar().unwrap(), 19);
+}
+
+/// PyCUDA's struct reduction: minimum and maximum in one pass.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, PartialEq, bytemuck::Pod, bytemuck::Zeroable)]
+struct MinMax {
+    lo: f32,
+    hi: f32,
+}
+
+// SAFETY: two f32, no padding; every bit pattern is a valid value.
+unsafe impl rucuda_driver::DeviceRepr for MinMax {
+    const C_TYPE: &'static str = "minmax_collector";
+}
+
+fn minmax_kernel() -> ReductionKernel {
+    let spec = ReductionSpec::builder("minmax")
+        .preamble(
+            "struct minmax_collector {\n  float lo, hi;\n  __device__ minmax_collector() {}\n  \
+             __device__ minmax_collector(float l, float h) : lo(l), hi(h) {}\n};\n\
+             __device__ minmax_collector agg(minmax_collector a, minmax_collector b)\n\
+             { return minmax_collector(fminf(a.lo, b.lo), fmaxf(a.hi, b.hi)); }",
+        )
+        .output_struct::<MinMax>("minmax_collector")
+        .neutral("minmax_collector(3.4e38f, -3.4e38f)")
+        .reduce("agg(a, b)")
+        .map("minmax_collector(x[i], x[i])")
+        .input::<f32>("x")
+        .build()
+        .unwrap();
+    ReductionKernel::from_spec(spec)
+}
+
+#[test]
+#[ignore = "needs a CUDA device"]
+fn struct_reduction_finds_min_and_max_together() {
+    let mut rng = Rng::fresh();
+    let s = stream();
+    let k = minmax_kernel();
+    for n in [1usize, 31, 1000, (1 << 20) + 7] {
+        let xh: Vec<f32> = rng.vec(n);
+        let x = upload(&s, &xh);
+        let got: MinMax = k.call_struct_to_host(&s, &[(&x).into()]).unwrap();
+        let lo = xh.iter().copied().fold(f32::INFINITY, f32::min);
+        let hi = xh.iter().copied().fold(f32::NEG_INFINITY, f32::max);
+        assert_eq!(got, MinMax { lo, hi }, "n={n}");
+        // The device-buffer form, read back through the driver.
+        let dev = k.call_struct::<MinMax>(&s, &[(&x).into()]).unwrap();
+        s.synchronize().unwrap();
+        assert_eq!(dev.to_vec().unwrap(), vec![MinMax { lo, hi }]);
+    }
+    let x = upload(&s, &[1.0f32]);
+    // The wrong Rust type for the struct is refused.
+    assert!(k.call_struct::<[f32; 4]>(&s, &[(&x).into()]).is_err());
+    assert!(k.call::<f32>(&s, &[(&x).into()]).is_err());
+}
+
+#[test]
+#[ignore = "needs a CUDA device"]
+fn string_form_with_two_arrays_a_scalar_and_out() {
+    let mut rng = Rng::fresh();
+    let s = stream();
+    let k = ReductionKernel::new(
+        DType::F64,
+        "0",
+        "a+b",
+        "w * x[i] * y[i]",
+        "double w, const float *x, const double *y",
+        "weighted_dot",
+    )
+    .unwrap();
+    for n in SIZES {
+        let xh: Vec<f32> = rng.vec(n);
+        let yh: Vec<f64> = rng.vec(n);
+        let w = f64::random(&mut rng);
+        let (x, y) = (upload(&s, &xh), upload(&s, &yh));
+        let (want, abs) = kahan(xh.iter().zip(&yh).map(|(&a, &b)| w * a as f64 * b));
+        let got = into_poisoned(&s, f64::NAN, |out| {
+            k.call_into(&s, &[w.into(), (&x).into(), (&y).into()], out)
+        });
+        assert_sum_close(got, want, abs, n, f64::EPSILON, 0.0, &format!("n={n}"));
+        let host: f64 = k
+            .call_to_host(&s, &[w.into(), (&x).into(), (&y).into()])
+            .unwrap();
+        assert_eq!(
+            host.to_bits(),
+            got.to_bits(),
+            "n={n}: same kernel, same bits"
+        );
+    }
+    // Refusals name the argument.
+    let x = upload(&s, &[1.0f32, 2.0]);
+    let y64 = upload(&s, &[1.0f64, 2.0]);
+    let y32 = upload(&s, &[1.0f32, 2.0]);
+    let e = k
+        .call::<f64>(&s, &[1.0f64.into(), (&x).into(), (&y32).into()])
+        .unwrap_err();
+    assert!(e.to_string().contains("`y`"), "{e}");
+    let e = k
+        .call::<f64>(&s, &[1.0f64.into(), (&x).into()])
+        .unwrap_err();
+    assert!(e.to_string().contains("takes 3 arguments"), "{e}");
+    let e = k
+        .call::<f32>(&s, &[1.0f64.into(), (&x).into(), (&y64).into()])
+        .unwrap_err();
+    assert!(e.to_string().contains("float64"), "{e}");
+    let short = upload(&s, &[1.0f64]);
+    let e = k
+        .call::<f64>(&s, &[1.0f64.into(), (&x).into(), (&short).into()])
+        .unwrap_err();
+    assert!(e.to_string().contains("shape"), "{e}");
+    let mut two = GpuArray::<f64>::zeros(&s, &[2]).unwrap();
+    assert!(k
+        .call_into(&s, &[1.0f64.into(), (&x).into(), (&y64).into()], &mut two)
+        .is_err());
+}
+
+#[test]
+#[ignore = "needs a CUDA device"]
+fn results_are_deterministic() {
+    let mut rng = Rng::fresh();
+    let s = stream();
+    let n = (1 << 24) + 3;
+    let xh: Vec<f32> = rng.vec(n);
+    let x = upload(&s, &xh);
+    let copy = upload(&s, &xh);
+    let first = x.sum().unwrap().to_scalar().unwrap().to_bits();
+    for _ in 0..3 {
+        assert_eq!(x.sum().unwrap().to_scalar().unwrap().to_bits(), first);
+    }
+    assert_eq!(copy.sum().unwrap().to_scalar().unwrap().to_bits(), first);
+    let d = x.dot(&copy).unwrap().to_scalar().unwrap().to_bits();
+    assert_eq!(copy.dot(&x).unwrap().to_scalar().unwrap().to_bits(), d);
+}
+
+#[test]
+#[ignore = "needs a CUDA device"]
+fn strided_views_reduce_through_their_strides() {
+    let mut rng = Rng::fresh();
+    let s = stream();
+    let (rows, cols) = (301usize, 257usize);
+    let h: Vec<i32> = rng.vec(rows * cols);
+    let a = GpuArray::from_shape_slice(&s, &[rows, cols], &h).unwrap();
+    let host = ndarray::Array2::from_shape_vec((rows, cols), h.clone()).unwrap();
+    let views = [
+        a.transpose(),
+        a.slice(&[
+            SliceArg::stepped(None, None, 3),
+            SliceArg::stepped(None, None, -2),
+        ])
+        .unwrap(),
+        a.slice(&[SliceArg::All, SliceArg::index(7)]).unwrap(),
+        a.reverse().unwrap(),
+    ];
+    for v in &views {
+        let hv = v.to_vec().unwrap();
+        let sum = hv.iter().fold(0i32, |a, &b| a.wrapping_add(b));
+        assert_eq!(
+            v.sum().unwrap().to_scalar().unwrap(),
+            sum,
+            "{:?}",
+            v.strides()
+        );
+        let max = *hv.iter().max().unwrap();
+        assert_eq!(v.max().unwrap().to_scalar().unwrap(), max);
+        let arg = hv.iter().position(|&x| x == max).unwrap() as i64;
+        assert_eq!(
+            v.argmax().unwrap().to_scalar().unwrap(),
+            arg,
+            "{:?}",
+            v.strides()
+        );
+    }
+    // dot of a transposed view with a contiguous array of its shape.
+    let t = a.transpose();
+    let th: Vec<i32> = rng.vec(rows * cols);
+    let b = GpuArray::from_shape_slice(&s, &[cols, rows], &th).unwrap();
+    let want = host
+        .t()
+        .iter()
+        .zip(&th)
+        .fold(0i32, |acc, (&p, &q)| acc.wrapping_add(p.wrapping_mul(q)));
+    assert_eq!(t.dot(&b).unwrap().to_scalar().unwrap(), want);
+}
+
+#[test]
+#[ignore = "needs a CUDA device"]
+fn sum_max_and_dot_of_2_pow_28_float32() {
+    let mut rng = Rng::fresh();
+    let s = stream();
+    let n = 1usize << 28;
+    let xh: Vec<f32> = rng.vec(n);
+    let x = upload(&s, &xh);
+    let (want, abs) = kahan(xh.iter().map(|&v| v as f64));
+    let got = into_poisoned(&s, f32::NAN, |out| {
+        let k = ReductionKernel::new(DType::F32, "0", "a+b", "x[i]", "const float *x", "s28")?;
+        k.call_into(&s, &[(&x).into()], out)
+    });
+    // Bound: each thread folds n / threads elements, then two trees.
+    assert_sum_close(
+        got as f64,
+        want,
+        abs,
+        4096,
+        f32::EPSILON as f64,
+        0.0,
+        "sum 2^28",
+    );
+    let method = x.sum().unwrap().to_scalar().unwrap();
+    assert_sum_close(
+        method as f64,
+        want,
+        abs,
+        4096,
+        f32::EPSILON as f64,
+        0.0,
+        "sum()",
+    );
+    let m = rng.below(n as u64) as usize;
+    let mut yh = xh;
+    yh[m] = 1.0e6;
+    let y = upload(&s, &yh);
+    assert_eq!(y.max().unwrap().to_scalar().unwrap(), 1.0e6);
+    assert_eq!(y.argmax().unwrap().to_scalar().unwrap(), m as i64);
+    let (want, abs) = kahan(yh.iter().map(|&v| v as f64 * v as f64));
+    let got = y.dot(&y).unwrap().to_scalar().unwrap();
+    assert_sum_close(
+        got as f64,
+        want,
+        abs,
+        4096,
+        f32::EPSILON as f64,
+        0.0,
+        "dot 2^28",
+    );
+}
+
+#[test]
+#[ignore = "needs a CUDA device"]
+fn more_than_2_pow_31_elements() {
+    let mut rng = Rng::fresh();
+    let s = stream();
+    let n = (1usize << 31) + 7;
+    let mut xh: Vec<u8> = (0..n).map(|_| (rng.next_u64() % 255) as u8).collect();
+    // The only 255 lies beyond index 2^31: argmax must find it with 64-bit indices.
+    let m = (1usize << 31) + rng.below(7) as usize;
+    xh[m] = 255;
+    let want: i64 = xh.iter().map(|&v| v as i64).sum();
+    let x = upload(&s, &xh);
+    drop(xh);
+    assert_eq!(x.sum_as::<i64>().unwrap().to_scalar().unwrap(), want);
+    assert_eq!(x.max().unwrap().to_scalar().unwrap(), 255);
+    assert_eq!(x.argmax().unwrap().to_scalar().unwrap(), m as i64);
+}
+
+#[test]
+#[ignore = "needs a CUDA device"]
+fn refused_calls() {
+    let s = stream();
+    let empty = GpuArray::<f32>::empty(&s, &[0]).unwrap();
+    assert_eq!(empty.sum().unwrap().to_scalar().unwrap(), 0.0);
+    let e = empty.max().unwrap_err();
+    assert!(e.to_string().contains("empty"), "{e}");
+    let a = GpuArray::<f32>::ones(&s, &[3]).unwrap();
+    let b = GpuArray::<f32>::ones(&s, &[4]).unwrap();
+    let e = a.dot(&b).unwrap_err();
+    assert!(
+        e.to_string().contains("[4]") && e.to_string().contains("[3]"),
+        "{e}"
+    );
+    assert!(a.sum().unwrap().to_scalar().is_ok());
+    assert!(a.to_scalar().is_err(), "three elements are not a scalar");
+}

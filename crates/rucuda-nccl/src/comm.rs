@@ -1,0 +1,592 @@
+//! [`Communicator`]: one rank of an NCCL communicator, bound to one GPU's primary context.
+//! Creating (one rank per call, several ranks of this process at once, every GPU of this
+//! process), splitting, waiting with a time limit, aborting and destroying.
+
+use std::cell::Cell;
+use std::collections::hash_map::DefaultHasher;
+use std::ffi::c_int;
+use std::fmt;
+use std::hash::{Hash, Hasher};
+use std::marker::PhantomData;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+use rucuda_driver::{Context, Device, Stream};
+
+use crate::error::{call, check, Error, Result};
+use crate::group::{self, CurrentContextGuard};
+use crate::id::UniqueId;
+use crate::sys::bindings::{ncclComm_t, ncclResult_t, NCCL_SPLIT_NOCOLOR};
+
+/// Environment variable that turns on [`Communicator::set_checked`] for every new
+/// communicator (`1`).
+pub const CHECK_ENV: &str = "RUCUDA_NCCL_CHECK";
+
+/// Where a communicator stands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum State {
+    /// Usable.
+    Live,
+    /// `ncclCommAbort` was called: the handle is gone, every call is an error.
+    Aborted,
+}
+
+/// Errors that `Drop` met, for [`take_drop_errors`].
+static DROP_ERRORS: Mutex<Vec<Error>> = Mutex::new(Vec::new());
+
+/// Errors that dropping communicators met (a failed `ncclCommDestroy`), taken now.
+/// [`Communicator::destroy`] returns its error directly instead.
+pub fn take_drop_errors() -> Vec<Error> {
+    DROP_ERRORS
+        .lock()
+        .map(|mut v| std::mem::take(&mut *v))
+        .unwrap_or_default()
+}
+
+/// One rank of an NCCL communicator (`ncclComm_t`), on one GPU.
+///
+/// Made by [`init_rank`](Communicator::init_rank) (one rank in this thread; the usual
+/// one-process-per-GPU layout), [`init_ranks`](Communicator::init_ranks) (several ranks
+/// driven by this thread), [`init_all`](Communicator::init_all) (every GPU of this
+/// process in one communicator) or [`split`](Communicator::split). Collectives are
+/// methods (see the `collective` module); ranks driven by one thread must issue theirs
+/// inside [`group`](crate::group()).
+///
+/// It may move to another thread (`Send`) but not be shared (`!Sync`): NCCL calls on one
+/// communicator must not run concurrently. Dropping it destroys it (`ncclCommDestroy`,
+/// which waits for its work), or aborts it when NCCL has reported an asynchronous error;
+/// when a peer may be gone, [`wait`](Communicator::wait) with a time limit first (a wait
+/// that times out aborts it). NCCL works in each device's primary context (the one the
+/// CUDA runtime uses), so contexts given here must be primary.
+///
+/// ```no_run
+/// use rucuda_driver::{Device, Stream};
+/// use rucuda_nccl::{Communicator, ReduceOp, UniqueId};
+/// // One process per GPU: rank 0 makes the id and sends it to the others.
+/// let (rank, nranks) = (0, 1);
+/// let id = UniqueId::new()?;
+/// let ctx = Device::get(0)?.primary_context()?;
+/// let comm = Communicator::init_rank(&ctx, nranks, &id, rank)?;
+/// let stream = Stream::null(&ctx);
+/// let mut x = rucuda_driver::DeviceBuffer::from_slice(&ctx, &[1.0f32, 2.0])?;
+/// comm.all_reduce_in_place(&mut x, ReduceOp::Sum, &stream)?;
+/// comm.wait(&stream, std::time::Duration::from_secs(60))?;
+/// # Ok::<(), rucuda_nccl::Error>(())
+/// ```
+pub struct Communicator {
+    raw: ncclComm_t,
+    ctx: Context,
+    rank: usize,
+    size: usize,
+    clique: u64,
+    state: Cell<State>,
+    pub(crate) checked: Cell<bool>,
+    _not_sync: PhantomData<Cell<()>>,
+}
+
+// SAFETY: an ncclComm_t may be used from any thread as long as calls do not overlap; the
+// type is !Sync (PhantomData<Cell>), so only one thread at a time can reach it.
+unsafe impl Send for Communicator {}
+
+impl fmt::Debug for Communicator {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Communicator")
+            .field("rank", &self.rank)
+            .field("size", &self.size)
+            .field("device", &self.ctx.device().ordinal())
+            .field("state", &self.state.get())
+            .finish()
+    }
+}
+
+/// A process-unique number for communicators made together by `init_all`.
+static NEXT_CLIQUE: AtomicU64 = AtomicU64::new(1);
+
+fn clique_of_id(id: &UniqueId) -> u64 {
+    let mut h = DefaultHasher::new();
+    id.as_bytes().hash(&mut h);
+    h.finish()
+}
+
+fn to_c_int(value: usize, what: &str) -> Result<c_int> {
+    c_int::try_from(value).map_err(|_| Error::invalid(format!("{what} {value} is too large")))
+}
+
+fn check_primary(ctx: &Context, call: &str) -> Result<()> {
+    if ctx.is_primary() {
+        Ok(())
+    } else {
+        Err(Error::invalid(format!(
+            "{call}: NCCL works in each device's primary context; device {} was given a \
+             created context (use Device::primary_context)",
+            ctx.device().ordinal()
+        )))
+    }
+}
+
+fn not_in_group(call: &str, instead: &str) -> Result<()> {
+    if group::depth() > 0 {
+        Err(Error::invalid(format!(
+            "{call} cannot run inside group(): {instead}"
+        )))
+    } else {
+        Ok(())
+    }
+}
+
+impl Communicator {
+    fn wrap(raw: ncclComm_t, ctx: &Context, rank: usize, size: usize, clique: u64) -> Self {
+        let checked = std::env::var(CHECK_ENV).is_ok_and(|v| v == "1");
+        Communicator {
+            raw,
+            ctx: ctx.clone(),
+            rank,
+            size,
+            clique,
+            state: Cell::new(State::Live),
+            checked: Cell::new(checked),
+            _not_sync: PhantomData,
+        }
+    }
+
+    /// Joins the communicator named by `id` as `rank` of `nranks`, on `ctx`'s device
+    /// (`ncclCommInitRank`). Blocks until all `nranks` ranks have joined: each rank calls
+    /// this from its own process or thread. Two ranks on one GPU are refused by NCCL
+    /// (an [`Error::Nccl`] with `ncclInvalidUsage`).
+    pub fn init_rank(ctx: &Context, nranks: usize, id: &UniqueId, rank: usize) -> Result<Self> {
+        not_in_group(
+            "Communicator::init_rank",
+            "use Communicator::init_ranks for several ranks in one thread",
+        )?;
+        check_primary(ctx, "Communicator::init_rank")?;
+        if nranks == 0 || rank >= nranks {
+            return Err(Error::invalid(format!(
+                "rank {rank} of {nranks}: a rank must be below the number of ranks"
+            )));
+        }
+        let (n, r) = (to_c_int(nranks, "nranks")?, to_c_int(rank, "rank")?);
+        ctx.bind()?;
+        let _restore = CurrentContextGuard::new()?;
+        let mut raw: ncclComm_t = std::ptr::null_mut();
+        // SAFETY: writes one ncclComm_t; the id is passed by value.
+        unsafe {
+            call!(
+                std::ptr::null_mut(),
+                ncclCommInitRank(&mut raw, n, id.to_raw(), r)
+            )?
+        };
+        Ok(Communicator::wrap(raw, ctx, rank, nranks, clique_of_id(id)))
+    }
+
+    /// Joins the communicator named by `id` with several ranks driven by this thread:
+    /// `ranks[i]` on `ctxs[i]` (the ranks of one process in a layout of several GPUs per
+    /// process; `ncclCommInitRank` for each, in one group). Returns them in the order given.
+    pub fn init_ranks(
+        ctxs: &[Context],
+        nranks: usize,
+        id: &UniqueId,
+        ranks: &[usize],
+    ) -> Result<Vec<Self>> {
+        not_in_group("Communicator::init_ranks", "call it outside")?;
+        if ctxs.len() != ranks.len() || ctxs.is_empty() {
+            return Err(Error::invalid(format!(
+                "init_ranks: {} contexts for {} ranks",
+                ctxs.len(),
+                ranks.len()
+            )));
+        }
+        check_distinct_devices(ctxs, "init_ranks")?;
+        for (ctx, &rank) in ctxs.iter().zip(ranks) {
+            check_primary(ctx, "Communicator::init_ranks")?;
+            if rank >= nranks {
+                return Err(Error::invalid(format!(
+                    "rank {rank} of {nranks}: a rank must be below the number of ranks"
+                )));
+            }
+        }
+        let n = to_c_int(nranks, "nranks")?;
+        let clique = clique_of_id(id);
+        let _restore = CurrentContextGuard::new()?;
+        let mut made: Vec<Communicator> = Vec::with_capacity(ranks.len());
+        group::group(|| {
+            for (ctx, &rank) in ctxs.iter().zip(ranks) {
+                ctx.bind()?;
+                let mut raw: ncclComm_t = std::ptr::null_mut();
+                let r = to_c_int(rank, "rank")?;
+                // SAFETY: writes one ncclComm_t; initialised when the group ends.
+                unsafe {
+                    call!(
+                        std::ptr::null_mut(),
+                        ncclCommInitRank(&mut raw, n, id.to_raw(), r)
+                    )?
+                };
+                made.push(Communicator::wrap(raw, ctx, rank, nranks, clique));
+            }
+            Ok(())
+        })
+        .inspect_err(|_| {
+            // The group failed: NCCL cleans up what it began; the handles are not ours
+            // to destroy.
+            for c in &made {
+                c.state.set(State::Aborted);
+            }
+        })?;
+        Ok(made)
+    }
+
+    /// One communicator over the GPUs of `ctxs`, all driven by this process
+    /// (`ncclCommInitAll`): rank `i` is on `ctxs[i]`'s device. Issue their collectives
+    /// inside [`group`](crate::group()) when one thread drives them, or move each to a
+    /// thread of its own.
+    ///
+    /// ```no_run
+    /// use rucuda_driver::Device;
+    /// let ctxs: Vec<_> = Device::all()?.into_iter()
+    ///     .map(Device::primary_context).collect::<Result<_, _>>()?;
+    /// let comms = rucuda_nccl::Communicator::init_all(&ctxs)?;
+    /// assert_eq!(comms[0].size(), ctxs.len());
+    /// # Ok::<(), rucuda_nccl::Error>(())
+    /// ```
+    pub fn init_all(ctxs: &[Context]) -> Result<Vec<Self>> {
+        not_in_group("Communicator::init_all", "call it outside")?;
+        if ctxs.is_empty() {
+            return Err(Error::invalid("init_all needs at least one context"));
+        }
+        check_distinct_devices(ctxs, "init_all")?;
+        let mut devices = Vec::with_capacity(ctxs.len());
+        for ctx in ctxs {
+            check_primary(ctx, "Communicator::init_all")?;
+            devices.push(to_c_int(ctx.device().ordinal(), "device")?);
+        }
+        let n = to_c_int(ctxs.len(), "device count")?;
+        let _restore = CurrentContextGuard::new()?;
+        let mut raws: Vec<ncclComm_t> = vec![std::ptr::null_mut(); ctxs.len()];
+        // SAFETY: `raws` has room for `n` handles and `devices` holds `n` ordinals.
+        unsafe {
+            call!(
+                std::ptr::null_mut(),
+                ncclCommInitAll(raws.as_mut_ptr(), n, devices.as_ptr())
+            )?
+        };
+        let clique = NEXT_CLIQUE.fetch_add(1, Ordering::Relaxed) | (1 << 63);
+        Ok(raws
+            .into_iter()
+            .zip(ctxs)
+            .enumerate()
+            .map(|(rank, (raw, ctx))| Communicator::wrap(raw, ctx, rank, ctxs.len(), clique))
+            .collect())
+    }
+
+    /// Splits the communicator (`ncclCommSplit`): every rank of this one calls it; ranks
+    /// with the same `color` form a new communicator, ordered by `key` (then by their
+    /// rank here). `color: None` takes no part and gets `None`. Blocks until every rank
+    /// has called it, so ranks driven by one thread use [`split_all`](Communicator::split_all).
+    pub fn split(&self, color: Option<u32>, key: i32) -> Result<Option<Communicator>> {
+        not_in_group(
+            "Communicator::split",
+            "use Communicator::split_all for several ranks in one thread",
+        )?;
+        let mut out = Communicator::split_raw(&[(self, color, key)])?;
+        Ok(out.pop().flatten())
+    }
+
+    /// [`split`](Communicator::split) for several ranks driven by this thread, in one
+    /// group: `(communicator, color, key)` for each.
+    pub fn split_all(
+        parts: &[(&Communicator, Option<u32>, i32)],
+    ) -> Result<Vec<Option<Communicator>>> {
+        not_in_group("Communicator::split_all", "call it outside")?;
+        Communicator::split_raw(parts)
+    }
+
+    fn split_raw(parts: &[(&Communicator, Option<u32>, i32)]) -> Result<Vec<Option<Communicator>>> {
+        let _restore = CurrentContextGuard::new()?;
+        let mut raws: Vec<ncclComm_t> = vec![std::ptr::null_mut(); parts.len()];
+        let run = |raws: &mut Vec<ncclComm_t>| -> Result<()> {
+            for ((comm, color, key), out) in parts.iter().zip(raws.iter_mut()) {
+                comm.ensure_live("split")?;
+                comm.ctx.bind()?;
+                let c = match color {
+                    Some(c) => to_c_int(*c as usize, "color")?,
+                    None => NCCL_SPLIT_NOCOLOR,
+                };
+                // SAFETY: the parent is live; writes one handle (null for no color); a
+                // null config takes the parent's.
+                unsafe {
+                    call!(
+                        comm.raw,
+                        ncclCommSplit(comm.raw, c, *key, out, std::ptr::null_mut())
+                    )?
+                };
+            }
+            Ok(())
+        };
+        if parts.len() == 1 {
+            run(&mut raws)?;
+        } else {
+            group::group(|| run(&mut raws))?;
+        }
+        let mut out = Vec::with_capacity(parts.len());
+        for ((parent, color, _), raw) in parts.iter().zip(raws) {
+            if raw.is_null() {
+                out.push(None);
+                continue;
+            }
+            let mut h = DefaultHasher::new();
+            (parent.clique, color).hash(&mut h);
+            let (rank, size) = query_rank_size(raw)?;
+            out.push(Some(Communicator::wrap(
+                raw,
+                &parent.ctx,
+                rank,
+                size,
+                h.finish(),
+            )));
+        }
+        Ok(out)
+    }
+
+    /// This rank's number, `0..size()`.
+    pub fn rank(&self) -> usize {
+        self.rank
+    }
+
+    /// The number of ranks.
+    pub fn size(&self) -> usize {
+        self.size
+    }
+
+    /// The GPU this rank runs on.
+    pub fn device(&self) -> Device {
+        self.ctx.device()
+    }
+
+    /// The primary context of that GPU.
+    pub fn context(&self) -> &Context {
+        &self.ctx
+    }
+
+    /// The raw handle (null after [`abort`](Communicator::abort)).
+    pub fn raw(&self) -> ncclComm_t {
+        match self.state.get() {
+            State::Live => self.raw,
+            State::Aborted => std::ptr::null_mut(),
+        }
+    }
+
+    /// True once [`abort`](Communicator::abort) ran (or a timed-out wait aborted it).
+    pub fn is_aborted(&self) -> bool {
+        self.state.get() == State::Aborted
+    }
+
+    /// Asks NCCL again for rank, size and device (`ncclCommUserRank`, `ncclCommCount`,
+    /// `ncclCommCuDevice`): `(rank, size, device ordinal)`. The cached
+    /// [`rank`](Communicator::rank) and [`size`](Communicator::size) say the same.
+    pub fn query(&self) -> Result<(usize, usize, usize)> {
+        self.ensure_live("query")?;
+        let (rank, size) = query_rank_size(self.raw)?;
+        let mut device: c_int = -1;
+        // SAFETY: the handle is live; writes one int.
+        unsafe { call!(self.raw, ncclCommCuDevice(self.raw, &mut device))? };
+        let device = usize::try_from(device)
+            .map_err(|_| Error::invalid(format!("NCCL reported device {device}")))?;
+        Ok((rank, size, device))
+    }
+
+    /// NCCL's asynchronous error for this communicator (`ncclCommGetAsyncError`):
+    /// `Ok(())` while none happened; an [`Error::Nccl`] naming `ncclCommGetAsyncError`
+    /// with the code (a peer failed, the network broke) otherwise.
+    pub fn async_error(&self) -> Result<()> {
+        self.ensure_live("async_error")?;
+        let mut code = ncclResult_t::ncclSuccess;
+        // SAFETY: the handle is live; writes one result.
+        unsafe { call!(self.raw, ncclCommGetAsyncError(self.raw, &mut code))? };
+        if code == ncclResult_t::ncclInProgress {
+            return Ok(());
+        }
+        check(code, "ncclCommGetAsyncError", self.raw)
+    }
+
+    /// Waits until `stream` has run its work, checking NCCL's asynchronous error while it
+    /// waits. When an asynchronous error appears, or the work is not done after `timeout`
+    /// (a peer died or never called the same collective), the communicator is aborted
+    /// and the error (or [`Error::Timeout`]) returned: a failure elsewhere is then an
+    /// error here, not a hang.
+    pub fn wait(&self, stream: &Stream, timeout: Duration) -> Result<()> {
+        self.ensure_live("wait")?;
+        let start = Instant::now();
+        let mut pause = Duration::from_micros(20);
+        loop {
+            if stream.is_done()? {
+                return self.async_error();
+            }
+            if let Err(e) = self.async_error() {
+                let _ = self.abort();
+                return Err(e);
+            }
+            if start.elapsed() >= timeout {
+                self.abort()?;
+                return Err(Error::Timeout {
+                    waited: start.elapsed(),
+                });
+            }
+            std::thread::sleep(pause);
+            pause = (pause * 2).min(Duration::from_millis(2));
+        }
+    }
+
+    /// Aborts the communicator (`ncclCommAbort`): stops its pending operations and frees
+    /// it. Every later call on it returns [`Error::Aborted`]; calling `abort` again does
+    /// nothing. The other ranks must abort theirs too (their operations with this rank
+    /// can no longer finish): [`wait`](Communicator::wait) with a time limit does that.
+    pub fn abort(&self) -> Result<()> {
+        if self.state.get() == State::Aborted {
+            return Ok(());
+        }
+        self.state.set(State::Aborted);
+        let _current = CurrentContextGuard::switch_to(&self.ctx)?;
+        // SAFETY: the handle was live and is not used again (the state says aborted).
+        unsafe { call!(std::ptr::null_mut(), ncclCommAbort(self.raw)) }
+    }
+
+    /// Finishes this rank's pending operations and releases its network resources
+    /// (`ncclCommFinalize`), before [`destroy`](Communicator::destroy). Optional:
+    /// destroying finalizes too.
+    pub fn finalize(&self) -> Result<()> {
+        self.ensure_live("finalize")?;
+        self.ctx.bind()?;
+        let _restore = CurrentContextGuard::new()?;
+        // SAFETY: the handle is live.
+        unsafe { call!(self.raw, ncclCommFinalize(self.raw)) }
+    }
+
+    /// Destroys the communicator now (`ncclCommDestroy`) and returns its error, which a
+    /// plain drop can only queue (see [`take_drop_errors`]). An aborted communicator has
+    /// nothing left to destroy.
+    pub fn destroy(self) -> Result<()> {
+        let result = self.release();
+        self.state.set(State::Aborted);
+        result
+    }
+
+    fn release(&self) -> Result<()> {
+        if self.state.get() == State::Aborted {
+            return Ok(());
+        }
+        let _current = CurrentContextGuard::switch_to(&self.ctx)?;
+        // Destroying waits for the communicator's operations, which never end when a
+        // peer failed: abort instead when NCCL reports an error.
+        let mut code = ncclResult_t::ncclSuccess;
+        // SAFETY: the handle is live; writes one result.
+        let query = unsafe { call!(self.raw, ncclCommGetAsyncError(self.raw, &mut code)) };
+        if query.is_err()
+            || (code != ncclResult_t::ncclSuccess && code != ncclResult_t::ncclInProgress)
+        {
+            self.state.set(State::Aborted);
+            // SAFETY: the handle is live and not used again.
+            return unsafe { call!(std::ptr::null_mut(), ncclCommAbort(self.raw)) };
+        }
+        // SAFETY: the handle is live and not used again.
+        unsafe { call!(std::ptr::null_mut(), ncclCommDestroy(self.raw)) }
+    }
+
+    /// Turns the cross-rank check on or off. When on, every collective issued outside a
+    /// group first all-gathers a 32-byte description of itself (kind, type, count,
+    /// reduction, root) and compares them on the host: ranks that disagree get
+    /// [`Error::RankMismatch`] on every rank instead of a hang or wrong data. It costs a
+    /// small all-gather and a stream synchronisation per collective, so it is a debugging
+    /// aid; `RUCUDA_NCCL_CHECK=1` turns it on for every new communicator.
+    pub fn set_checked(&self, on: bool) {
+        self.checked.set(on);
+    }
+
+    /// Whether the cross-rank check is on (see [`set_checked`](Communicator::set_checked)).
+    pub fn is_checked(&self) -> bool {
+        self.checked.get()
+    }
+
+    pub(crate) fn clique(&self) -> u64 {
+        self.clique
+    }
+
+    /// Fails with [`Error::Aborted`] once the communicator was aborted.
+    #[inline]
+    pub(crate) fn ensure_live(&self, call: &'static str) -> Result<()> {
+        match self.state.get() {
+            State::Live => Ok(()),
+            State::Aborted => Err(Error::Aborted { call }),
+        }
+    }
+
+    /// The live handle, for the collectives.
+    #[inline]
+    pub(crate) fn handle(&self) -> ncclComm_t {
+        self.raw
+    }
+}
+
+impl Drop for Communicator {
+    fn drop(&mut self) {
+        if let Err(e) = self.release() {
+            if let Ok(mut v) = DROP_ERRORS.lock() {
+                v.push(e);
+            }
+        }
+    }
+}
+
+fn query_rank_size(raw: ncclComm_t) -> Result<(usize, usize)> {
+    let (mut rank, mut size): (c_int, c_int) = (-1, -1);
+    // SAFETY: the handle is live; each writes one int.
+    unsafe {
+        call!(raw, ncclCommUserRank(raw, &mut rank))?;
+        call!(raw, ncclCommCount(raw, &mut size))?;
+    }
+    match (usize::try_from(rank), usize::try_from(size)) {
+        (Ok(r), Ok(s)) => Ok((r, s)),
+        _ => Err(Error::invalid(format!(
+            "NCCL reported rank {rank} of {size}"
+        ))),
+    }
+}
+
+fn check_distinct_devices(ctxs: &[Context], call: &str) -> Result<()> {
+    for (i, a) in ctxs.iter().enumerate() {
+        for b in &ctxs[..i] {
+            if a.device() == b.device() {
+                return Err(Error::invalid(format!(
+                    "{call}: device {} appears twice; NCCL allows one rank per GPU in a communicator",
+                    a.device().ordinal()
+                )));
+            }
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ids_name_cliques() {
+        let a = UniqueId::from_bytes([1; 128]);
+        let b = UniqueId::from_bytes([2; 128]);
+        assert_eq!(clique_of_id(&a), clique_of_id(&a));
+        assert_ne!(clique_of_id(&a), clique_of_id(&b));
+    }
+
+    #[test]
+    fn communicators_are_send_not_sync() {
+        fn send<T: Send>() {}
+        send::<Communicator>();
+        // `Communicator: !Sync` holds through PhantomData<Cell<()>>; a compile-fail test
+        // would say so more loudly, but the type's fields make it plain.
+    }
+
+    #[test]
+    fn drop_errors_start_empty() {
+        assert!(take_drop_errors().is_empty());
+    }
+}

@@ -1,0 +1,531 @@
+//! Finding and opening NCCL (`libnccl.so.2`) once per process, and the errors of doing so.
+//!
+//! Candidates, in order:
+//! 1. `RUCUDA_NCCL`: a file path, and then nothing else;
+//! 2. `libnccl.so.2` (then `libnccl.so`) on the system loader path (`LD_LIBRARY_PATH`,
+//!    `ldconfig`'s cache: a system package or a CUDA install);
+//! 3. the `nvidia/nccl/lib` folder of NVIDIA's pip wheel (`nvidia-nccl-cu13`, which
+//!    PyTorch also installs) in Python's site-packages: first the folders found without
+//!    running Python (`VIRTUAL_ENV`, `CONDA_PREFIX`, `~/.local`, pyenv's interpreters,
+//!    every `python3` on `PATH`), then, only when all of that failed, those `python3`
+//!    reports.
+
+use std::ffi::{c_int, OsString};
+use std::fmt;
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
+
+use cuda_driver_sys::dynlib::{self, FailedCandidate};
+
+use crate::sys::bindings::ncclResult_t;
+use crate::sys::functions::NcclFunctions;
+
+/// Environment variable naming the NCCL library file to open instead of searching.
+pub const NCCL_ENV: &str = "RUCUDA_NCCL";
+
+/// The library names tried on the system loader path.
+const LIBRARY_NAMES: &[&str] = &["libnccl.so.2", "libnccl.so"];
+
+/// The pip package that provides the library, named in the not-found message.
+pub const NCCL_WHEEL: &str = "nvidia-nccl-cu13";
+
+/// An NCCL version, as `ncclGetVersion` reports it.
+///
+/// ```
+/// use rucuda_nccl::NcclVersion;
+/// let v = NcclVersion::from_code(22809);
+/// assert_eq!((v.major, v.minor, v.patch), (2, 28, 9));
+/// assert_eq!(v.to_string(), "2.28.9");
+/// // Before 2.9 the code had one digit less for the minor version.
+/// assert_eq!(NcclVersion::from_code(2804).to_string(), "2.8.4");
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct NcclVersion {
+    /// Major version (2).
+    pub major: u32,
+    /// Minor version.
+    pub minor: u32,
+    /// Patch level.
+    pub patch: u32,
+}
+
+impl NcclVersion {
+    /// Decodes `NCCL_VERSION_CODE`: `major*10000 + minor*100 + patch` since 2.9,
+    /// `major*1000 + minor*100 + patch` before.
+    pub const fn from_code(code: u32) -> NcclVersion {
+        if code >= 10_000 {
+            NcclVersion {
+                major: code / 10_000,
+                minor: (code % 10_000) / 100,
+                patch: code % 100,
+            }
+        } else {
+            NcclVersion {
+                major: code / 1000,
+                minor: (code % 1000) / 100,
+                patch: code % 100,
+            }
+        }
+    }
+
+    /// True when this version is `major.minor` or newer.
+    pub const fn at_least(self, major: u32, minor: u32) -> bool {
+        self.major > major || (self.major == major && self.minor >= minor)
+    }
+}
+
+impl fmt::Display for NcclVersion {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}.{}.{}", self.major, self.minor, self.patch)
+    }
+}
+
+/// The loaded NCCL library: its version, where it came from and its function table.
+///
+/// One per process, opened on first use by [`Nccl::get`]. Each bound function has a
+/// getter of the same name (`nccl.ncclAllReduce()`) that returns its pointer or a
+/// [`MissingFunction`] error.
+///
+/// ```no_run
+/// let nccl = rucuda_nccl::Nccl::get()?;
+/// println!("NCCL {} from {}", nccl.version(), nccl.opened_as());
+/// # Ok::<(), rucuda_nccl::LoadError>(())
+/// ```
+pub struct Nccl {
+    pub(crate) functions: NcclFunctions,
+    version: NcclVersion,
+    opened_as: String,
+    _library: libloading::Library,
+}
+
+impl fmt::Debug for Nccl {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Nccl")
+            .field("version", &self.version)
+            .field("opened_as", &self.opened_as)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Why NCCL could not be used.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum LoadError {
+    /// No candidate library opened.
+    NotFound {
+        /// Every name or path tried, with the loader's reason.
+        tried: Vec<FailedCandidate>,
+    },
+    /// A library opened but is not a usable NCCL.
+    NotNccl {
+        /// The library that opened.
+        opened_as: String,
+        /// What was wrong with it.
+        reason: String,
+    },
+}
+
+impl fmt::Display for LoadError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            LoadError::NotFound { tried } => {
+                write!(f, "NCCL (libnccl.so.2) was not found (tried: ")?;
+                for (i, t) in tried.iter().enumerate() {
+                    if i > 0 {
+                        write!(f, "; ")?;
+                    }
+                    write!(f, "{t}")?;
+                }
+                write!(
+                    f,
+                    "). Install it with `pip install {NCCL_WHEEL}` (NVIDIA's wheel, found in \
+                     Python's site-packages; PyTorch installs it too) or your distribution's \
+                     libnccl2 package, or set {NCCL_ENV} to the library's full path."
+                )
+            }
+            LoadError::NotNccl { opened_as, reason } => {
+                write!(f, "{opened_as} opened but is not a usable NCCL: {reason}")
+            }
+        }
+    }
+}
+
+impl std::error::Error for LoadError {}
+
+/// A function the loaded NCCL does not provide (it is older than our header).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct MissingFunction {
+    /// The C name of the function.
+    pub name: &'static str,
+    /// The loaded library's version.
+    pub library_version: NcclVersion,
+}
+
+impl fmt::Display for MissingFunction {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{} is not provided by the loaded NCCL {}; it needs a newer NCCL",
+            self.name, self.library_version
+        )
+    }
+}
+
+impl std::error::Error for MissingFunction {}
+
+static NCCL: OnceLock<Result<Nccl, LoadError>> = OnceLock::new();
+
+/// One place to look for the library: a full path, or a bare name for the system loader.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Candidate {
+    /// A file, opened by full path.
+    File(PathBuf),
+    /// A bare name, searched on the system loader path.
+    Name(&'static str),
+}
+
+/// The candidates that need no search of Python's folders: the environment variable, or
+/// the loader path.
+pub(crate) fn direct_candidates(env: &dyn Fn(&str) -> Option<OsString>) -> Vec<Candidate> {
+    if let Some(path) = env(NCCL_ENV).filter(|v| !v.is_empty()) {
+        return vec![Candidate::File(PathBuf::from(path))];
+    }
+    LIBRARY_NAMES.iter().map(|n| Candidate::Name(n)).collect()
+}
+
+/// The wheel's library inside each site-packages folder.
+pub(crate) fn wheel_candidates(site_packages: &[PathBuf]) -> Vec<Candidate> {
+    site_packages
+        .iter()
+        .map(|s| Candidate::File(s.join("nvidia/nccl/lib/libnccl.so.2")))
+        .collect()
+}
+
+fn dedup(paths: Vec<PathBuf>) -> Vec<PathBuf> {
+    let mut seen: Vec<PathBuf> = Vec::new();
+    for p in paths {
+        if !seen.contains(&p) {
+            seen.push(p);
+        }
+    }
+    seen
+}
+
+/// Site-packages folders found without running Python: under `VIRTUAL_ENV`,
+/// `CONDA_PREFIX`, `~/.local`, pyenv's interpreters, the prefix of every `python3` on
+/// `PATH`, and the system's `/usr/local/lib` and `/usr/lib`.
+pub(crate) fn guessed_site_packages(env: &dyn Fn(&str) -> Option<OsString>) -> Vec<PathBuf> {
+    let var = |name: &str| env(name).filter(|v| !v.is_empty()).map(PathBuf::from);
+    let mut prefixes: Vec<PathBuf> = Vec::new();
+    prefixes.extend(var("VIRTUAL_ENV"));
+    prefixes.extend(var("CONDA_PREFIX"));
+    let home = var("HOME").or_else(dirs::home_dir);
+    if let Some(home) = &home {
+        prefixes.push(home.join(".local"));
+    }
+    let pyenv_root = var("PYENV_ROOT").or_else(|| home.as_ref().map(|h| h.join(".pyenv")));
+    if let Some(Ok(versions)) = pyenv_root.map(|r| std::fs::read_dir(r.join("versions"))) {
+        let mut found: Vec<PathBuf> = versions.filter_map(|e| e.ok()).map(|e| e.path()).collect();
+        found.sort();
+        prefixes.extend(found.into_iter().rev());
+    }
+    if let Some(path) = env("PATH") {
+        for dir in std::env::split_paths(&path) {
+            let python = dir.join("python3");
+            if !python.exists() {
+                continue;
+            }
+            // A virtual environment's python3 is a link to the base interpreter: its own
+            // prefix holds the environment's packages, the link's target the base ones.
+            if let Some(prefix) = dir.parent() {
+                prefixes.push(prefix.to_path_buf());
+            }
+            if let Ok(real) = std::fs::canonicalize(&python) {
+                if let Some(prefix) = real.parent().and_then(Path::parent) {
+                    prefixes.push(prefix.to_path_buf());
+                }
+            }
+        }
+    }
+    prefixes.push(PathBuf::from("/usr/local"));
+    prefixes.push(PathBuf::from("/usr"));
+    let mut sites = Vec::new();
+    for prefix in dedup(prefixes) {
+        let Ok(entries) = std::fs::read_dir(prefix.join("lib")) else {
+            continue;
+        };
+        let mut versions: Vec<PathBuf> = entries
+            .filter_map(|e| e.ok())
+            .filter(|e| e.file_name().to_string_lossy().starts_with("python3"))
+            .map(|e| e.path())
+            .collect();
+        versions.sort();
+        for v in versions.into_iter().rev() {
+            sites.push(v.join("site-packages"));
+            sites.push(v.join("dist-packages"));
+        }
+    }
+    sites
+}
+
+/// Python's site-packages folders (system, user, and the running venv), asked of
+/// `python3` once. Empty when there is no Python.
+pub(crate) fn python_site_packages() -> &'static [PathBuf] {
+    static SITES: OnceLock<Vec<PathBuf>> = OnceLock::new();
+    SITES.get_or_init(|| {
+        let script = "import site, sys\n\
+                      p = list(getattr(site, 'getsitepackages', lambda: [])())\n\
+                      p.append(site.getusersitepackages())\n\
+                      p += [x for x in sys.path if x.endswith('-packages')]\n\
+                      print('\\n'.join(p))";
+        let output = std::process::Command::new("python3")
+            .args(["-I", "-c", script])
+            .stdin(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .output();
+        match output {
+            Ok(out) if out.status.success() => dedup(
+                String::from_utf8_lossy(&out.stdout)
+                    .lines()
+                    .filter(|l| !l.is_empty())
+                    .map(PathBuf::from)
+                    .collect(),
+            ),
+            _ => Vec::new(),
+        }
+    })
+}
+
+impl Nccl {
+    /// The process's NCCL, opened on the first call. Later calls return the same table,
+    /// or the same error.
+    pub fn get() -> Result<&'static Nccl, LoadError> {
+        NCCL.get_or_init(Nccl::open).as_ref().map_err(Clone::clone)
+    }
+
+    /// True when NCCL can be opened (the error, if any, is kept for [`Nccl::get`]).
+    ///
+    /// ```
+    /// if !rucuda_nccl::Nccl::is_present() {
+    ///     println!("no NCCL here: {}", rucuda_nccl::Nccl::get().unwrap_err());
+    /// }
+    /// ```
+    pub fn is_present() -> bool {
+        Nccl::get().is_ok()
+    }
+
+    /// Opens the library file at `path` (not the process's shared table): for tools that
+    /// compare libraries, and for tests.
+    ///
+    /// ```
+    /// let e = rucuda_nccl::Nccl::open_path("/no/such/libnccl.so.2").unwrap_err();
+    /// assert!(e.to_string().contains("/no/such/libnccl.so.2 (no such file)"));
+    /// ```
+    pub fn open_path(path: impl AsRef<Path>) -> Result<Nccl, LoadError> {
+        let mut tried = Vec::new();
+        match Nccl::try_candidate(&Candidate::File(path.as_ref().to_path_buf()), &mut tried)? {
+            Some(nccl) => Ok(nccl),
+            None => Err(LoadError::NotFound { tried }),
+        }
+    }
+
+    fn open() -> Result<Nccl, LoadError> {
+        let env = |name: &str| std::env::var_os(name);
+        let explicit = env(NCCL_ENV).is_some_and(|v| !v.is_empty());
+        let mut tried = Vec::new();
+        for candidate in direct_candidates(&env) {
+            if let Some(nccl) = Nccl::try_candidate(&candidate, &mut tried)? {
+                return Ok(nccl);
+            }
+        }
+        if !explicit {
+            let guessed = guessed_site_packages(&env);
+            for candidate in wheel_candidates(&guessed) {
+                if let Some(nccl) = Nccl::try_candidate(&candidate, &mut tried)? {
+                    return Ok(nccl);
+                }
+            }
+            let asked: Vec<PathBuf> = python_site_packages()
+                .iter()
+                .filter(|s| !guessed.contains(s))
+                .cloned()
+                .collect();
+            for candidate in wheel_candidates(&asked) {
+                if let Some(nccl) = Nccl::try_candidate(&candidate, &mut tried)? {
+                    return Ok(nccl);
+                }
+            }
+            // One line for the wheel folders that do not exist, not one per folder.
+            let before = tried.len();
+            tried.retain(|t| t.reason != "no such file");
+            let missing = before - tried.len();
+            tried.push(FailedCandidate {
+                candidate: format!(
+                    "nvidia/nccl/lib/libnccl.so.2 in {missing} site-packages folder(s)"
+                ),
+                reason: format!("not installed: no {NCCL_WHEEL} wheel"),
+            });
+        }
+        Err(LoadError::NotFound { tried })
+    }
+
+    /// Opens one candidate: `Ok(None)` when it is not there (recorded in `tried`).
+    fn try_candidate(
+        candidate: &Candidate,
+        tried: &mut Vec<FailedCandidate>,
+    ) -> Result<Option<Nccl>, LoadError> {
+        let target: OsString = match candidate {
+            Candidate::File(path) => {
+                if !path.is_file() {
+                    tried.push(FailedCandidate {
+                        candidate: path.display().to_string(),
+                        reason: "no such file".into(),
+                    });
+                    return Ok(None);
+                }
+                path.clone().into_os_string()
+            }
+            Candidate::Name(name) => (*name).into(),
+        };
+        let opened = match dynlib::open_first([target]) {
+            Ok(opened) => opened,
+            Err(mut failed) => {
+                tried.append(&mut failed);
+                return Ok(None);
+            }
+        };
+        let opened_as = opened.opened_as.to_string_lossy().into_owned();
+        let library = opened.library;
+        let functions = NcclFunctions::resolve(&mut |name| dynlib::symbol(&library, name));
+        let get_version = functions.ncclGetVersion.ok_or_else(|| LoadError::NotNccl {
+            opened_as: opened_as.clone(),
+            reason: "it has no ncclGetVersion".into(),
+        })?;
+        let mut code: c_int = 0;
+        // SAFETY: ncclGetVersion writes one int through a valid pointer; it needs no GPU.
+        let result = unsafe { get_version(&mut code) };
+        if result != ncclResult_t::ncclSuccess || code <= 0 {
+            return Err(LoadError::NotNccl {
+                opened_as,
+                reason: format!("ncclGetVersion returned {} (version {code})", result.0),
+            });
+        }
+        Ok(Some(Nccl {
+            functions,
+            version: NcclVersion::from_code(code.unsigned_abs()),
+            opened_as,
+            _library: library,
+        }))
+    }
+
+    /// The library's version (`ncclGetVersion`).
+    pub fn version(&self) -> NcclVersion {
+        self.version
+    }
+
+    /// The name or path the library was opened by.
+    pub fn opened_as(&self) -> &str {
+        &self.opened_as
+    }
+
+    /// The whole function table, for callers that check presence themselves.
+    pub fn functions(&self) -> &NcclFunctions {
+        &self.functions
+    }
+
+    pub(crate) fn missing(&self, name: &'static str) -> MissingFunction {
+        MissingFunction {
+            name,
+            library_version: self.version,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn explicit_path_is_the_only_candidate() {
+        let env = |name: &str| (name == NCCL_ENV).then(|| OsString::from("/opt/x/libnccl.so.2"));
+        assert_eq!(
+            direct_candidates(&env),
+            vec![Candidate::File("/opt/x/libnccl.so.2".into())]
+        );
+    }
+
+    #[test]
+    fn loader_path_then_wheels() {
+        let env = |_: &str| None;
+        assert_eq!(
+            direct_candidates(&env),
+            vec![
+                Candidate::Name("libnccl.so.2"),
+                Candidate::Name("libnccl.so")
+            ]
+        );
+        assert_eq!(
+            wheel_candidates(&["/sp".into()]),
+            vec![Candidate::File("/sp/nvidia/nccl/lib/libnccl.so.2".into())]
+        );
+    }
+
+    #[test]
+    fn site_packages_are_guessed_from_the_environment() {
+        let root = std::env::temp_dir().join(format!("rucuda-nccl-sites-{}", std::process::id()));
+        let venv = root.join("venv");
+        std::fs::create_dir_all(venv.join("lib/python3.12/site-packages")).unwrap();
+        let env = |name: &str| match name {
+            "VIRTUAL_ENV" => Some(venv.clone().into_os_string()),
+            "HOME" => Some(root.join("home").into_os_string()),
+            _ => None,
+        };
+        let sites = guessed_site_packages(&env);
+        assert_eq!(sites[0], venv.join("lib/python3.12/site-packages"));
+        std::fs::remove_dir_all(&root).unwrap();
+    }
+
+    #[test]
+    fn not_found_message_says_what_to_install() {
+        let e = LoadError::NotFound {
+            tried: vec![FailedCandidate {
+                candidate: "libnccl.so.2".into(),
+                reason: "cannot open".into(),
+            }],
+        };
+        let text = e.to_string();
+        assert!(text.contains("pip install nvidia-nccl-cu13"), "{text}");
+        assert!(text.contains("libnccl.so.2 (cannot open)"), "{text}");
+        assert!(text.contains(NCCL_ENV), "{text}");
+    }
+
+    #[test]
+    fn a_file_that_is_not_nccl_is_refused() {
+        let dir = std::env::temp_dir().join(format!("rucuda-nccl-bad-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let fake = dir.join("libnccl.so.2");
+        std::fs::write(&fake, b"not a shared object").unwrap();
+        match Nccl::open_path(&fake) {
+            Err(LoadError::NotFound { tried }) => {
+                assert_eq!(tried.len(), 1);
+                assert_eq!(tried[0].candidate, fake.display().to_string());
+            }
+            other => panic!("expected NotFound, got {other:?}"),
+        }
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn versions_decode_and_compare() {
+        let v = NcclVersion::from_code(22703);
+        assert_eq!(v.to_string(), "2.27.3");
+        assert!(v.at_least(2, 19) && v.at_least(2, 27) && !v.at_least(2, 28));
+        let m = MissingFunction {
+            name: "ncclCommSplit",
+            library_version: NcclVersion::from_code(21703),
+        };
+        assert_eq!(
+            m.to_string(),
+            "ncclCommSplit is not provided by the loaded NCCL 2.17.3; it needs a newer NCCL"
+        );
+    }
+}

@@ -1,0 +1,504 @@
+//! What every GPU generator offers ([`RandomGenerator`]: PyCUDA's `fill_uniform`,
+//! `gen_normal`, ...), the element types and outputs it fills, and the module loading
+//! and launch plumbing the generators share.
+
+use std::sync::Arc;
+
+use rucuda_array::GpuArray;
+use rucuda_driver::sys::CUdeviceptr;
+use rucuda_driver::{
+    Context, DeviceAttribute, DeviceBuffer, DevicePtr, DeviceRepr, DeviceViewMut, Function, Stream,
+};
+use rucuda_jit::{CompileOptions, SourceModule};
+
+use crate::distributions::Distribution;
+use crate::error::{Error, Result};
+use crate::kernels::{source, Family};
+use crate::reference::Layout;
+
+/// The bits an element holds, as our kernels see them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ElementKind {
+    /// `float`.
+    F32,
+    /// `double`.
+    F64,
+    /// 32-bit integers (`u32`, `i32`: the same bits).
+    U32,
+    /// 64-bit integers (`u64`, `i64`).
+    U64,
+}
+
+impl ElementKind {
+    /// Bytes per element.
+    pub fn size(self) -> usize {
+        match self {
+            ElementKind::F32 | ElementKind::U32 => 4,
+            ElementKind::F64 | ElementKind::U64 => 8,
+        }
+    }
+
+    /// Elements per 16-byte chunk of our layout.
+    pub fn chunk(self) -> usize {
+        16 / self.size()
+    }
+}
+
+/// An element type our generators fill: `f32`, `f64`, `u32`, `i32`, `u64`, `i64`.
+///
+/// ```
+/// use rucuda_rand::{ElementKind, RandElement};
+/// assert_eq!(<i64 as RandElement>::KIND, ElementKind::U64);
+/// ```
+pub trait RandElement: rucuda_array::Element + DeviceRepr {
+    /// What the kernels write into it.
+    const KIND: ElementKind;
+}
+
+impl RandElement for f32 {
+    const KIND: ElementKind = ElementKind::F32;
+}
+impl RandElement for f64 {
+    const KIND: ElementKind = ElementKind::F64;
+}
+impl RandElement for u32 {
+    const KIND: ElementKind = ElementKind::U32;
+}
+impl RandElement for i32 {
+    const KIND: ElementKind = ElementKind::U32;
+}
+impl RandElement for u64 {
+    const KIND: ElementKind = ElementKind::U64;
+}
+impl RandElement for i64 {
+    const KIND: ElementKind = ElementKind::U64;
+}
+
+/// Device memory a generator can fill: a [`DeviceBuffer`], a [`DeviceViewMut`], or a
+/// contiguous [`GpuArray`].
+pub trait RandOutput<T: RandElement> {
+    /// The first element's address and the number of elements; the context when known.
+    fn target(&mut self) -> Result<(CUdeviceptr, usize, Option<Context>)>;
+}
+
+impl<T: RandElement> RandOutput<T> for DeviceBuffer<T> {
+    fn target(&mut self) -> Result<(CUdeviceptr, usize, Option<Context>)> {
+        Ok((self.device_ptr(), self.len(), Some(self.context().clone())))
+    }
+}
+
+impl<T: RandElement> RandOutput<T> for DeviceViewMut<'_, T> {
+    fn target(&mut self) -> Result<(CUdeviceptr, usize, Option<Context>)> {
+        Ok((self.device_ptr(), self.len(), None))
+    }
+}
+
+impl<T: RandElement> RandOutput<T> for GpuArray<T> {
+    /// Any array whose elements form one run of memory (C or Fortran order) is filled
+    /// in memory order.
+    fn target(&mut self) -> Result<(CUdeviceptr, usize, Option<Context>)> {
+        if !(self.is_c_contiguous() || self.is_f_contiguous()) {
+            return Err(Error::NotContiguous {
+                shape: self.shape().to_vec(),
+                strides: self.strides().to_vec(),
+            });
+        }
+        // C or Fortran order: element 0 on every axis is the lowest address.
+        Ok((self.device_ptr(), self.len(), Some(self.context().clone())))
+    }
+}
+
+/// What every generator offers: PyCUDA's `fill_*` and `gen_*` methods, on a stream.
+///
+/// The generator's states stay on the device between calls (a fill continues every
+/// state's stream where the last call left it). Work is queued on `stream`; calls on
+/// different streams must be ordered by the caller (events), as in PyCUDA.
+///
+/// Element `i` of an output comes from state `(i / c) % states` where `c` is 4 for 32-bit
+/// and 2 for 64-bit elements ([`Layout`]); for the Sobol generators a state is a
+/// dimension.
+///
+/// ```no_run
+/// use rucuda_rand::{Philox4x32_10, RandomGenerator};
+/// use rucuda_driver::{Device, DeviceBuffer, Stream};
+/// let ctx = Device::get(0)?.primary_context()?;
+/// let stream = Stream::null(&ctx);
+/// let mut g = Philox4x32_10::new(&ctx, 1234)?;
+/// let mut x = DeviceBuffer::<f32>::uninit(&ctx, 1 << 20)?;
+/// g.fill_uniform(&mut x, &stream)?;
+/// let y = g.gen_normal::<f64>(&[1000, 3], &stream)?;
+/// # let _ = y;
+/// # Ok::<(), rucuda_rand::Error>(())
+/// ```
+pub trait RandomGenerator {
+    /// The generator's name (`"Philox4x32-10"`, ...).
+    fn name(&self) -> &'static str;
+    /// The context its states live in.
+    fn context(&self) -> &Context;
+    /// Number of states (for Sobol: dimensions).
+    fn state_count(&self) -> usize;
+
+    /// Fills `n` elements of kind `kind` at `ptr` with `dist`, on `stream`.
+    ///
+    /// # Safety
+    /// `ptr .. ptr + n · kind.size()` must be device memory of the generator's context
+    /// that stays allocated, and is not otherwise accessed, until the work on `stream` is
+    /// done.
+    unsafe fn fill_ptr(
+        &mut self,
+        ptr: CUdeviceptr,
+        n: usize,
+        kind: ElementKind,
+        dist: Distribution,
+        stream: &Stream,
+    ) -> Result<()>;
+
+    /// Where each element of a `T` output comes from.
+    fn layout<T: RandElement>(&self) -> Layout
+    where
+        Self: Sized,
+    {
+        Layout::for_type::<T>(self.state_count())
+    }
+
+    /// Fills `out` with `dist`.
+    fn fill<T: RandElement, O: RandOutput<T> + ?Sized>(
+        &mut self,
+        out: &mut O,
+        dist: Distribution,
+        stream: &Stream,
+    ) -> Result<()>
+    where
+        Self: Sized,
+    {
+        let (ptr, n, ctx) = out.target()?;
+        if let Some(ctx) = ctx {
+            if &ctx != self.context() {
+                return Err(Error::ContextMismatch("output"));
+            }
+        }
+        // SAFETY: the output borrows its memory for this call; the work is ordered on
+        // `stream`, which the memory's owner orders its own work against (as for any
+        // kernel launch on it).
+        unsafe { self.fill_ptr(ptr, n, T::KIND, dist, stream) }
+    }
+
+    /// PyCUDA's `fill_uniform`: floats in (0, 1] (`curand_uniform`,
+    /// `curand_uniform_double`), or raw bits for integers (`curand`).
+    fn fill_uniform<T: RandElement, O: RandOutput<T> + ?Sized>(
+        &mut self,
+        out: &mut O,
+        stream: &Stream,
+    ) -> Result<()>
+    where
+        Self: Sized,
+    {
+        self.fill(out, Distribution::Uniform, stream)
+    }
+
+    /// PyCUDA's `fill_normal`: standard normal floats or doubles.
+    fn fill_normal<T: RandElement, O: RandOutput<T> + ?Sized>(
+        &mut self,
+        out: &mut O,
+        stream: &Stream,
+    ) -> Result<()>
+    where
+        Self: Sized,
+    {
+        self.fill(out, Distribution::STANDARD_NORMAL, stream)
+    }
+
+    /// Normal floats or doubles with a mean and a standard deviation
+    /// (`mean + stddev · curand_normal`, one fused multiply-add).
+    fn fill_normal_with<T: RandElement, O: RandOutput<T> + ?Sized>(
+        &mut self,
+        out: &mut O,
+        mean: f64,
+        stddev: f64,
+        stream: &Stream,
+    ) -> Result<()>
+    where
+        Self: Sized,
+    {
+        self.fill(out, Distribution::Normal { mean, stddev }, stream)
+    }
+
+    /// PyCUDA's `fill_log_normal` (`curand_log_normal`).
+    fn fill_log_normal<T: RandElement, O: RandOutput<T> + ?Sized>(
+        &mut self,
+        out: &mut O,
+        mean: f64,
+        stddev: f64,
+        stream: &Stream,
+    ) -> Result<()>
+    where
+        Self: Sized,
+    {
+        self.fill(out, Distribution::LogNormal { mean, stddev }, stream)
+    }
+
+    /// PyCUDA's `fill_poisson`: 32-bit counts (`curand_poisson`).
+    fn fill_poisson<T: RandElement, O: RandOutput<T> + ?Sized>(
+        &mut self,
+        out: &mut O,
+        lambda: f64,
+        stream: &Stream,
+    ) -> Result<()>
+    where
+        Self: Sized,
+    {
+        self.fill(out, Distribution::Poisson { lambda }, stream)
+    }
+
+    /// Raw bits (`curand`): 32-bit integers, or 64-bit ones (two 32-bit outputs, the first
+    /// in the low half, for the 32-bit generators).
+    fn fill_raw<T: RandElement, O: RandOutput<T> + ?Sized>(
+        &mut self,
+        out: &mut O,
+        stream: &Stream,
+    ) -> Result<()>
+    where
+        Self: Sized,
+    {
+        self.fill(out, Distribution::Raw, stream)
+    }
+
+    /// PyCUDA's `gen_uniform`: a new array of `shape` on `stream`, filled as
+    /// [`fill_uniform`](Self::fill_uniform) does.
+    fn gen_uniform<T: RandElement>(
+        &mut self,
+        shape: &[usize],
+        stream: &Stream,
+    ) -> Result<GpuArray<T>>
+    where
+        Self: Sized,
+    {
+        self.generate(shape, Distribution::Uniform, stream)
+    }
+
+    /// PyCUDA's `gen_normal`.
+    fn gen_normal<T: RandElement>(
+        &mut self,
+        shape: &[usize],
+        stream: &Stream,
+    ) -> Result<GpuArray<T>>
+    where
+        Self: Sized,
+    {
+        self.generate(shape, Distribution::STANDARD_NORMAL, stream)
+    }
+
+    /// PyCUDA's `gen_log_normal`.
+    fn gen_log_normal<T: RandElement>(
+        &mut self,
+        shape: &[usize],
+        mean: f64,
+        stddev: f64,
+        stream: &Stream,
+    ) -> Result<GpuArray<T>>
+    where
+        Self: Sized,
+    {
+        self.generate(shape, Distribution::LogNormal { mean, stddev }, stream)
+    }
+
+    /// PyCUDA's `gen_poisson`.
+    fn gen_poisson<T: RandElement>(
+        &mut self,
+        shape: &[usize],
+        lambda: f64,
+        stream: &Stream,
+    ) -> Result<GpuArray<T>>
+    where
+        Self: Sized,
+    {
+        self.generate(shape, Distribution::Poisson { lambda }, stream)
+    }
+
+    /// A new array of `shape` on `stream` filled with `dist`.
+    fn generate<T: RandElement>(
+        &mut self,
+        shape: &[usize],
+        dist: Distribution,
+        stream: &Stream,
+    ) -> Result<GpuArray<T>>
+    where
+        Self: Sized,
+    {
+        let mut out = GpuArray::<T>::empty(stream, shape)?;
+        self.fill(&mut out, dist, stream)?;
+        Ok(out)
+    }
+}
+
+/// Our fill kernels, by what they compute.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub(crate) enum FillKernel {
+    RawU32,
+    RawU64,
+    UniformF32,
+    UniformF64,
+    NormalF32,
+    NormalF64,
+    LogNormalF32,
+    LogNormalF64,
+    PoissonU32,
+}
+
+impl FillKernel {
+    pub(crate) fn suffix(self) -> &'static str {
+        match self {
+            FillKernel::RawU32 => "raw_u32",
+            FillKernel::RawU64 => "raw_u64",
+            FillKernel::UniformF32 => "uniform_f32",
+            FillKernel::UniformF64 => "uniform_f64",
+            FillKernel::NormalF32 => "normal_f32",
+            FillKernel::NormalF64 => "normal_f64",
+            FillKernel::LogNormalF32 => "log_normal_f32",
+            FillKernel::LogNormalF64 => "log_normal_f64",
+            FillKernel::PoissonU32 => "poisson_u32",
+        }
+    }
+
+    /// The kernel for `dist` into `kind`, given the generator's raw word size (32 or 64
+    /// bits), or why there is none.
+    pub(crate) fn select(
+        generator: &'static str,
+        dist: Distribution,
+        kind: ElementKind,
+        word_bits: u32,
+    ) -> Result<FillKernel> {
+        use ElementKind::*;
+        let unsupported = |what: &str| Error::Unsupported {
+            generator,
+            what: format!("{what} into {kind:?} elements"),
+        };
+        Ok(match (dist, kind) {
+            (Distribution::Uniform, F32) => FillKernel::UniformF32,
+            (Distribution::Uniform, F64) => FillKernel::UniformF64,
+            (Distribution::Uniform | Distribution::Raw, U32) if word_bits == 32 => {
+                FillKernel::RawU32
+            }
+            (Distribution::Uniform | Distribution::Raw, U64) => {
+                if word_bits == 64 {
+                    FillKernel::RawU64
+                } else {
+                    FillKernel::RawU32
+                }
+            }
+            (Distribution::Uniform | Distribution::Raw, U32) => {
+                return Err(unsupported("32-bit raw outputs (its outputs are 64-bit)"))
+            }
+            (Distribution::Normal { .. }, F32) => FillKernel::NormalF32,
+            (Distribution::Normal { .. }, F64) => FillKernel::NormalF64,
+            (Distribution::LogNormal { .. }, F32) => FillKernel::LogNormalF32,
+            (Distribution::LogNormal { .. }, F64) => FillKernel::LogNormalF64,
+            (Distribution::Poisson { .. }, U32) => FillKernel::PoissonU32,
+            (Distribution::Raw, _) => return Err(unsupported("raw bits")),
+            (Distribution::Normal { .. }, _) => return Err(unsupported("normal values")),
+            (Distribution::LogNormal { .. }, _) => return Err(unsupported("log-normal values")),
+            (Distribution::Poisson { .. }, _) => {
+                return Err(unsupported("Poisson counts (they are 32-bit integers)"))
+            }
+        })
+    }
+}
+
+/// The `(mean, stddev, lambda)` kernel arguments of a distribution.
+pub(crate) fn params(dist: Distribution) -> (f64, f64, f64) {
+    match dist {
+        Distribution::Normal { mean, stddev } | Distribution::LogNormal { mean, stddev } => {
+            (mean, stddev, 0.0)
+        }
+        Distribution::Poisson { lambda } => (0.0, 1.0, lambda),
+        Distribution::Uniform | Distribution::Raw => (0.0, 1.0, 0.0),
+    }
+}
+
+/// The options every module of ours is compiled with: the compiler's defaults (so
+/// `-fmad=true`), our own `extern "C"` names, no headers.
+pub(crate) fn compile_options() -> CompileOptions {
+    CompileOptions::new()
+        .no_extern_c(true)
+        .toolkit_include(false)
+        .program_name("rucuda_rand.cu")
+}
+
+/// The compiled module of `family` on `ctx` (memoized per context by rucuda-jit).
+pub(crate) fn module(ctx: &Context, family: Family) -> Result<Arc<SourceModule>> {
+    Ok(SourceModule::for_context(
+        ctx,
+        &source(family),
+        &compile_options(),
+    )?)
+}
+
+/// Looks up kernels by name.
+pub(crate) fn function(module: &SourceModule, name: &str) -> Result<Function> {
+    Ok(module.function(name)?)
+}
+
+/// Threads per block of every kernel of ours.
+pub(crate) const BLOCK: u32 = 256;
+
+/// Blocks of [`BLOCK`] threads covering `threads`.
+pub(crate) fn blocks(threads: u64) -> Result<u32> {
+    u32::try_from(threads.div_ceil(u64::from(BLOCK)).max(1))
+        .map_err(|_| Error::invalid(format!("{threads} threads do not fit one launch")))
+}
+
+/// The default number of states: PyCUDA's (the multiprocessor count times 1024).
+pub fn default_state_count(ctx: &Context) -> Result<usize> {
+    let sms = ctx
+        .device()
+        .attribute(DeviceAttribute::MultiprocessorCount)?
+        .max(1);
+    Ok(sms as usize * 1024)
+}
+
+/// The number of threads Sobol fills aim at: 2048 per multiprocessor.
+pub(crate) fn sobol_target_threads(ctx: &Context) -> Result<u64> {
+    let sms = ctx
+        .device()
+        .attribute(DeviceAttribute::MultiprocessorCount)?
+        .max(1);
+    Ok(sms as u64 * 2048)
+}
+
+pub(crate) fn check_stream(ctx: &Context, stream: &Stream) -> Result<()> {
+    if stream.context() != ctx {
+        return Err(Error::ContextMismatch("stream"));
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn kernel_selection() {
+        let n = Distribution::STANDARD_NORMAL;
+        assert_eq!(
+            FillKernel::select("x", n, ElementKind::F64, 32).unwrap(),
+            FillKernel::NormalF64
+        );
+        assert_eq!(
+            FillKernel::select("x", Distribution::Raw, ElementKind::U64, 32).unwrap(),
+            FillKernel::RawU32
+        );
+        assert_eq!(
+            FillKernel::select("x", Distribution::Raw, ElementKind::U64, 64).unwrap(),
+            FillKernel::RawU64
+        );
+        assert!(FillKernel::select("x", Distribution::Raw, ElementKind::U32, 64).is_err());
+        assert!(FillKernel::select("x", n, ElementKind::U32, 32).is_err());
+        assert!(FillKernel::select(
+            "x",
+            Distribution::Poisson { lambda: 1.0 },
+            ElementKind::F32,
+            32
+        )
+        .is_err());
+    }
+}

@@ -1,0 +1,212 @@
+//! Helpers shared by this crate's GPU tests: the context, cuRAND's reference kernels,
+//! per-state views of our outputs, random parameters.
+#![allow(dead_code)]
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use rucuda_driver::{
+    Context, Device, DeviceBuffer, DevicePointerArg, DevicePtr, DeviceRepr, LaunchConfig, Stream,
+};
+use rucuda_jit::{CompileOptions, SourceModule};
+use rucuda_rand::reference::Layout;
+
+/// The primary context of device 0 (the bundle sets CUDA_VISIBLE_DEVICES per pass).
+pub fn ctx() -> Context {
+    Device::get(0)
+        .and_then(Device::primary_context)
+        .expect("a CUDA device (this test is ignored unless the GPU bundle runs it)")
+}
+
+/// The CUDA toolkit's include folder: `CUDA_PATH`/`CUDA_HOME` or `/usr/local/cuda`.
+pub fn cuda_include() -> PathBuf {
+    for var in ["CUDA_PATH", "CUDA_HOME"] {
+        if let Ok(p) = std::env::var(var) {
+            let inc = PathBuf::from(p).join("include");
+            if inc.join("curand_kernel.h").exists() {
+                return inc;
+            }
+        }
+    }
+    PathBuf::from("/usr/local/cuda/include")
+}
+
+/// cuRAND's device API compiled by our jit from `tests/kernels/curand_reference.cu`
+/// (which includes `<curand_kernel.h>` from the toolkit).
+pub fn curand_module(ctx: &Context) -> Arc<SourceModule> {
+    let inc = cuda_include();
+    let mut options = CompileOptions::new()
+        .no_extern_c(true)
+        .std("c++17")
+        .program_name("curand_reference.cu")
+        .include_dir(inc.clone());
+    if inc.join("cccl").is_dir() {
+        options = options.include_dir(inc.join("cccl"));
+    }
+    SourceModule::for_context(
+        ctx,
+        include_str!("../kernels/curand_reference.cu"),
+        &options,
+    )
+    .unwrap_or_else(|e| panic!("compiling cuRAND's reference kernels: {e}"))
+}
+
+/// Runs `ref_<name>` of the pseudo-random generators: `m` values for each of the
+/// `seeds.len()` threads, thread-major.
+#[allow(clippy::too_many_arguments)]
+pub fn curand_pseudo<T: DeviceRepr + Copy + Default>(
+    module: &SourceModule,
+    name: &str,
+    seeds: &[u64],
+    subs: &[u64],
+    offs: &[u64],
+    m: usize,
+    (mean, stddev, lambda): (f64, f64, f64),
+    stream: &Stream,
+) -> Vec<T> {
+    let ctx = stream.context();
+    let n = seeds.len();
+    let f = module.function(&format!("ref_{name}")).unwrap();
+    let (a, b, c) = (
+        DeviceBuffer::from_slice(ctx, seeds).unwrap(),
+        DeviceBuffer::from_slice(ctx, subs).unwrap(),
+        DeviceBuffer::from_slice(ctx, offs).unwrap(),
+    );
+    let mut out = DeviceBuffer::<T>::zeros(ctx, n * m).unwrap();
+    // SAFETY: ref_*(const u64* seeds, subs, offs, unsigned n, unsigned m, T* out, double,
+    // double, double) reads n of each array and writes out[0..n*m).
+    unsafe {
+        f.launch(
+            LaunchConfig::for_elements(n, 128),
+            stream,
+            (
+                &a, &b, &c, n as u32, m as u32, &mut out, mean, stddev, lambda,
+            ),
+        )
+        .unwrap()
+    };
+    stream.synchronize().unwrap();
+    out.to_vec().unwrap()
+}
+
+/// Runs `ref_<name>` of a Sobol generator: `m` values for each of the dimensions whose
+/// direction vectors (`bits` words each) are given.
+#[allow(clippy::too_many_arguments)]
+pub fn curand_quasi<W: DeviceRepr + Copy, T: DeviceRepr + Copy + Default>(
+    module: &SourceModule,
+    name: &str,
+    vectors: &[W],
+    scramble: Option<&[W]>,
+    bits: usize,
+    offset: W,
+    m: usize,
+    (mean, stddev, lambda): (f64, f64, f64),
+    stream: &Stream,
+) -> Vec<T> {
+    let ctx = stream.context();
+    let n = vectors.len() / bits;
+    let f = module.function(&format!("ref_{name}")).unwrap();
+    let v = DeviceBuffer::from_slice(ctx, vectors).unwrap();
+    let sc = scramble.map(|s| DeviceBuffer::from_slice(ctx, s).unwrap());
+    let mut out = DeviceBuffer::<T>::zeros(ctx, n * m).unwrap();
+    let sc_ptr = DevicePointerArg(sc.as_ref().map_or(0, DevicePtr::device_ptr));
+    // SAFETY: ref_*(const W* vectors, const W* scramble, W offset, unsigned n, unsigned m,
+    // T* out, double, double, double) reads n·bits vectors (and n constants when
+    // scrambled) and writes out[0..n*m).
+    unsafe {
+        f.launch(
+            LaunchConfig::for_elements(n, 128),
+            stream,
+            (
+                &v, sc_ptr, offset, n as u32, m as u32, &mut out, mean, stddev, lambda,
+            ),
+        )
+        .unwrap()
+    };
+    stream.synchronize().unwrap();
+    out.to_vec().unwrap()
+}
+
+/// Each state's outputs, in order, across consecutive fills laid out as [`Layout`] says.
+pub fn per_state<T: Copy>(fills: &[Vec<T>], states: usize, chunk: usize) -> Vec<Vec<T>> {
+    let layout = Layout::new(states, chunk);
+    let mut out: Vec<Vec<T>> = vec![Vec::new(); states];
+    for fill in fills {
+        let mut this: Vec<Vec<(usize, T)>> = vec![Vec::new(); states];
+        for (i, &v) in fill.iter().enumerate() {
+            let (s, p) = layout.source(i);
+            this[s].push((p, v));
+        }
+        for (s, mut vals) in this.into_iter().enumerate() {
+            vals.sort_by_key(|(p, _)| *p);
+            for (k, (p, v)) in vals.into_iter().enumerate() {
+                assert_eq!(p, k, "positions of state {s} are not 0, 1, 2, ...");
+                out[s].push(v);
+            }
+        }
+    }
+    out
+}
+
+/// SplitMix64, seeded freshly per run unless RUCUDA_TEST_SEED is set; the seed is printed
+/// so that a failure can be replayed.
+pub struct Rng(pub u64);
+
+impl Rng {
+    pub fn fresh() -> Rng {
+        let seed = std::env::var("RUCUDA_TEST_SEED")
+            .ok()
+            .and_then(|s| s.parse().ok())
+            .unwrap_or_else(rucuda_rand::seed::entropy);
+        println!("random seed {seed} (set RUCUDA_TEST_SEED to replay)");
+        Rng(seed)
+    }
+    pub fn next_u64(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    }
+    pub fn below(&mut self, n: u64) -> u64 {
+        self.next_u64() % n.max(1)
+    }
+}
+
+/// Bits of a value, for exact comparisons.
+pub trait Bits: Copy {
+    fn bits(self) -> u64;
+    fn value(self) -> f64;
+}
+impl Bits for u32 {
+    fn bits(self) -> u64 {
+        u64::from(self)
+    }
+    fn value(self) -> f64 {
+        f64::from(self)
+    }
+}
+impl Bits for u64 {
+    fn bits(self) -> u64 {
+        self
+    }
+    fn value(self) -> f64 {
+        self as f64
+    }
+}
+impl Bits for f32 {
+    fn bits(self) -> u64 {
+        u64::from(self.to_bits())
+    }
+    fn value(self) -> f64 {
+        f64::from(self)
+    }
+}
+impl Bits for f64 {
+    fn bits(self) -> u64 {
+        self.to_bits()
+    }
+    fn value(self) -> f64 {
+        self
+    }
+}

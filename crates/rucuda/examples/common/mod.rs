@@ -1,0 +1,92 @@
+//! What every example shares: the checks that say clearly what is missing (no driver, no
+//! NVRTC), the exit status, fresh random inputs and the CPU comparison.
+#![allow(dead_code)] // each example uses part of it
+
+use std::error::Error;
+
+/// The result type of the examples' `run` functions.
+pub type ExampleResult = Result<(), Box<dyn Error>>;
+
+/// Runs `body` after checking for a CUDA driver. Exits 1 with the reason when there is
+/// no driver or `body` fails; `body` prints its own "OK".
+pub fn main(name: &str, needs_nvrtc: bool, body: impl FnOnce() -> ExampleResult) {
+    if let Err(e) = rucuda::driver::driver() {
+        eprintln!("{name}: no usable CUDA driver on this machine, nothing to run.\n  {e}");
+        std::process::exit(1);
+    }
+    if needs_nvrtc {
+        if let Err(e) = rucuda::jit::nvrtc::Nvrtc::get() {
+            eprintln!("{name}: this example compiles CUDA C at run time and needs NVRTC.\n  {e}");
+            std::process::exit(1);
+        }
+    }
+    if let Err(e) = body() {
+        eprintln!("{name} FAILED: {e}");
+        std::process::exit(1);
+    }
+}
+
+/// An error with a message, for failed checks.
+pub fn fail(message: impl Into<String>) -> Box<dyn Error> {
+    message.into().into()
+}
+
+/// A seed that changes every run (the clock and the process id), printed so a failing
+/// run can be repeated with `RUCUDA_EXAMPLE_SEED`.
+pub fn fresh_seed() -> u64 {
+    let seed = std::env::var("RUCUDA_EXAMPLE_SEED")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or_else(|| {
+            let nanos = std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map(|d| d.as_nanos() as u64)
+                .unwrap_or(0);
+            nanos ^ (u64::from(std::process::id()) << 32)
+        });
+    println!("(inputs from RUCUDA_EXAMPLE_SEED={seed})");
+    seed
+}
+
+/// `n` uniform values in [-1, 1) from `seed` (SplitMix64).
+pub fn random_f32(n: usize, seed: u64) -> Vec<f32> {
+    let mut state = seed;
+    (0..n)
+        .map(|_| {
+            state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
+            let mut z = state;
+            z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+            z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+            z ^= z >> 31;
+            ((z >> 40) as f32 / (1u64 << 24) as f32) * 2.0 - 1.0
+        })
+        .collect()
+}
+
+/// The largest absolute difference between `got` and `want`, or an error naming the
+/// first element off by more than `tolerance`.
+pub fn compare(
+    what: &str,
+    got: &[f32],
+    want: &[f32],
+    tolerance: f64,
+) -> Result<f64, Box<dyn Error>> {
+    if got.len() != want.len() {
+        return Err(fail(format!(
+            "{what}: {} values, expected {}",
+            got.len(),
+            want.len()
+        )));
+    }
+    let mut worst = 0.0f64;
+    for (i, (g, w)) in got.iter().zip(want).enumerate() {
+        let diff = (f64::from(*g) - f64::from(*w)).abs();
+        if diff.is_nan() || diff > tolerance {
+            return Err(fail(format!(
+                "{what}: element {i} is {g}, expected {w} (tolerance {tolerance:e})"
+            )));
+        }
+        worst = worst.max(diff);
+    }
+    Ok(worst)
+}

@@ -1,0 +1,189 @@
+//! [`PooledHostAllocation`]: a block of a [`PageLockedMemoryPool`](super::PageLockedMemoryPool) seen as a slice of
+//! `T`, which waits for the asynchronous copies that use it before the host touches it
+//! and before it goes back to the pool.
+
+use std::marker::PhantomData;
+use std::ops::{Deref, DerefMut};
+use std::sync::atomic::Ordering;
+use std::sync::{Arc, Mutex, PoisonError};
+
+use rucuda_driver::{check, driver, Context, DeviceRepr, Event, HostAllocFlags, Result};
+
+use super::host_pool::HostPoolInner;
+
+/// `len` elements of `T` in a page-locked block of a [`PageLockedMemoryPool`](super::PageLockedMemoryPool) (PyCUDA's
+/// `PooledHostAllocation` with the array on top). Dereferences to `[T]`; goes back to the
+/// pool when dropped, after the asynchronous copies that use it have finished.
+pub struct PooledHostAllocation<T: DeviceRepr> {
+    pool: Arc<HostPoolInner>,
+    addr: usize,
+    len: usize,
+    bin: u32,
+    /// Events recorded after the asynchronous copies that use the block.
+    pending: Mutex<Vec<Event>>,
+    _type: PhantomData<T>,
+}
+
+impl<T: DeviceRepr> std::fmt::Debug for PooledHostAllocation<T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "PooledHostAllocation<{}>({:#x}, {} elements)",
+            T::C_TYPE,
+            self.addr,
+            self.len
+        )
+    }
+}
+
+impl<T: DeviceRepr> PooledHostAllocation<T> {
+    pub(super) fn new(pool: Arc<HostPoolInner>, addr: usize, len: usize, bin: u32) -> Self {
+        PooledHostAllocation {
+            pool,
+            addr,
+            len,
+            bin,
+            pending: Mutex::new(Vec::new()),
+            _type: PhantomData,
+        }
+    }
+
+    /// Number of elements.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+    /// True when it holds no element.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+    /// Size in bytes, as requested (PyCUDA's `len()` of the allocation).
+    pub fn byte_len(&self) -> usize {
+        self.len * std::mem::size_of::<T>()
+    }
+    /// The host address of the first element.
+    pub fn as_ptr(&self) -> *const T {
+        self.addr as *const T
+    }
+    /// The context the block was allocated in.
+    pub fn context(&self) -> &Context {
+        &self.pool.ctx
+    }
+    /// The flags of the pool's allocator.
+    pub fn alloc_flags(&self) -> HostAllocFlags {
+        self.pool.allocator.flags()
+    }
+    /// The flags as the driver reports them for this block (`cuMemHostGetFlags`).
+    pub fn flags(&self) -> Result<HostAllocFlags> {
+        self.pool.ctx.bind()?;
+        let get = driver()?.cuMemHostGetFlags()?;
+        let mut raw: std::ffi::c_uint = 0;
+        // SAFETY: writes one uint; `addr` is the start of our live cuMemHostAlloc block.
+        let code = unsafe { get(&mut raw, self.addr as *mut std::ffi::c_void) };
+        check(code, "cuMemHostGetFlags")?;
+        Ok(HostAllocFlags::from_bits_retain(raw))
+    }
+
+    /// Returns the block to the pool now (PyCUDA's `free`), after waiting for the
+    /// asynchronous copies that use it; returns their error, if any.
+    pub fn free(self) -> Result<()> {
+        self.synchronize()
+    }
+
+    /// Waits for the asynchronous copies that use the block.
+    pub fn synchronize(&self) -> Result<()> {
+        let mut pending = self.pending.lock().unwrap_or_else(PoisonError::into_inner);
+        while let Some(event) = pending.last() {
+            event.synchronize()?;
+            pending.pop();
+        }
+        Ok(())
+    }
+
+    /// The elements, after waiting for asynchronous copies that use them.
+    pub fn as_slice(&self) -> Result<&[T]> {
+        self.synchronize()?;
+        // SAFETY: the block holds `len` elements (aligned, checked in `allocate`; driver
+        // memory holds some bit pattern, valid for T); no copy uses it any more and
+        // `&self` forbids host writes.
+        Ok(unsafe { std::slice::from_raw_parts(self.as_ptr(), self.len) })
+    }
+
+    /// The elements, writable, after waiting for asynchronous copies that use them.
+    pub fn as_mut_slice(&mut self) -> Result<&mut [T]> {
+        self.synchronize()?;
+        // SAFETY: as for `as_slice`; `&mut self` makes this the only access.
+        Ok(unsafe { std::slice::from_raw_parts_mut(self.addr as *mut T, self.len) })
+    }
+
+    fn wait_or_report(&self) {
+        if let Err(e) = self.synchronize() {
+            eprintln!("rucuda: waiting for copies of a pooled host block failed: {e}");
+        }
+    }
+
+    /// Makes `stream` wait for the copies already queued on the block, queues one more
+    /// with `queue`, and records its event.
+    pub(crate) fn queue_copy(
+        &self,
+        stream: &rucuda_driver::Stream,
+        queue: impl FnOnce() -> Result<()>,
+    ) -> Result<()> {
+        let mut pending = self.pending.lock().unwrap_or_else(PoisonError::into_inner);
+        for event in pending.iter() {
+            stream.wait_event(event)?;
+        }
+        queue()?;
+        let event = Event::new(stream.context(), rucuda_driver::EventFlags::DISABLE_TIMING)?;
+        event.record(stream)?;
+        pending.retain(|e| !matches!(e.query(), Ok(true)));
+        pending.push(event);
+        Ok(())
+    }
+}
+
+impl<T: DeviceRepr> Deref for PooledHostAllocation<T> {
+    type Target = [T];
+    /// Waits for asynchronous copies that use the block first.
+    fn deref(&self) -> &[T] {
+        self.wait_or_report();
+        // SAFETY: see `as_slice`.
+        unsafe { std::slice::from_raw_parts(self.as_ptr(), self.len) }
+    }
+}
+
+impl<T: DeviceRepr> DerefMut for PooledHostAllocation<T> {
+    /// Waits for asynchronous copies that use the block first.
+    fn deref_mut(&mut self) -> &mut [T] {
+        self.wait_or_report();
+        // SAFETY: see `as_mut_slice`.
+        unsafe { std::slice::from_raw_parts_mut(self.addr as *mut T, self.len) }
+    }
+}
+
+impl<T: DeviceRepr> Drop for PooledHostAllocation<T> {
+    fn drop(&mut self) {
+        // A copy still reading or writing the block must finish before anyone else gets it.
+        if let Err(e) = self.synchronize() {
+            // The context is broken: leak the block rather than hand out memory a copy
+            // may still touch.
+            eprintln!("rucuda: a pooled host block is leaked: waiting for its copies failed: {e}");
+            return;
+        }
+        let p = &self.pool;
+        p.active_blocks.fetch_sub(1, Ordering::Relaxed);
+        p.active_bytes.fetch_sub(self.byte_len(), Ordering::Relaxed);
+        if p.holding.load(Ordering::Relaxed) {
+            p.held
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .entry(self.bin)
+                .or_default()
+                .push(self.addr);
+            p.held_blocks.fetch_add(1, Ordering::Relaxed);
+            return;
+        }
+        if let Err(e) = p.release(self.addr, self.bin) {
+            eprintln!("rucuda: freeing a pooled host block failed: {e}");
+        }
+    }
+}

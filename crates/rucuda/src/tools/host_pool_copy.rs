@@ -1,0 +1,74 @@
+//! Asynchronous copies between a [`PooledHostAllocation`] and device memory: what the
+//! pooled page-locked blocks are for (PyCUDA passes the pool's arrays to
+//! `memcpy_htod_async` / `memcpy_dtoh_async`).
+
+use rucuda_driver::{check, driver, DevicePtr, DevicePtrMut, DeviceRepr, Error, Result, Stream};
+
+use super::host_block::PooledHostAllocation;
+
+fn same_size(what: &str, host: usize, device: usize) -> Result<()> {
+    if host == device {
+        Ok(())
+    } else {
+        Err(Error::InvalidArgument(format!(
+            "{what}: the host block has {host} bytes, the device memory {device}"
+        )))
+    }
+}
+
+impl<T: DeviceRepr> PooledHostAllocation<T> {
+    /// Queues a copy of the whole block into `dst` (the same size in bytes) on `stream`
+    /// and returns (PyCUDA's `memcpy_htod_async` with a pooled array). Host writes to the
+    /// block, and dropping it, wait until the copy has read it.
+    ///
+    /// ```no_run
+    /// use rucuda::driver::{DeviceBuffer, Stream, StreamFlags};
+    /// use rucuda::tools::PageLockedMemoryPool;
+    /// let ctx = rucuda::tools::autoprimaryctx()?;
+    /// let pool = PageLockedMemoryPool::new(ctx);
+    /// let stream = Stream::new(ctx, StreamFlags::NON_BLOCKING)?;
+    /// let mut staging = pool.allocate::<f32>(4096)?;
+    /// staging.fill(0.5);
+    /// let mut dev = DeviceBuffer::<f32>::uninit(ctx, 4096)?;
+    /// staging.copy_to_device_async(&mut dev, &stream)?;
+    /// stream.synchronize()?;
+    /// # Ok::<(), rucuda::driver::Error>(())
+    /// ```
+    pub fn copy_to_device_async(&self, dst: &mut impl DevicePtrMut, stream: &Stream) -> Result<()> {
+        same_size("copy_to_device_async", self.byte_len(), dst.byte_len())?;
+        if self.byte_len() == 0 {
+            return Ok(());
+        }
+        let copy = driver()?.cuMemcpyHtoDAsync_v2()?;
+        stream.context().bind()?;
+        self.queue_copy(stream, || {
+            let (dptr, host, bytes) = (dst.device_ptr(), self.as_ptr().cast(), self.byte_len());
+            // SAFETY: `bytes` bytes of page-locked memory into a device range of the same
+            // size borrowed mutably. The block stays valid until the copy is done: host
+            // writes and dropping wait for the event `queue_copy` records.
+            let code = unsafe { copy(dptr, host, bytes, stream.raw()) };
+            check(code, "cuMemcpyHtoDAsync_v2")
+        })
+    }
+
+    /// Queues a copy of `src` (the same size in bytes) into the block on `stream` and
+    /// returns (PyCUDA's `memcpy_dtoh_async` into a pooled array). Host access to the
+    /// block waits until the copy has written it.
+    pub fn copy_from_device_async(&mut self, src: &impl DevicePtr, stream: &Stream) -> Result<()> {
+        same_size("copy_from_device_async", self.byte_len(), src.byte_len())?;
+        if self.byte_len() == 0 {
+            return Ok(());
+        }
+        let copy = driver()?.cuMemcpyDtoHAsync_v2()?;
+        stream.context().bind()?;
+        let host = self.as_ptr().cast_mut();
+        self.queue_copy(stream, || {
+            let (dptr, bytes) = (src.device_ptr(), self.byte_len());
+            // SAFETY: a device range of `bytes` bytes into the block, borrowed mutably.
+            // Host access and dropping wait for the event `queue_copy` records, so nobody
+            // reads or reuses the block while the copy writes it.
+            let code = unsafe { copy(host.cast(), dptr, bytes, stream.raw()) };
+            check(code, "cuMemcpyDtoHAsync_v2")
+        })
+    }
+}
