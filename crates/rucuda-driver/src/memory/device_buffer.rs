@@ -56,8 +56,13 @@ impl std::fmt::Debug for ForeignUses {
 
 impl ForeignUses {
     /// Records an event on `stream` after the work enqueued so far (re-recording the
-    /// event of that stream when there is one).
+    /// event of that stream when there is one). Nothing while `stream` is capturing a
+    /// graph: captured work runs when the graph is launched, and keeping its buffers
+    /// alive until then is the (unsafe) graph launch's contract.
     fn record(&self, stream: &Stream) -> Result<()> {
+        if stream.is_capturing()? {
+            return Ok(());
+        }
         let mut uses = self
             .0
             .lock()

@@ -25,6 +25,8 @@
 //!   kernels. Code that hands a raw address to other streams (an
 //!   [`ArgBuffer`](crate::ArgBuffer), [`Memcpy2D`](crate::Memcpy2D) and
 //!   [`Memcpy3D`](crate::Memcpy3D) copies, raw driver calls) calls `record_use` itself.
+//!   Uses queued while a stream captures a graph are not recorded: the work runs when
+//!   the graph is launched, an `unsafe` call whose contract keeps its buffers alive.
 //! - [`PinnedHostBuffer`] waits for the copies queued on it before `cuMemFreeHost`
 //!   (and before host access through `Deref`).
 //! - Views ([`DeviceView`], [`DeviceViewMut`]) borrow their buffer, so it cannot be
