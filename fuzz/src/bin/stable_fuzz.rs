@@ -87,7 +87,9 @@ fn main() {
         std::thread::spawn(move || loop {
             std::thread::sleep(Duration::from_millis(500));
             let s = started_ms.load(Ordering::Relaxed);
-            if s != 0 && epoch.elapsed().as_millis() as u64 - s > HANG.as_millis() as u64 {
+            // `s` is one past the start, so it may lie a millisecond ahead of now.
+            let running = (epoch.elapsed().as_millis() as u64).saturating_sub(s);
+            if s != 0 && running > HANG.as_millis() as u64 {
                 if let Ok(c) = current.lock() {
                     let path = save("timeout", &c.0, &c.1);
                     eprintln!("{}: an input ran over {HANG:?}: {path}", c.0);
