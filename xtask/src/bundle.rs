@@ -225,7 +225,7 @@ pub fn clear_dir(dir: &Path) -> XResult<()> {
 }
 
 /// Writes `run.sh` and `manifest.json`, prints the bundle's path and size, and fails when
-/// the bundle is over [`MAX_BYTES`].
+/// the packed bundle is over [`MAX_BYTES`].
 pub fn finish(ws: &Workspace) -> XResult<()> {
     let dir = ws.bundle_dir();
     fs::create_dir_all(&dir)?;
@@ -242,9 +242,27 @@ pub fn finish(ws: &Workspace) -> XResult<()> {
     let total = dir_size(&dir)?;
     let mib = total as f64 / (1024.0 * 1024.0);
     println!("bundle: {} ({mib:.1} MiB)", dir.display());
-    if total > MAX_BYTES {
+    // What travels to a GPU machine is the packed bundle: the test binaries compress to
+    // about 45% (each links its own copy of the crates).
+    let packed = dir.with_extension("tar.gz");
+    let parent = dir.parent().ok_or("the bundle folder has no parent")?;
+    crate::util::run(
+        std::process::Command::new("tar")
+            .arg("-czf")
+            .arg(&packed)
+            .arg("-C")
+            .arg(parent)
+            .arg("gpu-bundle"),
+    )?;
+    let packed_bytes = fs::metadata(&packed)?.len();
+    let packed_mib = packed_bytes as f64 / (1024.0 * 1024.0);
+    println!(
+        "packed: {} ({packed_mib:.1} MiB): carry it and run `tar -xzf target/gpu-bundle.tar.gz -C target` there",
+        packed.display()
+    );
+    if packed_bytes > MAX_BYTES {
         return Err(format!(
-            "the bundle is {mib:.1} MiB, over the {} MiB that can be carried to the GPU machine",
+            "the packed bundle is {packed_mib:.1} MiB, over the {} MiB that can be carried to the GPU machine",
             MAX_BYTES / (1024 * 1024)
         )
         .into());

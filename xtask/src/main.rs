@@ -3,12 +3,14 @@
 //! - `bindgen [--check]`: regenerate the committed raw bindings (driver, NVRTC, NCCL).
 //! - `gpu-test [--no-run]`: build the GPU test bundle under `target/gpu-bundle/`, run it where a GPU is local.
 //! - `bench [--no-run]`: add the bench binary to the bundle, run it where a GPU is local.
-//! - `doc`: build the API docs (rustdoc warnings are errors); the guide comes later.
+//! - `bench-report [BENCH_JSONL]`: `docs/bench/README.md` and its plots from a bench run.
+//! - `doc`: build the API docs and the guide (rustdoc warnings are errors).
 //! - `fuzz [--seconds N]`: run each fuzz target of `fuzz/` for a fixed time.
 //!
 //! `xtask/README.md` describes the bundle and `run.sh`.
 
 mod bench;
+mod bench_report;
 mod bindgen;
 mod bundle;
 mod doc;
@@ -23,6 +25,7 @@ usage: cargo xtask <command>
   bindgen [--check]                 regenerate the committed raw bindings
   gpu-test [--no-run] [RUN_SH_ARGS] build the GPU test bundle (target/gpu-bundle); run it where a GPU is
   bench [--no-run] [--quick]        add the bench binary and peers to the bundle; run it where a GPU is
+  bench-report [BENCH_JSONL]        docs/bench/README.md and SVG plots from a bench run (default docs/bench/h100.jsonl)
   doc                               cargo doc --workspace --no-deps with warnings as errors
   fuzz [--seconds N] [--driver auto|libfuzzer|stable] [TARGET...]
                                     run each fuzz target of fuzz/ for a fixed time";
@@ -33,6 +36,7 @@ fn main() {
         Some("bindgen") => bindgen::main(&args[1..]),
         Some("gpu-test") => gpu_test::main(&args[1..]),
         Some("bench") => bench::main(&args[1..]),
+        Some("bench-report") => bench_report::main(&args[1..]),
         Some("doc") => doc::main(&args[1..]),
         Some("fuzz") => fuzz::main(&args[1..]),
         _ => {

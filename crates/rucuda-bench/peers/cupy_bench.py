@@ -283,6 +283,75 @@ def scan_incl_i64_GBps():
     return inclusive_scan(cp.int64)
 
 
+SWEEP_SIZES = [1 << p for p in range(16, (24 if QUICK else 28) + 1, 2)]
+
+
+def sweep(bytes_per_element, make_work, per_sample=1.0):
+    """One (value, unit), n per size: device time of make_work(n)() on a stream."""
+    points = []
+    for n in SWEEP_SIZES:
+        stream = cp.cuda.Stream(non_blocking=True)
+        with stream:
+            work = make_work(n)
+
+        def enqueue():
+            with stream:
+                work()
+
+        reps = 101 if n <= 1 << 20 else 21
+        samples = device_seconds(stream, (3, reps), enqueue)
+        if bytes_per_element is None:  # samples per second
+            points.append(((n / statistics.median(samples) / 1e9, "GS/s"), n))
+        else:
+            points.append((gbps(samples, bytes_per_element * n), n))
+        cp.get_default_memory_pool().free_all_blocks()
+    return points
+
+
+def saxpy_sweep_GBps():
+    kernel = cp.ElementwiseKernel(
+        "float32 a, float32 x, float32 y", "float32 z", "z = a * x + y", "rucuda_bench_saxpy"
+    )
+
+    def make(n):
+        x, y = cp.ones(n, dtype=cp.float32), cp.ones(n, dtype=cp.float32)
+        z = cp.empty_like(x)
+        a = np.float32(2.0)
+        return lambda: kernel(a, x, y, z)
+
+    return sweep(12, make)
+
+
+def sum_f32_sweep_GBps():
+    def make(n):
+        x = cp.ones(n, dtype=cp.float32)
+        return lambda: cp.sum(x)
+
+    return sweep(4, make)
+
+
+def scan_incl_i32_sweep_GBps():
+    def make(n):
+        x = cp.ones(n, dtype=cp.int32)
+        out = cp.empty_like(x)
+        return lambda: cp.cumsum(x, dtype=cp.int32, out=out)
+
+    return sweep(8, make)
+
+
+def rand_uniform_f32_philox_sweep_GSps():
+    generator = cp.random.Generator(cp.random.Philox4x3210(1234))
+
+    def make(n):
+        out = cp.empty(n, dtype=cp.float32)
+        return lambda: generator.random(dtype=cp.float32, out=out)
+
+    return sweep(None, make)
+
+
+SWEEPS = [saxpy_sweep_GBps, sum_f32_sweep_GBps, scan_incl_i32_sweep_GBps, rand_uniform_f32_philox_sweep_GSps]
+
+
 CASES = [
     d2d_copy_GBps,
     launch_empty_us,
@@ -303,7 +372,7 @@ CASES = [
     scan_incl_i32_GBps,
     scan_incl_f32_GBps,
     scan_incl_i64_GBps,
-]
+] + SWEEPS
 
 
 def main():
@@ -316,16 +385,17 @@ def main():
         if PATTERNS and not any(p in case.__name__ for p in PATTERNS):
             continue
         try:
-            (value, unit), n = case()
+            result = case()
         except Exception as error:  # report and go on with the other cases
             print(f"cupy_bench: {case.__name__} failed: {error!r}", file=sys.stderr)
             failed += 1
             continue
         finally:
             cp.get_default_memory_pool().free_all_blocks()
-        print(f"  {case.__name__:<24} cupy   {value:12.4f} {unit}", file=sys.stderr)
-        record = {"case": case.__name__, "lib": "cupy", "n": n, "value": value, "unit": unit, "device": device_name}
-        print(json.dumps(record), flush=True)
+        for (value, unit), n in result if case in SWEEPS else [result]:
+            print(f"  {case.__name__:<24} cupy   {value:12.4f} {unit}  (n={n})", file=sys.stderr)
+            record = {"case": case.__name__, "lib": "cupy", "n": n, "value": value, "unit": unit, "device": device_name}
+            print(json.dumps(record), flush=True)
     return 1 if failed else 0
 
 

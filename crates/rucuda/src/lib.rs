@@ -10,6 +10,7 @@
 //! | [`jit`] | `rucuda-jit` | `pycuda.compiler` |
 //! | [`array`](mod@array) | `rucuda-array` | `pycuda.gpuarray`, `pycuda.elementwise` |
 //! | `gl` (feature `gl`, on by default) | `rucuda-gl` | `pycuda.gl` |
+//! | [`rand`] | `rucuda-rand` | `pycuda.curandom` |
 //! | [`nccl`] | `rucuda-nccl` | (beyond PyCUDA: collectives across GPUs and hosts through NCCL) |
 //! | [`tools`] | this crate | `pycuda.tools`, `pycuda.autoinit`, `pycuda.autoprimaryctx` |
 //! | [`sys`] | `cuda-driver-sys` | (the raw C API) |
@@ -60,6 +61,9 @@ pub use rucuda_jit as jit;
 /// Collectives across GPUs and hosts through NCCL, loaded at run time (`rucuda-nccl`):
 /// communicators, all-reduce and friends, groups.
 pub use rucuda_nccl as nccl;
+/// Random numbers from our own kernels, bit-compatible with cuRAND's device API
+/// (`rucuda-rand`): PyCUDA's `pycuda.curandom`.
+pub use rucuda_rand as rand;
 
 pub mod guide;
 pub mod prelude;

@@ -24,7 +24,7 @@
 //! 5. Every thread combines the tile prefix, its warp's prefix, its lane's prefix and its
 //!    vector's elements, and stores with 16-byte stores.
 //!
-//! Status words: see [`crate::reduction::warp`] — the value's 32-bit chunks each in a
+//! Status words: see `crate::reduction::warp` — the value's 32-bit chunks each in a
 //! 64-bit word with the flag, written and read with single 64-bit `volatile` accesses
 //! (relaxed, L1-bypassing), so no fence is needed and 8- and 16-byte types are never read
 //! torn. The status array (and the tile counter) is zeroed by a memset before the launch.

@@ -27,6 +27,7 @@ mod nccl;
 mod reduce;
 mod rng;
 mod scan;
+mod sweep;
 
 pub use crate::report::RAW;
 
@@ -89,6 +90,7 @@ pub fn registry() -> Vec<Case> {
     reduce::register(&mut cases);
     scan::register(&mut cases);
     nccl::register(&mut cases);
+    sweep::register(&mut cases);
     cases
 }
 
