@@ -191,7 +191,8 @@ impl ReductionKernel {
         if out.context() != stream.context() {
             return Err(ArrayError::ContextMismatch);
         }
-        self.launch_into(stream, args, out.device_ptr())
+        self.launch_into(stream, args, out.device_ptr())?;
+        Ok(out.buffer().record_use(stream)?)
     }
 
     /// The reduction brought to the host (waits for `stream`).
@@ -403,6 +404,12 @@ impl ReductionKernel {
                     .stage2
                     .launch_args(LaunchConfig::linear(1, BLOCK_SIZE), stream, &buf2)?
             };
+        }
+        // Arrays freed on another (home) stream wait for this reduction.
+        for v in args {
+            if let KernelValue::Array(a) = v {
+                a.owner.0.record_use(stream)?;
+            }
         }
         // `partials` is freed here, ordered on `stream` after both launches.
         Ok(())

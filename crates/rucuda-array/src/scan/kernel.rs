@@ -106,7 +106,10 @@ impl ScanKernel {
                 self.spec.name
             )));
         }
-        self.launch(stream, src, dst, input.len(), in_place)
+        self.launch(stream, src, dst, input.len(), in_place)?;
+        // Arrays freed on another (home) stream wait for this scan.
+        input.buffer().record_use(stream)?;
+        Ok(output.buffer().record_use(stream)?)
     }
 
     /// Scans `data` in place, ordered on `stream`.
@@ -120,7 +123,8 @@ impl ScanKernel {
             });
         }
         let p = data.device_ptr();
-        self.launch(stream, p, p, data.len(), true)
+        self.launch(stream, p, p, data.len(), true)?;
+        Ok(data.buffer().record_use(stream)?)
     }
 
     fn check_type(&self, got: DType) -> Result<()> {
