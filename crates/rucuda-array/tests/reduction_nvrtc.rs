@@ -127,8 +127,8 @@ fn sum_and_dot_f32_load_16_bytes_into_registers() {
         false,
     );
     let body = entry_body(&ptx, "gpuarray_sum_r1v");
-    // Four 16-byte read-only loads in the main loop, one in the single-group loop.
-    assert_eq!(body.matches("ld.global.nc.v4.u32").count(), 5, "{body}");
+    // Eight 16-byte read-only loads in the main loop, one in the single-group loop.
+    assert_eq!(body.matches("ld.global.nc.v4.u32").count(), 9, "{body}");
     assert!(
         !body.contains(".local") && !body.contains("atom."),
         "{body}"
@@ -148,7 +148,7 @@ fn sum_and_dot_f32_load_16_bytes_into_registers() {
         let body = entry_body(&ptx, &k.stage1);
         assert_eq!(
             body.matches("ld.global.nc.v4").count(),
-            5,
+            9,
             "{label}:\n{body}"
         );
         assert!(!body.contains(".local"), "{label}");
