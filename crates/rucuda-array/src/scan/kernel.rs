@@ -10,7 +10,7 @@ use rucuda_driver::{
     Stream,
 };
 
-use super::render::{RenderedScan, Variant, BLOCK_SIZE};
+use super::render::{RenderedScan, Variant};
 use super::{ScanKind, ScanSpec};
 use crate::array::GpuArray;
 use crate::codegen::CodegenError;
@@ -183,7 +183,11 @@ impl ScanKernel {
         // zeroed counter in `scratch`, whose status words (zeroed, one set per tile) are
         // all it touches there.
         unsafe {
-            function.launch_args(LaunchConfig::linear(tiles as u32, BLOCK_SIZE), stream, &buf)?
+            function.launch_args(
+                LaunchConfig::linear(tiles as u32, rendered.block_size),
+                stream,
+                &buf,
+            )?
         };
         // `scratch` is freed here, ordered on `stream` after the scan.
         Ok(())
