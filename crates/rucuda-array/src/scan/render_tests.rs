@@ -88,7 +88,8 @@ fn four_and_eight_byte_types_use_128_threads_of_8_vectors() {
         assert_eq!(k.block_size, threads, "{d}");
         assert!(vectors * threads as usize / 32 <= 32, "{d}");
         assert!(
-            k.source.contains(&format!("#define RUCUDA_BLOCK {threads}\n"))
+            k.source
+                .contains(&format!("#define RUCUDA_BLOCK {threads}\n"))
                 && k.source.contains(&format!("#define RUCUDA_V {vectors}\n")),
             "{d}"
         );
