@@ -21,6 +21,11 @@ use crate::error::{ArrayError, Result};
 /// A scan over arrays of one element type, compiled on first use per context and
 /// variant, then cached. See [`super::render`] for the single-pass design.
 ///
+/// Each call allocates its look-back status words stream-ordered; the first kernel
+/// loaded in a context raises the device's current memory pool's release threshold from
+/// 0 to `u64::MAX`, as [`crate::reduction::ReductionKernel`] does, so that they are not
+/// mapped afresh after every synchronisation.
+///
 /// Arrays are scanned in row-major order of their elements and must be C-contiguous;
 /// the output must have as many elements as the input. In place works (pass the same
 /// array to [`ScanKernel::call_in_place`]).
@@ -212,6 +217,7 @@ impl ScanKernel {
                 kernel: rendered.entry.clone(),
                 message: "the compiler returned no kernel".into(),
             })?;
+        crate::pool::retain_freed_memory(ctx);
         map.insert(key, (function.clone(), rendered.clone()));
         Ok((function, rendered))
     }
