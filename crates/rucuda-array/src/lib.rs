@@ -39,6 +39,7 @@ pub mod dtype;
 pub mod elementwise;
 mod error;
 pub mod layout;
+mod pool;
 pub mod reduction;
 pub mod scan;
 

@@ -43,6 +43,13 @@ struct LoadedReduction {
 /// small block over the block partials (see [`super::render`]). Results are
 /// deterministic: the same input on the same device gives the same bits.
 ///
+/// Each call allocates its result and partials stream-ordered; so that this stays cheap
+/// when calls synchronise (`call_to_host`), the first kernel loaded in a context raises
+/// the device's current memory pool's release threshold from the driver's default 0 to
+/// `u64::MAX` (freed memory stays in the pool for reuse, as with CuPy's and PyTorch's
+/// caching allocators; a threshold already set is left alone; `MemPool::trim_to` gives
+/// memory back).
+///
 /// `n`, the number of indices, is the length of the first array argument used only as
 /// `x[i]` (else of the first array argument); every array used only as `x[i]` must have
 /// that shape (any strides: non-contiguous ones are read through their strides). Arrays
@@ -491,6 +498,7 @@ impl ReductionKernel {
                 message: "the compiler did not return both stages".into(),
             });
         };
+        crate::pool::retain_freed_memory(ctx);
         let sms = ctx
             .device()
             .attribute(DeviceAttribute::MultiprocessorCount)?
