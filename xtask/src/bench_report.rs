@@ -1,4 +1,4 @@
-//! `cargo xtask bench-report [BENCH_JSONL]`: turns a `bench.jsonl` from `run.sh bench`
+//! `cargo xtask bench-report [BENCH_JSONL] [--out NAME.md]`: turns a `bench.jsonl` from `run.sh bench`
 //! (default `docs/bench/h100.jsonl`) into `docs/bench/README.md` — every row of
 //! shared/TARGETS.md with rucuda's figure, its peers, the ratio the target is about and
 //! whether it is met — and SVG plots of bandwidth against size (rucuda beside CuPy).
@@ -218,6 +218,7 @@ const ROWS: &[(&str, &str, Rule)] = &[
 
 /// Sweeps plotted: (case, title, unit).
 const PLOTS: &[(&str, &str)] = &[
+    ("allreduce_busbw_GBps", "all-reduce bus bandwidth"),
     ("saxpy_sweep_GBps", "elementwise saxpy (12 B/element)"),
     ("sum_f32_sweep_GBps", "sum of float32 (4 B/element)"),
     (
@@ -233,10 +234,15 @@ const PLOTS: &[(&str, &str)] = &[
 /// Entry point.
 pub fn main(args: &[String]) -> XResult<()> {
     let root = project_root();
-    let input = args
-        .first()
-        .map(PathBuf::from)
-        .unwrap_or_else(|| root.join("docs/bench/h100.jsonl"));
+    let mut input = root.join("docs/bench/h100.jsonl");
+    let mut out_name = "README.md".to_string();
+    let mut rest = args.iter();
+    while let Some(a) = rest.next() {
+        match a.as_str() {
+            "--out" => out_name = rest.next().ok_or("--out needs a file name")?.clone(),
+            path => input = PathBuf::from(path),
+        }
+    }
     let records = parse(&input)?;
     let out_dir = root.join("docs/bench");
     std::fs::create_dir_all(&out_dir)?;
@@ -258,7 +264,13 @@ pub fn main(args: &[String]) -> XResult<()> {
          after warm-up; peers (CuPy, NVIDIA's CUB and cuRAND host API, the raw driver) ran in the same run.\n",
         input.strip_prefix(&root).unwrap_or(&input).display()
     )?;
-    md.push_str(&targets_table(&records));
+    if ROWS
+        .iter()
+        .any(|(c, _, _)| records.iter().any(|r| r.case == *c && r.lib == "rucuda"))
+    {
+        md.push_str(&targets_table(&records));
+    }
+    md.push_str(&sweep_tables(&records));
     for (case, title) in PLOTS {
         let file = format!(
             "{}.svg",
@@ -271,7 +283,7 @@ pub fn main(args: &[String]) -> XResult<()> {
             )?;
         }
     }
-    let readme = out_dir.join("README.md");
+    let readme = out_dir.join(&out_name);
     std::fs::write(&readme, md)?;
     println!("wrote {}", readme.display());
     Ok(())
@@ -432,4 +444,42 @@ fn plot(records: &[Record], case: &str, title: &str, path: &Path) -> XResult<boo
         .draw()?;
     root.present()?;
     Ok(true)
+}
+
+/// Cases measured at several sizes, one table each: size by size, every lib side by side.
+fn sweep_tables(records: &[Record]) -> String {
+    let mut by_case: BTreeMap<&str, BTreeMap<u64, BTreeMap<&str, f64>>> = BTreeMap::new();
+    for r in records {
+        by_case
+            .entry(r.case.as_str())
+            .or_default()
+            .entry(r.n)
+            .or_default()
+            .insert(r.lib.as_str(), r.value);
+    }
+    let mut s = String::new();
+    for (case, sizes) in by_case.iter().filter(|(_, sizes)| sizes.len() > 2) {
+        let libs: std::collections::BTreeSet<&str> =
+            sizes.values().flat_map(|m| m.keys().copied()).collect();
+        let unit = records
+            .iter()
+            .find(|r| r.case == *case)
+            .map(|r| r.unit.as_str())
+            .unwrap_or("");
+        let _ = writeln!(s, "\n### `{case}` ({unit})\n");
+        let _ = writeln!(
+            s,
+            "| n | {} |",
+            libs.iter().copied().collect::<Vec<_>>().join(" | ")
+        );
+        let _ = writeln!(s, "|---:|{}", "---:|".repeat(libs.len()));
+        for (n, vals) in sizes {
+            let cells: Vec<String> = libs
+                .iter()
+                .map(|l| vals.get(l).map_or("—".into(), |v| format!("{v:.3}")))
+                .collect();
+            let _ = writeln!(s, "| {n} | {} |", cells.join(" | "));
+        }
+    }
+    s
 }

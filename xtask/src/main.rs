@@ -5,6 +5,7 @@
 //! - `bench [--no-run]`: add the bench binary to the bundle, run it where a GPU is local.
 //! - `bench-report [BENCH_JSONL]`: `docs/bench/README.md` and its plots from a bench run.
 //! - `doc`: build the API docs and the guide (rustdoc warnings are errors).
+//! - `fuzz [--seconds N]`: run each fuzz target of `fuzz/` for a fixed time.
 //!
 //! `xtask/README.md` describes the bundle and `run.sh`.
 
@@ -13,6 +14,7 @@ mod bench_report;
 mod bindgen;
 mod bundle;
 mod doc;
+mod fuzz;
 mod gpu_test;
 #[cfg(test)]
 mod run_sh_tests;
@@ -24,7 +26,9 @@ usage: cargo xtask <command>
   gpu-test [--no-run] [RUN_SH_ARGS] build the GPU test bundle (target/gpu-bundle); run it where a GPU is
   bench [--no-run] [--quick]        add the bench binary and peers to the bundle; run it where a GPU is
   bench-report [BENCH_JSONL]        docs/bench/README.md and SVG plots from a bench run (default docs/bench/h100.jsonl)
-  doc                               cargo doc --workspace --no-deps with warnings as errors";
+  doc                               cargo doc --workspace --no-deps with warnings as errors
+  fuzz [--seconds N] [--driver auto|libfuzzer|stable] [TARGET...]
+                                    run each fuzz target of fuzz/ for a fixed time";
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -34,6 +38,7 @@ fn main() {
         Some("bench") => bench::main(&args[1..]),
         Some("bench-report") => bench_report::main(&args[1..]),
         Some("doc") => doc::main(&args[1..]),
+        Some("fuzz") => fuzz::main(&args[1..]),
         _ => {
             eprintln!("{HELP}");
             std::process::exit(2);

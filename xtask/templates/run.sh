@@ -261,6 +261,8 @@ if [[ $MODE == sanitize ]]; then
     fi
     PREFIX=("$sanitizer" --tool "$TOOL" --error-exitcode 99)
     MODE_LABEL=sanitize:$TOOL
+    # Tests that provoke driver errors on purpose (out of memory, a trap) skip themselves.
+    export RUCUDA_SANITIZER=$TOOL
     TIMEOUT=${RUCUDA_TEST_TIMEOUT:-1200}
 fi
 

@@ -56,6 +56,7 @@ pub mod fusion;
 pub mod layout;
 pub mod math;
 pub mod ops;
+mod pool;
 pub mod reduction;
 pub mod scan;
 mod transfer;

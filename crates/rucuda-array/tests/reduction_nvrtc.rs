@@ -127,8 +127,8 @@ fn sum_and_dot_f32_load_16_bytes_into_registers() {
         false,
     );
     let body = entry_body(&ptx, "gpuarray_sum_r1v");
-    // Four 16-byte read-only loads in the main loop, one in the single-group loop.
-    assert_eq!(body.matches("ld.global.nc.v4.u32").count(), 5, "{body}");
+    // Eight 16-byte read-only loads in the main loop, one in the single-group loop.
+    assert_eq!(body.matches("ld.global.nc.v4.u32").count(), 9, "{body}");
     assert!(
         !body.contains(".local") && !body.contains("atom."),
         "{body}"
@@ -148,7 +148,7 @@ fn sum_and_dot_f32_load_16_bytes_into_registers() {
         let body = entry_body(&ptx, &k.stage1);
         assert_eq!(
             body.matches("ld.global.nc.v4").count(),
-            5,
+            9,
             "{label}:\n{body}"
         );
         assert!(!body.contains(".local"), "{label}");
@@ -298,7 +298,8 @@ mod scans {
             let ptx = &compile_scan(&spec, None)[0];
             let entry = spec.render(ScanVariant::ALL[0]).entry;
             let body = entry_body(ptx, &entry);
-            assert_eq!(body.matches("ld.global.nc.v4").count(), 4, "{d}:\n{body}");
+            let v = rucuda_array::scan::VECTORS_PER_THREAD;
+            assert_eq!(body.matches("ld.global.nc.v4").count(), v, "{d}:\n{body}");
             let wide_stores = body
                 .lines()
                 .filter(|l| {
@@ -309,7 +310,7 @@ mod scans {
                         || l.starts_with("st.global.v2.b64")
                 })
                 .count();
-            assert_eq!(wide_stores, 4, "{d}: 16-byte stores:\n{body}");
+            assert_eq!(wide_stores, v, "{d}: 16-byte stores:\n{body}");
             assert_eq!(body.matches("atom.global.add.u32").count(), 1, "{d}");
             assert!(
                 body.matches("ld.volatile.global").count() >= 1,

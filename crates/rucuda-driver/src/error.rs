@@ -40,6 +40,12 @@ pub struct DriverError {
 impl DriverError {
     /// True for the errors that asynchronous work (a kernel) raises and that a later,
     /// unrelated call reports: the context is unusable afterwards.
+    ///
+    /// What to do next: every later call on that context returns the error again, and
+    /// CUDA documents the whole process as unusable (a device-side trap, assert or
+    /// illegal address). Drop what you hold (releases that fail are ignored), and
+    /// continue in a new process; `tests/faults_gpu.rs` shows the pattern (the work
+    /// runs in a child process, the parent stays healthy).
     pub fn is_sticky(&self) -> bool {
         matches!(
             self.code,
@@ -75,7 +81,8 @@ impl fmt::Display for DriverError {
             write!(
                 f,
                 " [raised by earlier asynchronous work (a kernel launched before this call), \
-                 not by {}; the context is unusable: create a new one]",
+                 not by {}; the context is unusable: create a new one, and where that fails \
+                 too, start a new process (CUDA documents the process as unusable)]",
                 self.call
             )?;
         }

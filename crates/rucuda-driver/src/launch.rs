@@ -71,6 +71,13 @@ pub unsafe trait KernelArg {
     fn param_ptr(&self) -> *mut c_void;
     /// Number of bytes.
     fn param_size(&self) -> usize;
+    /// Called after a launch on `stream` that used this argument: device memory that is
+    /// freed stream-ordered on another stream records the use, so its free waits for the
+    /// kernel (see [`DeviceBuffer::record_use`]). Nothing for values: the default.
+    fn record_use(&self, stream: &Stream) -> Result<()> {
+        let _ = stream;
+        Ok(())
+    }
 }
 
 // SAFETY: a DeviceRepr value is its own C representation.
@@ -108,6 +115,10 @@ macro_rules! pointer_arg {
             fn param_size(&self) -> usize {
                 std::mem::size_of::<CUdeviceptr>()
             }
+            #[inline]
+            fn record_use(&self, stream: &Stream) -> Result<()> {
+                self.record_ptr_use(stream)
+            }
         }
     )*};
 }
@@ -115,30 +126,47 @@ macro_rules! pointer_arg {
 /// Gives the address of the field that stores the device pointer.
 pub(crate) trait PtrField {
     fn ptr_field(&self) -> *mut c_void;
+    /// [`DevicePtr::record_use`] of the memory behind the argument.
+    fn record_ptr_use(&self, stream: &Stream) -> Result<()>;
 }
 impl<P: PtrField + ?Sized> PtrField for &P {
     fn ptr_field(&self) -> *mut c_void {
         (**self).ptr_field()
+    }
+    fn record_ptr_use(&self, stream: &Stream) -> Result<()> {
+        (**self).record_ptr_use(stream)
     }
 }
 impl<P: PtrField + ?Sized> PtrField for &mut P {
     fn ptr_field(&self) -> *mut c_void {
         (**self).ptr_field()
     }
+    fn record_ptr_use(&self, stream: &Stream) -> Result<()> {
+        (**self).record_ptr_use(stream)
+    }
 }
 impl<T: DeviceRepr> PtrField for DeviceBuffer<T> {
     fn ptr_field(&self) -> *mut c_void {
         self.ptr_ref() as *const CUdeviceptr as *mut c_void
+    }
+    fn record_ptr_use(&self, stream: &Stream) -> Result<()> {
+        DeviceBuffer::record_use(self, stream)
     }
 }
 impl<T: DeviceRepr> PtrField for DeviceView<'_, T> {
     fn ptr_field(&self) -> *mut c_void {
         self.ptr_ref() as *const CUdeviceptr as *mut c_void
     }
+    fn record_ptr_use(&self, stream: &Stream) -> Result<()> {
+        DevicePtr::record_use(self, stream)
+    }
 }
 impl<T: DeviceRepr> PtrField for DeviceViewMut<'_, T> {
     fn ptr_field(&self) -> *mut c_void {
         self.ptr_ref() as *const CUdeviceptr as *mut c_void
+    }
+    fn record_ptr_use(&self, stream: &Stream) -> Result<()> {
+        DevicePtr::record_use(self, stream)
     }
 }
 pointer_arg!(
@@ -156,6 +184,11 @@ pub trait KernelArgs {
     const COUNT: usize;
     /// Calls `f` with the argument pointers and sizes, in order.
     fn with_params<R>(&self, f: impl FnOnce(&mut [*mut c_void], &[usize]) -> R) -> R;
+    /// [`KernelArg::record_use`] of every argument, after a launch on `stream`.
+    fn record_uses(&self, stream: &Stream) -> Result<()> {
+        let _ = stream;
+        Ok(())
+    }
 }
 
 impl KernelArgs for () {
@@ -174,6 +207,11 @@ macro_rules! tuple_args {
                 let mut ptrs = [$(self.$idx.param_ptr()),+];
                 let sizes = [$(self.$idx.param_size()),+];
                 f(&mut ptrs, &sizes)
+            }
+            #[inline]
+            fn record_uses(&self, stream: &Stream) -> Result<()> {
+                $(KernelArg::record_use(&self.$idx, stream)?;)+
+                Ok(())
             }
         }
     };
@@ -353,10 +391,13 @@ impl Function {
             self.check_launch(&cfg, sizes)?;
             // SAFETY: checked above; the caller vouches for the kernel's accesses.
             unsafe { self.launch_raw(&cfg, stream, ptrs) }
-        })
+        })?;
+        args.record_uses(stream)
     }
 
-    /// Launches with an [`ArgBuffer`] built at run time, after the same checks.
+    /// Launches with an [`ArgBuffer`] built at run time, after the same checks. An
+    /// `ArgBuffer` holds addresses only: call [`DeviceBuffer::record_use`] for buffers
+    /// it passes that are freed on another stream.
     ///
     /// # Safety
     /// As for [`Function::launch`].
@@ -402,7 +443,8 @@ impl Function {
                     ptrs.as_mut_ptr()
                 ))
             }
-        })
+        })?;
+        args.record_uses(stream)
     }
 
     /// # Safety
@@ -490,7 +532,8 @@ impl PreparedLaunch {
             }
             // SAFETY: shape and layout checked in `prepare`; the caller vouches for the kernel.
             unsafe { self.function.launch_raw(&self.cfg, stream, ptrs) }
-        })
+        })?;
+        args.record_uses(stream)
     }
 
     /// Launches and waits, returning the kernel's device time in seconds measured with

@@ -49,6 +49,9 @@ mod device_attribute;
 mod error;
 mod event;
 mod function;
+#[cfg(feature = "fuzzing")]
+#[doc(hidden)]
+pub mod fuzzing;
 mod graph;
 mod host_args;
 mod launch;

@@ -81,6 +81,47 @@ pub struct JitOptions {
 
 const LOG_BYTES: usize = 16 * 1024;
 
+impl JitOptions {
+    /// Checks the values the driver would refuse (an optimization level above 4).
+    ///
+    /// ```
+    /// use rucuda_driver::JitOptions;
+    /// assert!(JitOptions { optimization_level: Some(4), ..Default::default() }.validate().is_ok());
+    /// assert!(JitOptions { optimization_level: Some(5), ..Default::default() }.validate().is_err());
+    /// ```
+    pub fn validate(&self) -> Result<()> {
+        match self.optimization_level {
+            Some(level) if level > 4 => Err(Error::invalid(format!(
+                "JIT optimization level {level} is out of range 0..=4"
+            ))),
+            _ => Ok(()),
+        }
+    }
+
+    /// The checked `(option, value)` pairs `cuModuleLoadDataEx` gets besides the log
+    /// buffers, in a fixed order, each option at most once.
+    pub(crate) fn raw_options(&self) -> Result<Vec<(CUjit_option, usize)>> {
+        self.validate()?;
+        let mut out = Vec::with_capacity(5);
+        if let Some(r) = self.max_registers {
+            out.push((CUjit_option::CU_JIT_MAX_REGISTERS, r as usize));
+        }
+        if let Some(o) = self.optimization_level {
+            out.push((CUjit_option::CU_JIT_OPTIMIZATION_LEVEL, o as usize));
+        }
+        if self.generate_debug_info {
+            out.push((CUjit_option::CU_JIT_GENERATE_DEBUG_INFO, 1));
+        }
+        if self.generate_line_info {
+            out.push((CUjit_option::CU_JIT_GENERATE_LINE_INFO, 1));
+        }
+        if self.log_verbose {
+            out.push((CUjit_option::CU_JIT_LOG_VERBOSE, 1));
+        }
+        Ok(out)
+    }
+}
+
 /// A global variable of a module (`__device__` or `__constant__`): its address and size.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct DeviceGlobal {
@@ -125,6 +166,7 @@ impl Module {
         image: &[u8],
         opts: &JitOptions,
     ) -> Result<(Module, JitLog)> {
+        let extra = opts.raw_options()?;
         let image = nul_terminated(image);
         ctx.bind()?;
         let mut info = vec![0u8; LOG_BYTES];
@@ -141,24 +183,9 @@ impl Module {
             error.as_mut_ptr().cast(),
             LOG_BYTES as *mut c_void,
         ];
-        let mut push = |k: CUjit_option, v: usize| {
+        for (k, v) in extra {
             keys.push(k);
             values.push(v as *mut c_void);
-        };
-        if let Some(r) = opts.max_registers {
-            push(CUjit_option::CU_JIT_MAX_REGISTERS, r as usize);
-        }
-        if let Some(o) = opts.optimization_level {
-            push(CUjit_option::CU_JIT_OPTIMIZATION_LEVEL, o as usize);
-        }
-        if opts.generate_debug_info {
-            push(CUjit_option::CU_JIT_GENERATE_DEBUG_INFO, 1);
-        }
-        if opts.generate_line_info {
-            push(CUjit_option::CU_JIT_GENERATE_LINE_INFO, 1);
-        }
-        if opts.log_verbose {
-            push(CUjit_option::CU_JIT_LOG_VERBOSE, 1);
         }
         let mut raw: CUmodule = std::ptr::null_mut();
         // SAFETY: the image is NUL-terminated or self-describing; the option arrays have

@@ -28,6 +28,9 @@
 pub mod cache;
 mod compile;
 mod error;
+#[cfg(feature = "fuzzing")]
+#[doc(hidden)]
+pub mod fuzzing;
 mod link;
 mod module;
 mod nvcc;

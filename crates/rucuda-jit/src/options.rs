@@ -168,9 +168,19 @@ impl FromStr for Arch {
         };
         let t = text.trim();
         if let Some((major, minor)) = t.split_once('.') {
-            let major = major.parse().map_err(|_| bad())?;
+            // Plain digits, one minor digit, and a number that `sm_XY` can hold: what
+            // parses here must print (`real()`) and parse back to the same arch.
+            let plain = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
+            if !plain(major) || minor.len() != 1 || !plain(minor) {
+                return Err(bad());
+            }
+            let major: u32 = major.parse().map_err(|_| bad())?;
             let minor: u32 = minor.parse().map_err(|_| bad())?;
-            if minor > 9 {
+            if major
+                .checked_mul(10)
+                .and_then(|m| m.checked_add(minor))
+                .is_none()
+            {
                 return Err(bad());
             }
             return Ok(Arch::new(major, minor));
@@ -721,6 +731,38 @@ mod tests {
         assert_eq!(a.virtual_arch(), "compute_100f");
         for bad in ["", "sm_", "sm_9", "gfx90a", "9.12", "sm_9x"] {
             assert!(bad.parse::<Arch>().is_err(), "{bad}");
+        }
+    }
+
+    /// Found by the `compile_options` fuzz target: "555555550.000000" parsed as compute
+    /// capability 555555550.0, whose `sm_5555555500` name did not parse back (u32
+    /// overflow). The dotted form now takes plain digits, one minor digit, and a number
+    /// that fits.
+    #[test]
+    fn dotted_arch_round_trips_or_is_refused() {
+        for bad in [
+            "555555550.000000",
+            "429496729.6",
+            "+9.0",
+            "9.+0",
+            "8.06",
+            "9.",
+            ".9",
+        ] {
+            assert!(bad.parse::<Arch>().is_err(), "{bad}");
+        }
+        for good in [
+            "9.0",
+            "12.1",
+            "429496729.5",
+            "00.0",
+            "sm_90a",
+            "compute_100f",
+            "4294967295",
+        ] {
+            let a: Arch = good.parse().unwrap();
+            assert_eq!(a.real().parse::<Arch>().unwrap(), a, "{good}");
+            assert_eq!(a.virtual_arch().parse::<Arch>().unwrap(), a, "{good}");
         }
     }
 

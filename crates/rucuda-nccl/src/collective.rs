@@ -19,7 +19,8 @@ use crate::comm::Communicator;
 use crate::dtype::{DataType, ElementLayout, ReduceOp};
 use crate::error::{call, Error, Result};
 use crate::group::{self, OpKind, Signature};
-use crate::sys::bindings::cudaStream_t;
+use crate::sys::bindings::{cudaStream_t, ncclComm_t};
+use std::any::Any;
 use std::ffi::c_void;
 
 /// Where a buffer's elements are, for NCCL.
@@ -37,16 +38,37 @@ pub struct Region {
 
 /// Device memory a collective reads: [`DeviceBuffer`], [`DeviceView`], [`DeviceViewMut`]
 /// and C-contiguous [`GpuArray`]s.
-pub trait SendBuffer {
+///
+/// # Safety
+/// NCCL reads (and for [`RecvBuffer`] writes) the [`Region`] an implementor reports:
+/// it must be device memory of that many elements, alive as long as the implementor is;
+/// a `keep_alive` handle must keep that memory allocated while it lives.
+pub unsafe trait SendBuffer {
     /// Its elements, or why NCCL cannot use it (a non-contiguous array).
     fn region(&self, call: &'static str, what: &'static str) -> Result<Region>;
+
+    /// A handle that keeps this memory allocated for as long as it lives, or `None`
+    /// when there is none (plain buffers and views: only their owner frees them).
+    ///
+    /// Inside a [`group`](crate::group()) a call is issued when the outermost group
+    /// returns, so its record holds this handle until then; a buffer without one is
+    /// refused there ([`Error::NotInGroup`]). [`GpuArray`] shares its memory through an
+    /// `Arc` and returns a handle to it.
+    fn keep_alive(&self) -> Option<Box<dyn Any>> {
+        None
+    }
 }
 
 /// Device memory a collective writes: [`DeviceBuffer`], [`DeviceViewMut`] and
 /// C-contiguous [`GpuArray`]s.
-pub trait RecvBuffer: SendBuffer {}
+///
+/// # Safety
+/// As for [`SendBuffer`], and the region must be writable.
+pub unsafe trait RecvBuffer: SendBuffer {}
 
-impl<T: DeviceRepr> SendBuffer for DeviceBuffer<T> {
+// SAFETY: the region is the buffer's own device memory, alive while it is; a GpuArray's
+// keep-alive handle shares its storage Arc.
+unsafe impl<T: DeviceRepr> SendBuffer for DeviceBuffer<T> {
     fn region(&self, _: &'static str, _: &'static str) -> Result<Region> {
         Ok(Region {
             ptr: rucuda_driver::DevicePtr::device_ptr(self),
@@ -56,9 +78,13 @@ impl<T: DeviceRepr> SendBuffer for DeviceBuffer<T> {
         })
     }
 }
-impl<T: DeviceRepr> RecvBuffer for DeviceBuffer<T> {}
+// SAFETY: the region is the buffer's own device memory, alive while it is; a GpuArray's
+// keep-alive handle shares its storage Arc.
+unsafe impl<T: DeviceRepr> RecvBuffer for DeviceBuffer<T> {}
 
-impl<T: DeviceRepr> SendBuffer for DeviceView<'_, T> {
+// SAFETY: the region is the buffer's own device memory, alive while it is; a GpuArray's
+// keep-alive handle shares its storage Arc.
+unsafe impl<T: DeviceRepr> SendBuffer for DeviceView<'_, T> {
     fn region(&self, _: &'static str, _: &'static str) -> Result<Region> {
         Ok(Region {
             ptr: rucuda_driver::DevicePtr::device_ptr(self),
@@ -69,7 +95,9 @@ impl<T: DeviceRepr> SendBuffer for DeviceView<'_, T> {
     }
 }
 
-impl<T: DeviceRepr> SendBuffer for DeviceViewMut<'_, T> {
+// SAFETY: the region is the buffer's own device memory, alive while it is; a GpuArray's
+// keep-alive handle shares its storage Arc.
+unsafe impl<T: DeviceRepr> SendBuffer for DeviceViewMut<'_, T> {
     fn region(&self, _: &'static str, _: &'static str) -> Result<Region> {
         Ok(Region {
             ptr: rucuda_driver::DevicePtr::device_ptr(self),
@@ -79,9 +107,13 @@ impl<T: DeviceRepr> SendBuffer for DeviceViewMut<'_, T> {
         })
     }
 }
-impl<T: DeviceRepr> RecvBuffer for DeviceViewMut<'_, T> {}
+// SAFETY: the region is the buffer's own device memory, alive while it is; a GpuArray's
+// keep-alive handle shares its storage Arc.
+unsafe impl<T: DeviceRepr> RecvBuffer for DeviceViewMut<'_, T> {}
 
-impl<E: Element> SendBuffer for GpuArray<E> {
+// SAFETY: the region is the buffer's own device memory, alive while it is; a GpuArray's
+// keep-alive handle shares its storage Arc.
+unsafe impl<E: Element> SendBuffer for GpuArray<E> {
     fn region(&self, call: &'static str, what: &'static str) -> Result<Region> {
         if !self.is_c_contiguous() {
             return Err(Error::NotContiguous {
@@ -98,11 +130,36 @@ impl<E: Element> SendBuffer for GpuArray<E> {
             device: Some(self.context().device().ordinal()),
         })
     }
+
+    fn keep_alive(&self) -> Option<Box<dyn Any>> {
+        // Another view of the same storage: its `Arc` keeps the memory allocated.
+        Some(Box::new(self.squeeze()))
+    }
 }
-impl<E: Element> RecvBuffer for GpuArray<E> {}
+// SAFETY: the region is the buffer's own device memory, alive while it is; a GpuArray's
+// keep-alive handle shares its storage Arc.
+unsafe impl<E: Element> RecvBuffer for GpuArray<E> {}
 
 /// How long a checked collective waits for the other ranks' descriptions.
 const CHECK_TIMEOUT: Duration = Duration::from_secs(300);
+
+/// What keeps `buf` allocated until a group issues the call that uses it: its
+/// [`keep_alive`](SendBuffer::keep_alive) handle inside a group (a buffer without one is
+/// refused there with [`Error::NotInGroup`]), nothing outside a group (the call is
+/// queued at once, and the caller's borrow covers it).
+pub(crate) fn owner(
+    buf: &dyn SendBuffer,
+    call: &'static str,
+    what: &'static str,
+) -> Result<Option<Box<dyn Any>>> {
+    if group::depth() == 0 {
+        return Ok(None);
+    }
+    match buf.keep_alive() {
+        Some(keep) => Ok(Some(keep)),
+        None => Err(Error::NotInGroup { call, what }),
+    }
+}
 
 /// Notes a failure in the current group (so it launches nothing) and passes it on.
 fn in_group<T>(result: Result<T>) -> Result<T> {
@@ -268,78 +325,107 @@ impl Communicator {
                     got: on,
                 });
             }
-            let send = send.map(|s| s.region(call, "the input")).transpose()?;
             let recv_what = if send.is_some() {
                 "the output"
             } else {
                 "the buffer"
             };
+            // Inside a group the record keeps everything it points at alive until it is
+            // issued: the memory (refused when it cannot be kept), the stream and the
+            // communicator's handle.
+            let mut keep: Vec<Box<dyn Any>> = Vec::new();
+            if let Some(s) = send {
+                keep.extend(owner(s, call, "the input")?);
+            }
+            keep.extend(owner(recv, call, recv_what)?);
+            let send = send.map(|s| s.region(call, "the input")).transpose()?;
             let recv = recv.region(call, recv_what)?;
             let plan = plan(kind, op, other, send.as_ref(), &recv, self.me())?;
+            let held = group::depth() > 0;
+            if held {
+                keep.push(Box::new(stream.clone()));
+            }
+            let pending = group::Pending {
+                comm: self.handle(),
+                clique: self.clique(),
+                rank: self.rank(),
+                plan,
+                stream: stream.raw() as cudaStream_t,
+                ctx: Some(self.context().clone()),
+                hold: held.then(|| self.hold()),
+                keep,
+            };
+            // Inside a group the call is only recorded: the group issues it at its end,
+            // or drops it when anything in the group failed.
+            let Some(pending) = group::record(pending) else {
+                return Ok(());
+            };
             self.context().bind()?;
-            if self.is_checked()
-                && group::depth() == 0
-                && !matches!(kind, OpKind::Send | OpKind::Recv)
-            {
+            if self.is_checked() && !matches!(kind, OpKind::Send | OpKind::Recv) {
                 self.compare_with_peers(&plan.sig, stream)?;
             }
-            self.enqueue(&plan, stream)?;
-            group::record(self, plan.sig);
-            Ok(())
+            // SAFETY: `plan` checked the pointers and count against the buffers, which
+            // the caller keeps alive until the stream has run the operation.
+            unsafe { enqueue(pending.comm, &pending.plan, pending.stream) }
         })())
     }
+}
 
-    /// The NCCL call of a checked plan.
-    fn enqueue(&self, plan: &Plan, stream: &Stream) -> Result<()> {
-        let comm = self.handle();
-        let s = stream.raw() as cudaStream_t;
-        let Signature {
-            kind,
-            data_type,
-            count,
-            op,
-            root,
-            peer,
-        } = plan.sig;
-        let (send, recv) = (plan.send as *const c_void, plan.recv as *mut c_void);
-        let dtype = data_type.raw();
-        let op = op.map_or(ReduceOp::Sum.raw(), ReduceOp::raw);
-        // Ranks were checked to fit in an i32 by `plan`.
-        let root = root.or(peer).unwrap_or(0) as i32;
-        // SAFETY: (every arm) `plan` checked that the buffers hold what NCCL reads and
-        // writes for this operation (`count` elements of `dtype`, times the ranks where
-        // the operation gathers or scatters) on the communicator's device; the caller
-        // keeps them alive until the stream has run the operation, as for every
-        // asynchronous copy.
-        unsafe {
-            match kind {
-                OpKind::AllReduce => {
-                    call!(comm, ncclAllReduce(send, recv, count, dtype, op, comm, s))
-                }
-                OpKind::Broadcast => {
-                    call!(comm, ncclBroadcast(send, recv, count, dtype, root, comm, s))
-                }
-                OpKind::Reduce => {
-                    call!(
-                        comm,
-                        ncclReduce(send, recv, count, dtype, op, root, comm, s)
-                    )
-                }
-                OpKind::AllGather => {
-                    call!(comm, ncclAllGather(send, recv, count, dtype, comm, s))
-                }
-                OpKind::ReduceScatter => {
-                    call!(
-                        comm,
-                        ncclReduceScatter(send, recv, count, dtype, op, comm, s)
-                    )
-                }
-                OpKind::Send => call!(comm, ncclSend(send, count, dtype, root, comm, s)),
-                OpKind::Recv => call!(comm, ncclRecv(recv, count, dtype, root, comm, s)),
+/// The NCCL call of a checked plan, queued on `s` now.
+///
+/// # Safety
+/// `comm` is a live communicator; `plan` was made by [`plan`] for buffers that are still
+/// alive (and stay so until the stream has run the operation) on `comm`'s device, and
+/// `s` is a live stream of that device.
+pub(crate) unsafe fn enqueue(comm: ncclComm_t, plan: &Plan, s: cudaStream_t) -> Result<()> {
+    let Signature {
+        kind,
+        data_type,
+        count,
+        op,
+        root,
+        peer,
+    } = plan.sig;
+    let (send, recv) = (plan.send as *const c_void, plan.recv as *mut c_void);
+    let dtype = data_type.raw();
+    let op = op.map_or(ReduceOp::Sum.raw(), ReduceOp::raw);
+    // Ranks were checked to fit in an i32 by `plan`.
+    let root = root.or(peer).unwrap_or(0) as i32;
+    // SAFETY: (every arm) `plan` checked that the buffers hold what NCCL reads and
+    // writes for this operation (`count` elements of `dtype`, times the ranks where
+    // the operation gathers or scatters) on the communicator's device; the caller
+    // keeps them alive until the stream has run the operation, as for every
+    // asynchronous copy.
+    unsafe {
+        match kind {
+            OpKind::AllReduce => {
+                call!(comm, ncclAllReduce(send, recv, count, dtype, op, comm, s))
             }
+            OpKind::Broadcast => {
+                call!(comm, ncclBroadcast(send, recv, count, dtype, root, comm, s))
+            }
+            OpKind::Reduce => {
+                call!(
+                    comm,
+                    ncclReduce(send, recv, count, dtype, op, root, comm, s)
+                )
+            }
+            OpKind::AllGather => {
+                call!(comm, ncclAllGather(send, recv, count, dtype, comm, s))
+            }
+            OpKind::ReduceScatter => {
+                call!(
+                    comm,
+                    ncclReduceScatter(send, recv, count, dtype, op, comm, s)
+                )
+            }
+            OpKind::Send => call!(comm, ncclSend(send, count, dtype, root, comm, s)),
+            OpKind::Recv => call!(comm, ncclRecv(recv, count, dtype, root, comm, s)),
         }
     }
+}
 
+impl Communicator {
     /// All-reduce (`ncclAllReduce`): every rank's `recv` becomes the reduction over the
     /// ranks of their `send`s, element by element. `send` and `recv` hold as many
     /// elements of one type.
@@ -538,9 +624,9 @@ impl Communicator {
             send: rucuda_driver::DevicePtr::device_ptr(&send),
             recv: rucuda_driver::DevicePtr::device_ptr(&all),
         };
-        // 4 u64 in, 4 × size u64 out, both allocated above on this device and kept
-        // until the stream was waited for below.
-        self.enqueue(&plan, stream)?;
+        // SAFETY: 4 u64 in, 4 × size u64 out, both allocated above on this device and
+        // kept until the stream was waited for below; the communicator is live.
+        unsafe { enqueue(self.handle(), &plan, stream.raw() as cudaStream_t)? };
         self.wait(stream, CHECK_TIMEOUT)?;
         let words = all.to_vec()?;
         for (rank, theirs) in words.chunks_exact(4).enumerate() {
@@ -612,6 +698,54 @@ mod tests {
         size: 4,
         device: 0,
     };
+
+    /// A plain buffer (like `DeviceBuffer` and device views: no `keep_alive`).
+    struct Plain;
+
+    // SAFETY: a test stand-in; its region is never handed to NCCL.
+    unsafe impl SendBuffer for Plain {
+        fn region(&self, _: &'static str, _: &'static str) -> Result<Region> {
+            Ok(f32s(4))
+        }
+    }
+
+    /// A buffer whose memory a handle keeps alive (like `GpuArray`).
+    struct Shared;
+
+    // SAFETY: a test stand-in; its region is never handed to NCCL.
+    unsafe impl SendBuffer for Shared {
+        fn region(&self, _: &'static str, _: &'static str) -> Result<Region> {
+            Ok(f32s(4))
+        }
+        fn keep_alive(&self) -> Option<Box<dyn Any>> {
+            Some(Box::new(7u8))
+        }
+    }
+
+    #[test]
+    fn plain_buffers_are_refused_in_a_group_and_accepted_outside() {
+        assert!(matches!(owner(&Plain, "all_reduce", "the input"), Ok(None)));
+        assert!(matches!(
+            owner(&Shared, "all_reduce", "the input"),
+            Ok(None)
+        ));
+        let e = crate::group(|| owner(&Plain, "all_reduce", "the input").map(drop)).unwrap_err();
+        assert!(
+            matches!(
+                e,
+                Error::NotInGroup {
+                    call: "all_reduce",
+                    what: "the input"
+                }
+            ),
+            "{e}"
+        );
+        assert!(e.to_string().contains("use GpuArray"), "{e}");
+        let kept = crate::group(|| owner(&Shared, "all_reduce", "the output")).unwrap();
+        let kept = kept.expect("an owner inside a group");
+        assert_eq!(kept.downcast_ref::<u8>(), Some(&7));
+        assert_eq!(group::depth(), 0);
+    }
 
     #[test]
     fn encoded_descriptions_read_back() {

@@ -9,7 +9,8 @@ use std::fmt;
 use std::hash::{Hash, Hasher};
 use std::marker::PhantomData;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
+use std::thread::ThreadId;
 use std::time::{Duration, Instant};
 
 use rucuda_driver::{Context, Device, Stream};
@@ -30,6 +31,57 @@ pub(crate) enum State {
     Live,
     /// `ncclCommAbort` was called: the handle is gone, every call is an error.
     Aborted,
+}
+
+/// The threads whose unfinished groups hold calls recorded on one communicator, one
+/// entry per call (see [`Hold`]).
+#[derive(Debug, Default)]
+pub(crate) struct Holds(Mutex<Vec<ThreadId>>);
+
+impl Holds {
+    fn with<R>(&self, f: impl FnOnce(&mut Vec<ThreadId>) -> R) -> R {
+        // A panic while the lock was held cannot leave the list half-changed.
+        let mut list = self.0.lock().unwrap_or_else(|p| p.into_inner());
+        f(&mut list)
+    }
+
+    /// True when a group on another thread than this one holds calls on the communicator.
+    fn elsewhere(&self) -> bool {
+        let me = std::thread::current().id();
+        self.with(|list| list.iter().any(|&t| t != me))
+    }
+
+    /// A [`Hold`] of this thread.
+    fn hold(self: &Arc<Self>) -> Hold {
+        let thread = std::thread::current().id();
+        self.with(|list| list.push(thread));
+        Hold {
+            holds: Arc::clone(self),
+            thread,
+        }
+    }
+}
+
+/// Held by a call recorded in a group on this thread (in [`group::Pending`]): while any
+/// is alive on another thread, the communicator's handle is neither destroyed nor aborted
+/// and no NCCL call is made on it here, so that thread's group issues on a live handle
+/// and never at the same time as this one. (On the recording thread itself, destroying
+/// or aborting the communicator drops its recorded calls and cancels the group.)
+#[derive(Debug)]
+pub(crate) struct Hold {
+    holds: Arc<Holds>,
+    thread: ThreadId,
+}
+
+impl Drop for Hold {
+    fn drop(&mut self) {
+        let thread = self.thread;
+        self.holds.with(|list| {
+            if let Some(i) = list.iter().position(|&t| t == thread) {
+                list.swap_remove(i);
+            }
+        });
+    }
 }
 
 /// Errors that `Drop` met, for [`take_drop_errors`].
@@ -82,6 +134,8 @@ pub struct Communicator {
     clique: u64,
     state: Cell<State>,
     pub(crate) checked: Cell<bool>,
+    /// Calls recorded on it in unfinished groups, by thread.
+    holds: Arc<Holds>,
     _not_sync: PhantomData<Cell<()>>,
 }
 
@@ -146,6 +200,7 @@ impl Communicator {
             clique,
             state: Cell::new(State::Live),
             checked: Cell::new(checked),
+            holds: Arc::default(),
             _not_sync: PhantomData,
         }
     }
@@ -209,7 +264,7 @@ impl Communicator {
         let clique = clique_of_id(id);
         let _restore = CurrentContextGuard::new()?;
         let mut made: Vec<Communicator> = Vec::with_capacity(ranks.len());
-        group::group(|| {
+        group::nccl_group(|| {
             for (ctx, &rank) in ctxs.iter().zip(ranks) {
                 ctx.bind()?;
                 let mut raw: ncclComm_t = std::ptr::null_mut();
@@ -325,7 +380,7 @@ impl Communicator {
         if parts.len() == 1 {
             run(&mut raws)?;
         } else {
-            group::group(|| run(&mut raws))?;
+            group::nccl_group(|| run(&mut raws))?;
         }
         let mut out = Vec::with_capacity(parts.len());
         for ((parent, color, _), raw) in parts.iter().zip(raws) {
@@ -440,11 +495,19 @@ impl Communicator {
     /// it. Every later call on it returns [`Error::Aborted`]; calling `abort` again does
     /// nothing. The other ranks must abort theirs too (their operations with this rank
     /// can no longer finish): [`wait`](Communicator::wait) with a time limit does that.
+    ///
+    /// Refused ([`Error::InvalidArgument`], nothing done) while an unfinished
+    /// [`group`](crate::group()) on another thread holds calls recorded on it (the
+    /// communicator was moved here from inside that group's closure).
     pub fn abort(&self) -> Result<()> {
         if self.state.get() == State::Aborted {
             return Ok(());
         }
+        self.not_held_elsewhere("abort")?;
         self.state.set(State::Aborted);
+        // Calls recorded on it in an unfinished group can no longer be issued.
+        group::comm_ending(self.raw);
+        self.not_held_at_all("abort")?;
         let _current = CurrentContextGuard::switch_to(&self.ctx)?;
         // SAFETY: the handle was live and is not used again (the state says aborted).
         unsafe { call!(std::ptr::null_mut(), ncclCommAbort(self.raw)) }
@@ -463,7 +526,9 @@ impl Communicator {
 
     /// Destroys the communicator now (`ncclCommDestroy`) and returns its error, which a
     /// plain drop can only queue (see [`take_drop_errors`]). An aborted communicator has
-    /// nothing left to destroy.
+    /// nothing left to destroy. While an unfinished [`group`](crate::group()) on another
+    /// thread holds calls recorded on it, its handle is left to that group (not destroyed:
+    /// it stays allocated for the rest of the process) and an error says so.
     pub fn destroy(self) -> Result<()> {
         let result = self.release();
         self.state.set(State::Aborted);
@@ -473,6 +538,12 @@ impl Communicator {
     fn release(&self) -> Result<()> {
         if self.state.get() == State::Aborted {
             return Ok(());
+        }
+        // Calls recorded on it in an unfinished group can no longer be issued.
+        group::comm_ending(self.raw);
+        if let Err(e) = self.not_held_at_all("destroy") {
+            self.state.set(State::Aborted);
+            return Err(e);
         }
         let _current = CurrentContextGuard::switch_to(&self.ctx)?;
         // Destroying waits for the communicator's operations, which never end when a
@@ -510,13 +581,45 @@ impl Communicator {
         self.clique
     }
 
-    /// Fails with [`Error::Aborted`] once the communicator was aborted.
+    /// Fails with [`Error::Aborted`] once the communicator was aborted, and while a
+    /// group on another thread holds calls recorded on it (NCCL calls on one communicator
+    /// must not overlap; see [`Hold`]).
     #[inline]
     pub(crate) fn ensure_live(&self, call: &'static str) -> Result<()> {
         match self.state.get() {
-            State::Live => Ok(()),
+            State::Live => self.not_held_elsewhere(call),
             State::Aborted => Err(Error::Aborted { call }),
         }
+    }
+
+    fn not_held_elsewhere(&self, call: &str) -> Result<()> {
+        if self.holds.elsewhere() {
+            return Err(Error::invalid(format!(
+                "{call}: an unfinished group on another thread holds calls recorded on this \
+                 communicator (it was moved out of that group's closure); use it there, or \
+                 after that group returned"
+            )));
+        }
+        Ok(())
+    }
+
+    /// After [`group::comm_ending`] dropped this thread's recorded calls: fails when any
+    /// call recorded on the communicator is still held (by a group on another thread, or
+    /// one this thread could not reach), in which case the handle must be left allocated
+    /// (leaked) for that group to issue on.
+    fn not_held_at_all(&self, call: &str) -> Result<()> {
+        if self.holds.with(|list| list.is_empty()) {
+            return Ok(());
+        }
+        Err(Error::invalid(format!(
+            "{call}: a group that has not returned yet holds calls recorded on this \
+             communicator; its handle is left allocated (not freed) for that group"
+        )))
+    }
+
+    /// A [`Hold`] for a call recorded on this communicator by this thread's group.
+    pub(crate) fn hold(&self) -> Hold {
+        self.holds.hold()
     }
 
     /// The live handle, for the collectives.
@@ -583,6 +686,34 @@ mod tests {
         send::<Communicator>();
         // `Communicator: !Sync` holds through PhantomData<Cell<()>>; a compile-fail test
         // would say so more loudly, but the type's fields make it plain.
+    }
+
+    #[test]
+    fn holds_of_another_thread_are_seen_until_dropped() {
+        let holds = Arc::new(Holds::default());
+        let mine = holds.hold();
+        assert!(
+            !holds.elsewhere(),
+            "this thread's own calls do not block it"
+        );
+        let (tx, rx) = std::sync::mpsc::channel();
+        let (done_tx, done_rx) = std::sync::mpsc::channel::<()>();
+        let other = {
+            let holds = Arc::clone(&holds);
+            std::thread::spawn(move || {
+                let theirs = holds.hold();
+                tx.send(()).expect("send");
+                done_rx.recv().expect("recv");
+                drop(theirs);
+            })
+        };
+        rx.recv().expect("the other thread holds");
+        assert!(holds.elsewhere());
+        done_tx.send(()).expect("send");
+        other.join().expect("join");
+        assert!(!holds.elsewhere());
+        drop(mine);
+        assert!(holds.with(|list| list.is_empty()));
     }
 
     #[test]

@@ -140,10 +140,11 @@ pub enum Error {
     /// nothing of the group was launched.
     #[error("ranks disagree in one group: {0}")]
     RankMismatch(String),
-    /// An operation of a [`group`](crate::group()) failed and the closure went on and
-    /// returned `Ok`: nothing of the group was launched (the operation's own error was
-    /// returned to the closure where it failed).
-    #[error("an operation of the group failed, so nothing of the group was launched (the closure ignored that operation's error)")]
+    /// An operation of a [`group`](crate::group()) failed (or an inner group failed)
+    /// and the closure went on and returned `Ok`, or a communicator with operations
+    /// recorded in the group was destroyed or aborted inside it: nothing of the group was
+    /// launched (the operation's own error was returned to the closure where it failed).
+    #[error("an operation of the group failed or lost its communicator, so nothing of the group was launched (the closure went on and returned Ok)")]
     GroupCancelled,
     /// [`Communicator::wait`](crate::Communicator::wait) gave up; the communicator was
     /// aborted so nothing hangs.
@@ -151,6 +152,18 @@ pub enum Error {
     Timeout {
         /// How long it waited.
         waited: Duration,
+    },
+    /// A [`DeviceBuffer`](rucuda_driver::DeviceBuffer) or device view given to an
+    /// operation inside a [`group`](crate::group()): a group issues its calls when the
+    /// outermost group returns, and only a [`GpuArray`](rucuda_array::GpuArray) can be
+    /// kept alive until then by the group itself (a plain buffer or view could be freed
+    /// first, and NCCL would use freed memory). Outside a group they work as usual.
+    #[error("{call}: {what} is a plain device buffer or view, which a group cannot keep alive until it issues its calls; inside group() use GpuArray, or call outside a group")]
+    NotInGroup {
+        /// The operation.
+        call: &'static str,
+        /// Which argument.
+        what: &'static str,
     },
     /// An argument out of range (a rank, a root, a device count).
     #[error("invalid argument: {0}")]

@@ -12,7 +12,9 @@
 //!   [`wait`](Communicator::wait) with a time limit, asynchronous errors;
 //! - collectives on [`GpuArray`](rucuda_array::GpuArray)s, [`DeviceBuffer`](rucuda_driver::DeviceBuffer)s
 //!   and views: all-reduce, broadcast, reduce, all-gather, reduce-scatter (with sum,
-//!   prod, max, min, avg), send and receive; [`group`] to issue several as one;
+//!   prod, max, min, avg), send and receive; [`group`] to issue several as one (on
+//!   `GpuArray`s: its recorded calls keep their memory alive until issued, and plain
+//!   buffers and views are refused inside it);
 //! - checks before NCCL sees a call (types, sizes, devices, ranks, a communicator that
 //!   was aborted), groups that launch nothing when one of their calls fails, and
 //!   agreement checks between ranks (in one group of this thread, or across processes

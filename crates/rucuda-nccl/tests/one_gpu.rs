@@ -1,8 +1,9 @@
 //! GPU tests that need one GPU: a one-rank communicator (every collective is then the
 //! identity or a copy, checked against the CPU for every element type), the refusals,
-//! abort, groups that launch nothing when a call fails, and NCCL's refusal of a second
-//! rank on the same GPU. Every test sets `NCCL_NVLS_ENABLE=0` and skips (with the
-//! marker) where NCCL is missing.
+//! abort, groups that launch nothing when a call fails (nested or not, or when a
+//! communicator is dropped inside), groups that refuse plain device buffers and keep
+//! arrays and streams made inside them alive, and NCCL's refusal of a second rank on the same GPU.
+//! Every test sets `NCCL_NVLS_ENABLE=0` and skips (with the marker) where NCCL is missing.
 
 mod common;
 
@@ -172,6 +173,114 @@ fn a_group_with_a_failing_call_launches_nothing() {
     assert!(panicked.is_err());
     group(|| comm.all_reduce_in_place(&mut out, ReduceOp::Prod, &stream)).expect("after a panic");
     comm.wait(&stream, WAIT).expect("wait");
+}
+
+#[test]
+#[ignore = "needs a CUDA device"]
+fn nested_groups_join_the_outermost_and_a_communicator_dropped_inside_cancels() {
+    if setup().is_none() {
+        return;
+    }
+    let (comm, stream) = one_rank();
+    let five = GpuArray::from_slice(&stream, &[5.0f32; 1000]).expect("input");
+    let mut out = GpuArray::<f32>::full(&stream, &[1000], -1.0).expect("output");
+    stream.synchronize().expect("sync");
+    let untouched = |out: &GpuArray<f32>, why: &str| {
+        comm.wait(&stream, WAIT).expect("nothing pending");
+        assert!(
+            out.to_vec().expect("back").iter().all(|&v| v == -1.0),
+            "{why}"
+        );
+    };
+    // An inner group that succeeded launches nothing by itself: the outer closure's
+    // error cancels it too.
+    let e = group(|| {
+        group(|| comm.all_reduce(&five, &mut out, ReduceOp::Sum, &stream))?;
+        Err::<(), _>(Error::InvalidArgument("the caller gives up".into()))
+    })
+    .expect_err("the outer closure failed");
+    assert!(e.to_string().contains("the caller gives up"), "{e}");
+    untouched(&out, "the inner group's all-reduce must not have run");
+    // A communicator dropped inside a group takes its recorded calls with it, and the
+    // group launches nothing.
+    let (other, _other_stream) = one_rank();
+    let r = group(|| {
+        comm.all_reduce(&five, &mut out, ReduceOp::Sum, &stream)?;
+        other.all_reduce_in_place(&mut out, ReduceOp::Sum, &stream)?;
+        drop(other);
+        Ok(())
+    });
+    assert!(matches!(r, Err(Error::GroupCancelled)), "{r:?}");
+    untouched(&out, "nothing of a group that lost a communicator may run");
+    // Nested and clean: the outermost launches the inner group's call.
+    group(|| {
+        group(|| comm.all_reduce(&five, &mut out, ReduceOp::Sum, &stream))?;
+        Ok(())
+    })
+    .expect("a clean nested group");
+    comm.wait(&stream, WAIT).expect("wait");
+    assert!(out.to_vec().expect("back").iter().all(|&v| v == 5.0));
+}
+
+#[test]
+#[ignore = "needs a CUDA device"]
+fn a_group_refuses_plain_buffers_and_keeps_its_arrays_and_streams_alive() {
+    if setup().is_none() {
+        return;
+    }
+    let (comm, stream) = one_rank();
+    let ctx = ctx(0);
+    // A plain DeviceBuffer or view cannot be kept alive by the group: refused inside it
+    // (the group launches nothing), accepted outside.
+    let mut plain = DeviceBuffer::from_slice(&ctx, &[2.0f32; 64]).expect("buffer");
+    let e = group(|| comm.all_reduce_in_place(&mut plain, ReduceOp::Sum, &stream))
+        .expect_err("a DeviceBuffer in a group");
+    assert!(
+        matches!(
+            e,
+            Error::NotInGroup {
+                call: "all_reduce",
+                what: "the buffer"
+            }
+        ),
+        "{e}"
+    );
+    assert!(e.to_string().contains("use GpuArray"), "{e}");
+    let array = GpuArray::from_slice(&stream, &[2.0f32; 64]).expect("array");
+    let mut view = plain.slice_mut(..).expect("a view");
+    let e = group(|| comm.all_reduce(&array, &mut view, ReduceOp::Sum, &stream))
+        .expect_err("a device view in a group");
+    assert!(
+        matches!(
+            e,
+            Error::NotInGroup {
+                what: "the output",
+                ..
+            }
+        ),
+        "{e}"
+    );
+    comm.all_reduce_in_place(&mut plain, ReduceOp::Sum, &stream)
+        .expect("outside a group");
+    comm.wait(&stream, WAIT).expect("wait");
+    assert_eq!(plain.to_vec().expect("back"), vec![2.0f32; 64]);
+    // Arrays and a stream made and dropped inside the closure: the records keep them
+    // alive until the group issues, and the work runs.
+    let mut out = GpuArray::<f32>::full(&stream, &[64], -1.0).expect("output");
+    stream.synchronize().expect("sync");
+    group(|| {
+        let inner = Stream::new(&ctx, StreamFlags::NON_BLOCKING).expect("a stream");
+        let tmp = GpuArray::from_slice(&inner, &[4.0f32; 64]).expect("array");
+        inner.synchronize().expect("sync");
+        comm.all_reduce(&tmp, &mut out, ReduceOp::Sum, &inner)?;
+        drop(tmp);
+        drop(inner);
+        Ok(())
+    })
+    .expect("a group with arrays and a stream made inside");
+    stream.synchronize().expect("sync");
+    ctx.synchronize().expect("the group's work ran");
+    assert_eq!(out.to_vec().expect("back"), vec![4.0f32; 64]);
 }
 
 #[test]

@@ -19,11 +19,31 @@ use crate::layout::Layout;
 /// `buffer` either owns the allocation (`owner` is `None`) or, for arrays that see another
 /// array's memory as another element type (`reinterpret`, `real`, `imag`), is a
 /// non-owning handle to that memory that is never dropped, while `owner` keeps the
-/// allocation's real owner alive.
+/// allocation's real owner alive (and receives the uses recorded on other streams, so that
+/// its free waits for them).
 struct Storage<T: Element> {
     buffer: ManuallyDrop<DeviceBuffer<T::Storage>>,
-    owner: Option<Arc<dyn std::any::Any + Send + Sync>>,
+    owner: Option<Arc<dyn DevicePtr + Send + Sync>>,
     stream: Stream,
+}
+
+/// A storage as the device memory it stands for: recording a use reaches the buffer that
+/// really frees the memory (the owner's, for aliasing storages).
+impl<T: Element> DevicePtr for Storage<T> {
+    fn device_ptr(&self) -> CUdeviceptr {
+        self.buffer.device_ptr()
+    }
+
+    fn byte_len(&self) -> usize {
+        self.buffer.byte_len()
+    }
+
+    fn record_use(&self, stream: &Stream) -> rucuda_driver::Result<()> {
+        match &self.owner {
+            None => self.buffer.record_use(stream),
+            Some(owner) => owner.record_use(stream),
+        }
+    }
 }
 
 impl<T: Element> Drop for Storage<T> {
@@ -107,7 +127,7 @@ impl<T: Element> GpuArray<T> {
         // wrapped in ManuallyDrop inside an aliasing storage, so it never frees the
         // memory, and `owner` keeps the real owner (and its allocation) alive.
         let buffer = unsafe { DeviceBuffer::from_raw(other.context(), base, buffer_len) };
-        let owner: Arc<dyn std::any::Any + Send + Sync> = Arc::clone(&other.storage) as _;
+        let owner: Arc<dyn DevicePtr + Send + Sync> = Arc::clone(&other.storage) as _;
         GpuArray {
             storage: Arc::new(Storage {
                 buffer: ManuallyDrop::new(buffer),
@@ -199,8 +219,26 @@ impl<T: Element> GpuArray<T> {
     }
 
     /// The whole buffer behind this array and its views (elements in their storage type).
+    ///
+    /// For an array that sees another array's memory as another type (`reinterpret`,
+    /// `real`, `imag`) this is a handle that does not own the memory: record uses on
+    /// other streams with [`GpuArray::record_use`], which reaches the owner.
     pub fn buffer(&self) -> &DeviceBuffer<T::Storage> {
         &self.storage.buffer
+    }
+
+    /// Notes that work just enqueued on `stream` uses this array's memory, so that its
+    /// stream-ordered free (on the home stream of the array that owns the allocation)
+    /// waits for that work (see `DeviceBuffer::record_use`). rucuda-array's kernels do
+    /// this for their array arguments.
+    pub fn record_use(&self, stream: &Stream) -> crate::Result<()> {
+        Ok(self.storage.record_use(stream)?)
+    }
+
+    /// The memory behind this array as a `DevicePtr` whose `record_use` reaches the
+    /// allocation's owner (for kernels that take arrays type-erased).
+    pub(crate) fn use_recorder(&self) -> &dyn DevicePtr {
+        &*self.storage
     }
 
     /// True when both arrays are views of one buffer (also across `reinterpret`, `real`

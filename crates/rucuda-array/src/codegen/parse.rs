@@ -69,6 +69,9 @@ pub fn c_type_to_dtype(spelling: &str) -> Option<DType> {
     })
 }
 
+/// The most words a type spelling has (`signed long long int`).
+const MAX_TYPE_WORDS: usize = 4;
+
 /// Words that may begin a type spelling.
 fn starts_type(word: &str) -> bool {
     const STARTS: &[&str] = &[
@@ -255,7 +258,9 @@ impl Parser<'_> {
         let mut best: Option<(usize, DType)> = None;
         let mut words: Vec<&str> = Vec::new();
         let mut p = self.pos;
-        while let Some(w) = self.word_at(p) {
+        // No spelling has more words than this (`unsigned long long int`): looking
+        // further only costs time (quadratic in a long run of words).
+        while let Some(w) = self.word_at(p).filter(|_| words.len() < MAX_TYPE_WORDS) {
             words.push(w);
             if let Some(d) = c_type_to_dtype(&words.join(" ")) {
                 best = Some((p + 1, d));
@@ -368,6 +373,26 @@ mod tests {
         assert_eq!(parse_arguments("   ").unwrap(), vec![]);
     }
 
+    /// Found while writing the `arg_strings` fuzz target: the type of an argument was
+    /// looked for over the whole run of words that followed, joining them again for
+    /// every word, so 16,000 words (`"int int int ..."`, 64 KB) took 13 s to refuse and
+    /// 64,000 took 170 s. Now at most four words are looked at (the longest spelling):
+    /// this 800 KB input is refused at once, at the same token as before.
+    #[test]
+    fn a_long_run_of_words_is_refused_in_linear_time() {
+        let text = "int ".repeat(200_000);
+        let t0 = std::time::Instant::now();
+        let e = err(&text);
+        assert_eq!((e.column, e.token.as_str()), (5, "int"));
+        assert!(
+            t0.elapsed() < std::time::Duration::from_secs(5),
+            "{:?}",
+            t0.elapsed()
+        );
+        let ok = format!("float a{}", ", float a".repeat(50_000));
+        assert_eq!(parse_arguments(&ok).unwrap().len(), 50_001);
+    }
+
     #[test]
     fn every_dtype_c_name_parses_back() {
         for d in DType::ALL {
@@ -412,6 +437,12 @@ mod tests {
 
         let e = err("unsigned float x");
         assert_eq!((e.column, e.token.as_str()), (10, "float"));
+
+        // A run of type words: refused at the first word past the longest type.
+        let e = err("int int int int int x");
+        assert_eq!((e.column, e.token.as_str()), (5, "int"));
+        let e = err("unsigned long long int long x");
+        assert_eq!((e.column, e.token.as_str()), (24, "long"));
 
         let shown = err("float a; int b").to_string();
         assert!(shown.contains("column 8"), "{shown}");

@@ -2,7 +2,7 @@
 //! a call can mix element types; checked against the kernel's [`ArgSpec`]s at the call.
 
 use rucuda_driver::sys::CUdeviceptr;
-use rucuda_driver::Stream;
+use rucuda_driver::{DevicePtr, Stream};
 
 use crate::array::GpuArray;
 use crate::dtype::{DType, Element};
@@ -83,6 +83,19 @@ pub struct ArrayValue<'a> {
     pub(crate) layout: &'a Layout,
     pub(crate) stream: &'a Stream,
     pub(crate) mutable: bool,
+    /// The buffer behind the array, to record a use on another stream (its free, on
+    /// the array's home stream, then waits for the kernel).
+    pub(crate) owner: BufferRef<'a>,
+}
+
+/// The device buffer behind an [`ArrayValue`], type-erased.
+#[derive(Clone, Copy)]
+pub(crate) struct BufferRef<'a>(pub(crate) &'a dyn DevicePtr);
+
+impl std::fmt::Debug for BufferRef<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "BufferRef({:#x})", self.0.device_ptr())
+    }
 }
 
 /// One argument of an [`super::ElementwiseKernel`] call: a scalar (`2.0f32.into()`) or an
@@ -130,6 +143,7 @@ impl<'a, T: Element> From<&'a GpuArray<T>> for KernelValue<'a> {
             layout: a.layout(),
             stream: a.stream(),
             mutable: false,
+            owner: BufferRef(a.use_recorder()),
         })
     }
 }
@@ -142,6 +156,7 @@ impl<'a, T: Element> From<&'a mut GpuArray<T>> for KernelValue<'a> {
             layout: a.layout(),
             stream: a.stream(),
             mutable: true,
+            owner: BufferRef(a.use_recorder()),
         })
     }
 }

@@ -376,6 +376,13 @@ impl ElementwiseKernel {
         // each array's own layout, which was checked against its buffer; the ranged
         // variant's indices were checked against every array's length above.
         unsafe { loaded.function.launch_args(cfg, stream, &buf)? };
+        // An array used on a stream other than its home stream (where it is freed):
+        // its free must wait for this kernel.
+        for v in values {
+            if let KernelValue::Array(a) = v {
+                a.owner.0.record_use(stream)?;
+            }
+        }
         Ok(())
     }
 }

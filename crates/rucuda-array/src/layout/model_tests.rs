@@ -5,7 +5,9 @@
 use super::*;
 use crate::test_rng::TestRng;
 
-const CASES: usize = 3000;
+/// Random cases per property; fewer under Miri (every case is interpreted there), so
+/// `cargo miri test` of the layout logic fits in CI.
+const CASES: usize = if cfg!(miri) { 40 } else { 3000 };
 
 /// Every multi-index of `shape` in row-major order.
 fn indices(shape: &[usize]) -> Vec<Vec<usize>> {
@@ -255,7 +257,7 @@ fn reshape_keeps_row_major_order_or_asks_for_a_copy() {
         }
     }
     assert!(
-        views > CASES / 3 && copies > 10,
+        views > CASES / 3 && copies * 300 > CASES,
         "views {views}, copies {copies}"
     );
 }

@@ -43,6 +43,13 @@ struct LoadedReduction {
 /// small block over the block partials (see [`super::render`]). Results are
 /// deterministic: the same input on the same device gives the same bits.
 ///
+/// Each call allocates its result and partials stream-ordered; so that this stays cheap
+/// when calls synchronise (`call_to_host`), the first kernel loaded in a context raises
+/// the device's current memory pool's release threshold from the driver's default 0 to
+/// `u64::MAX` (freed memory stays in the pool for reuse, as with CuPy's and PyTorch's
+/// caching allocators; a threshold already set is left alone; `MemPool::trim_to` gives
+/// memory back).
+///
 /// `n`, the number of indices, is the length of the first array argument used only as
 /// `x[i]` (else of the first array argument); every array used only as `x[i]` must have
 /// that shape (any strides: non-contiguous ones are read through their strides). Arrays
@@ -191,7 +198,8 @@ impl ReductionKernel {
         if out.context() != stream.context() {
             return Err(ArrayError::ContextMismatch);
         }
-        self.launch_into(stream, args, out.device_ptr())
+        self.launch_into(stream, args, out.device_ptr())?;
+        out.record_use(stream)
     }
 
     /// The reduction brought to the host (waits for `stream`).
@@ -404,6 +412,12 @@ impl ReductionKernel {
                     .launch_args(LaunchConfig::linear(1, BLOCK_SIZE), stream, &buf2)?
             };
         }
+        // Arrays freed on another (home) stream wait for this reduction.
+        for v in args {
+            if let KernelValue::Array(a) = v {
+                a.owner.0.record_use(stream)?;
+            }
+        }
         // `partials` is freed here, ordered on `stream` after both launches.
         Ok(())
     }
@@ -484,6 +498,7 @@ impl ReductionKernel {
                 message: "the compiler did not return both stages".into(),
             });
         };
+        crate::pool::retain_freed_memory(ctx);
         let sms = ctx
             .device()
             .attribute(DeviceAttribute::MultiprocessorCount)?

@@ -10,7 +10,8 @@
 //! - **vectorized**: arrays used only as `x[i]` are read in groups of `K` consecutive
 //!   elements (`K` = 16 bytes of the smallest such element type) with 16-byte
 //!   read-only loads (`__ldg` of `uint4`), `U` groups per thread before any is used
-//!   (`U` × 16 bytes × arrays in flight per thread: 64 bytes for a sum, 128 for a dot),
+//!   (`U` × 16 bytes × arrays in flight per thread: 8 loads, 128 bytes, for a sum or a
+//!   dot; at least 4 of the widest array's chunks otherwise),
 //!   the groups of one step `total_threads` apart so each warp load is 512 contiguous
 //!   bytes; then single groups, then a scalar tail of `n % K`. Arrays used otherwise
 //!   (`x[idx[i]]`) are read as written.
@@ -32,6 +33,8 @@ use super::ReductionSpec;
 
 /// Threads per block of both stages.
 pub const BLOCK_SIZE: u32 = 256;
+/// Most groups (`U`) the vectorized variant loads per thread before using any.
+const MAX_GROUPS_IN_FLIGHT: usize = 8;
 /// Most axes (after merging contiguous ones) a strided variant is generated for.
 pub const MAX_STRIDED_DIMS: usize = crate::elementwise::MAX_STRIDED_DIMS;
 
@@ -99,7 +102,16 @@ pub(crate) fn tile_plan(spec: &ReductionSpec) -> Option<TilePlan> {
     let max = tiled.iter().map(|a| a.dtype().size_bytes()).max()?;
     let k = (16 / min).min(64 / max).max(1);
     let max_chunks = (k * max).div_ceil(16);
-    let u = (4 / max_chunks).clamp(1, 4);
+    // Loads in flight per thread: at least 4 of the widest array's chunks, and up to 8
+    // loads over all tiled arrays (one array: 8 × 16 bytes, as a two-array dot already
+    // has; a one-array sum with only 4 × 16 bytes in flight stayed ~6% under it).
+    let all_chunks: usize = tiled
+        .iter()
+        .map(|a| chunk_type(k * a.dtype().size_bytes()).1)
+        .sum();
+    let u = (4 / max_chunks)
+        .max(8 / all_chunks.max(1))
+        .clamp(1, MAX_GROUPS_IN_FLIGHT);
     Some(TilePlan {
         k,
         u,
@@ -196,7 +208,7 @@ impl ReductionSpec {
     /// let s = ReductionSpec::parse(DType::F32, "0", "a+b", "x[i]", "const float *x", "total").unwrap();
     /// let k = s.render(&Variant::Vectorized).unwrap();
     /// assert_eq!((k.stage1.as_str(), k.stage2.as_str()), ("total_r1v", "total_r2"));
-    /// assert_eq!((k.group_elements, k.groups_in_flight), (4, 4));
+    /// assert_eq!((k.group_elements, k.groups_in_flight), (4, 8));
     /// assert!(k.source.contains("__ldg"));
     /// ```
     pub fn render(&self, variant: &Variant) -> Result<RenderedReduction> {

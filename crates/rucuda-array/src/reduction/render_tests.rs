@@ -23,10 +23,10 @@ fn vector_plans_follow_the_element_sizes() {
         let p = tile_plan(s).unwrap();
         (p.k, p.u)
     };
-    assert_eq!(plan(&sum(DType::F32)), (4, 4));
-    assert_eq!(plan(&sum(DType::F64)), (2, 4));
-    assert_eq!(plan(&sum(DType::U8)), (16, 4));
-    assert_eq!(plan(&sum(DType::C128)), (1, 4));
+    assert_eq!(plan(&sum(DType::F32)), (4, 8));
+    assert_eq!(plan(&sum(DType::F64)), (2, 8));
+    assert_eq!(plan(&sum(DType::U8)), (16, 8));
+    assert_eq!(plan(&sum(DType::C128)), (1, 8));
     // A byte array beside a 16-byte one: groups of 4, one 64-byte tile for the wide one.
     let mixed = ReductionSpec::builder("m")
         .output::<f64>()
@@ -51,7 +51,7 @@ fn vector_plans_follow_the_element_sizes() {
     let p = tile_plan(&subset).unwrap();
     assert_eq!(
         (p.k, p.u, p.tiled.clone()),
-        (2, 4, vec!["subset".to_string()])
+        (2, 8, vec!["subset".to_string()])
     );
     let gather = ReductionSpec::builder("g")
         .output::<f32>()

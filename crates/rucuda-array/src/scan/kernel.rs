@@ -10,7 +10,7 @@ use rucuda_driver::{
     Stream,
 };
 
-use super::render::{RenderedScan, Variant, BLOCK_SIZE};
+use super::render::{RenderedScan, Variant};
 use super::{ScanKind, ScanSpec};
 use crate::array::GpuArray;
 use crate::codegen::CodegenError;
@@ -20,6 +20,11 @@ use crate::error::{ArrayError, Result};
 
 /// A scan over arrays of one element type, compiled on first use per context and
 /// variant, then cached. See [`super::render`] for the single-pass design.
+///
+/// Each call allocates its look-back status words stream-ordered; the first kernel
+/// loaded in a context raises the device's current memory pool's release threshold from
+/// 0 to `u64::MAX`, as [`crate::reduction::ReductionKernel`] does, so that they are not
+/// mapped afresh after every synchronisation.
 ///
 /// Arrays are scanned in row-major order of their elements and must be C-contiguous;
 /// the output must have as many elements as the input. In place works (pass the same
@@ -106,7 +111,10 @@ impl ScanKernel {
                 self.spec.name
             )));
         }
-        self.launch(stream, src, dst, input.len(), in_place)
+        self.launch(stream, src, dst, input.len(), in_place)?;
+        // Arrays freed on another (home) stream wait for this scan.
+        input.record_use(stream)?;
+        output.record_use(stream)
     }
 
     /// Scans `data` in place, ordered on `stream`.
@@ -120,7 +128,8 @@ impl ScanKernel {
             });
         }
         let p = data.device_ptr();
-        self.launch(stream, p, p, data.len(), true)
+        self.launch(stream, p, p, data.len(), true)?;
+        data.record_use(stream)
     }
 
     fn check_type(&self, got: DType) -> Result<()> {
@@ -183,7 +192,11 @@ impl ScanKernel {
         // zeroed counter in `scratch`, whose status words (zeroed, one set per tile) are
         // all it touches there.
         unsafe {
-            function.launch_args(LaunchConfig::linear(tiles as u32, BLOCK_SIZE), stream, &buf)?
+            function.launch_args(
+                LaunchConfig::linear(tiles as u32, rendered.block_size),
+                stream,
+                &buf,
+            )?
         };
         // `scratch` is freed here, ordered on `stream` after the scan.
         Ok(())
@@ -208,6 +221,7 @@ impl ScanKernel {
                 kernel: rendered.entry.clone(),
                 message: "the compiler returned no kernel".into(),
             })?;
+        crate::pool::retain_freed_memory(ctx);
         map.insert(key, (function.clone(), rendered.clone()));
         Ok((function, rendered))
     }

@@ -2,18 +2,21 @@
 //! "Single-pass Parallel Prefix Scan with Decoupled Look-back", 2016). Pure text: every
 //! variant is unit-tested here and compiled with NVRTC in CI.
 //!
-//! One launch, one block per tile of `TILE = 256 threads × 4 vectors × K` elements (`K` =
-//! 16 bytes of the element type, so a tile is 16 KiB whatever the type):
+//! One launch, one block per tile of `TILE = B threads × V vectors × K` elements (`K` =
+//! 16 bytes of the element type, so a tile is 16 KiB whatever the type; `B × V` = 128 × 8
+//! for 4- and 8-byte types, 256 × 4 for the others, see [`block_shape`]: 8 vectors per
+//! thread at 63 registers (ptxas, sm_90, 4-byte inclusive) let 8 blocks, 128 KiB of
+//! loads, reside per multiprocessor, where 256 × 4 at 40 registers allowed 6, 96 KiB):
 //!
 //! 1. Thread 0 takes the block's tile index from an atomic counter (not `blockIdx`): tiles
 //!    are handed out in the order blocks start, so every tile a block waits for belongs
 //!    to a block that is already running, whatever the scheduler does.
-//! 2. Each thread loads its 4 vectors with 16-byte loads (`__ldg` unless in place), vector
-//!    `c` of thread `t` being vector `c × 256 + t` of the tile, so each warp load is 512
-//!    contiguous bytes and all 64 bytes a thread needs are in flight at once. The last
+//! 2. Each thread loads its V vectors with 16-byte loads (`__ldg` unless in place), vector
+//!    `c` of thread `t` being vector `c × B + t` of the tile, so each warp load is 512
+//!    contiguous bytes and all `V × 16` bytes a thread needs are in flight at once. The last
 //!    tile (and unaligned arrays) load element by element, padding with the neutral.
-//! 3. In registers: each vector's inclusive scan; warp-shuffle scans of the 4 vector
-//!    totals across each warp; the 32 warp totals (4 × 8 warps) in shared memory are
+//! 3. In registers: each vector's inclusive scan; warp-shuffle scans of the V vector
+//!    totals across each warp; the 32 warp totals (V × B / 32 warps) in shared memory are
 //!    scanned by warp 0, giving the tile's aggregate.
 //! 4. Warp 0 publishes the aggregate (tile 0: its inclusive prefix) in the tile's status,
 //!    then looks back: lane `l` reads the status of tile `t - 1 - l`, the warp waits until
@@ -34,10 +37,28 @@ use crate::reduction::warp::{SHUFFLES, STATUS_WORDS};
 
 use super::{ScanKind, ScanSpec};
 
-/// Threads per block.
-pub const BLOCK_SIZE: u32 = 256;
-/// 16-byte vectors each thread holds.
-pub const VECTORS_PER_THREAD: usize = 4;
+/// Threads per block of 4- and 8-byte element types (twice as many for the others).
+pub const BLOCK_SIZE: u32 = 128;
+/// 16-byte vectors each thread holds for 4- and 8-byte element types (half as many for
+/// the others). Every type's tile is `BLOCK_SIZE × VECTORS_PER_THREAD` vectors, 16 KiB.
+pub const VECTORS_PER_THREAD: usize = 8;
+
+// Warp 0 scans the V × (threads / 32) warp totals one per lane, in both shapes.
+const _: () = assert!(VECTORS_PER_THREAD * (BLOCK_SIZE as usize / 32) <= 32);
+const _: () = assert!(BLOCK_SIZE % 32 == 0 && VECTORS_PER_THREAD % 2 == 0);
+
+/// Threads per block and vectors per thread for elements of `size` bytes. 4- and 8-byte
+/// types (the common scans) use 128 × 8: ptxas (sm_90) gives them 56–79 registers, so
+/// 6–9 blocks (96–144 KiB of tiles) reside per multiprocessor, against 5–6 blocks
+/// (80–96 KiB) with 256 × 4. 1-, 2- and 16-byte types keep 256 × 4, which needs fewer
+/// registers for them (the in-place bfloat16 scan spilled with 128 × 8).
+pub fn block_shape(size: usize) -> (u32, usize) {
+    if size == 4 || size == 8 {
+        (BLOCK_SIZE, VECTORS_PER_THREAD)
+    } else {
+        (2 * BLOCK_SIZE, VECTORS_PER_THREAD / 2)
+    }
+}
 
 /// Which loads and stores the kernel makes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -81,6 +102,8 @@ pub struct RenderedScan {
     pub tile_elements: usize,
     /// 64-bit status words per tile.
     pub status_words: usize,
+    /// Threads per block (see [`block_shape`]).
+    pub block_size: u32,
 }
 
 /// Elements per 16-byte vector of `d`.
@@ -264,6 +287,7 @@ impl ScanSpec {
     pub fn render(&self, variant: Variant) -> RenderedScan {
         let size = self.dtype.size_bytes();
         let k = vector_elements(size);
+        let (threads, vectors) = block_shape(size);
         let kind = match self.kind {
             ScanKind::Inclusive => "incl",
             ScanKind::Exclusive => "excl",
@@ -285,8 +309,8 @@ impl ScanSpec {
         src.push_str(
             &KERNEL
                 .replace("$T$", self.dtype.c_type())
-                .replace("$BLOCK$", &BLOCK_SIZE.to_string())
-                .replace("$V$", &VECTORS_PER_THREAD.to_string())
+                .replace("$BLOCK$", &threads.to_string())
+                .replace("$V$", &vectors.to_string())
                 .replace("$K$", &k.to_string())
                 .replace("$EXPR$", &self.scan_expr)
                 .replace("$NEUTRAL$", &self.neutral)
@@ -315,7 +339,8 @@ impl ScanSpec {
         RenderedScan {
             entry,
             source: src,
-            tile_elements: BLOCK_SIZE as usize * VECTORS_PER_THREAD * k,
+            tile_elements: threads as usize * vectors * k,
+            block_size: threads,
             status_words: size.div_ceil(4),
         }
     }

@@ -73,3 +73,25 @@ fn the_kernel_uses_shuffles_and_relaxed_status_words_only() {
         "tiles come from the counter, never blockIdx"
     );
 }
+
+#[test]
+fn four_and_eight_byte_types_use_128_threads_of_8_vectors() {
+    for d in DType::ALL {
+        let k = spec(d, ScanKind::Inclusive).render(Variant::ALL[0]);
+        let (threads, vectors) = super::render::block_shape(d.size_bytes());
+        let want = if matches!(d.size_bytes(), 4 | 8) {
+            (128, 8)
+        } else {
+            (256, 4)
+        };
+        assert_eq!((threads, vectors), want, "{d}");
+        assert_eq!(k.block_size, threads, "{d}");
+        assert!(vectors * threads as usize / 32 <= 32, "{d}");
+        assert!(
+            k.source
+                .contains(&format!("#define RUCUDA_BLOCK {threads}\n"))
+                && k.source.contains(&format!("#define RUCUDA_V {vectors}\n")),
+            "{d}"
+        );
+    }
+}

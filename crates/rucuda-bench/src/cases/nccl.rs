@@ -12,14 +12,15 @@
 //!
 //! `raw` drives NCCL through rucuda-nccl's generated bindings alone (`ncclCommInitAll`,
 //! `ncclGroupStart`, `ncclAllReduce`, `ncclGroupEnd`); `rucuda` through the safe API
-//! (`Communicator::init_all`, `group`, `all_reduce_in_place` on a device view, with its
-//! checks). Fewer than two GPUs, or no NCCL: the cases are skipped with a message.
+//! (`Communicator::init_all`, `group`, `all_reduce_in_place` on a slice of a `GpuArray`
+//! — plain device buffers are refused inside groups — with its checks). Fewer than two GPUs, or no NCCL: the cases are skipped with a message.
 //!
 //! The work runs on a thread of its own (NCCL switches the current GPU of the thread it
 //! runs on), with `NCCL_NVLS_ENABLE=0`: NVLink multicast stays off on our machines.
 
 use std::time::Instant;
 
+use rucuda_array::{GpuArray, SliceArg};
 use rucuda_driver::{Context, Device, DeviceBuffer, Stream, StreamFlags};
 use rucuda_nccl::sys::{ncclComm_t, ncclDataType_t, ncclRedOp_t, ncclResult_t};
 use rucuda_nccl::{group, Communicator, Nccl, ReduceOp};
@@ -202,26 +203,19 @@ fn raw_latency(_: &Gpu, config: &Config) -> Result<Measurement> {
     on_own_thread(move || latency(RawRing::new(devices()?, 8)?, quick))
 }
 
-/// Every GPU's stream and buffer.
+/// Every GPU's stream.
 struct Lanes {
     ctxs: Vec<Context>,
     streams: Vec<Stream>,
-    buffers: Vec<DeviceBuffer<f32>>,
 }
 
 impl Lanes {
-    fn new(ctxs: Vec<Context>, bytes: usize) -> Result<Lanes> {
+    fn new(ctxs: Vec<Context>) -> Result<Lanes> {
         let mut streams = Vec::new();
-        let mut buffers = Vec::new();
         for ctx in &ctxs {
             streams.push(Stream::new(ctx, StreamFlags::NON_BLOCKING)?);
-            buffers.push(DeviceBuffer::zeros(ctx, bytes.div_ceil(4))?);
         }
-        Ok(Lanes {
-            ctxs,
-            streams,
-            buffers,
-        })
+        Ok(Lanes { ctxs, streams })
     }
 
     fn sync(&self) -> Result<()> {
@@ -236,30 +230,39 @@ impl Lanes {
 struct RucudaRing {
     comms: Vec<Communicator>,
     lanes: Lanes,
+    /// Every GPU's buffer: arrays, which a group keeps alive until it issues its calls.
+    arrays: Vec<GpuArray<f32>>,
 }
 
 impl RucudaRing {
     fn new(ctxs: Vec<Context>, bytes: usize) -> Result<RucudaRing> {
         let comms = Communicator::init_all(&ctxs)?;
+        let lanes = Lanes::new(ctxs)?;
+        let arrays = lanes
+            .streams
+            .iter()
+            .map(|s| GpuArray::zeros(s, &[bytes.div_ceil(4)]))
+            .collect::<rucuda_array::Result<Vec<_>>>()?;
         Ok(RucudaRing {
             comms,
-            lanes: Lanes::new(ctxs, bytes)?,
+            lanes,
+            arrays,
         })
     }
 }
 
 impl AllReduce for RucudaRing {
     fn step(&mut self, count: usize) -> Result<()> {
-        let lanes = &mut self.lanes;
+        let lanes = &self.lanes;
+        let count = isize::try_from(count)?;
+        let mut parts = self
+            .arrays
+            .iter()
+            .map(|a| a.slice(&[SliceArg::range(0, count)]))
+            .collect::<rucuda_array::Result<Vec<_>>>()?;
         group(|| {
-            for ((comm, buf), stream) in self
-                .comms
-                .iter()
-                .zip(&mut lanes.buffers)
-                .zip(&lanes.streams)
-            {
-                let mut part = buf.slice_mut(..count)?;
-                comm.all_reduce_in_place(&mut part, ReduceOp::Sum, stream)?;
+            for ((comm, part), stream) in self.comms.iter().zip(&mut parts).zip(&lanes.streams) {
+                comm.all_reduce_in_place(part, ReduceOp::Sum, stream)?;
             }
             Ok(())
         })?;
@@ -277,6 +280,7 @@ struct RawRing {
     nccl: &'static Nccl,
     comms: Vec<ncclComm_t>,
     lanes: Lanes,
+    buffers: Vec<DeviceBuffer<f32>>,
 }
 
 fn nccl_check(call: &str, code: ncclResult_t) -> Result<()> {
@@ -301,10 +305,15 @@ impl RawRing {
         nccl_check("ncclCommInitAll", unsafe {
             init(comms.as_mut_ptr(), devices.len() as i32, devices.as_ptr())
         })?;
+        let buffers = ctxs
+            .iter()
+            .map(|ctx| DeviceBuffer::zeros(ctx, bytes.div_ceil(4)))
+            .collect::<rucuda_driver::Result<Vec<_>>>()?;
         Ok(RawRing {
             nccl,
             comms,
-            lanes: Lanes::new(ctxs, bytes)?,
+            lanes: Lanes::new(ctxs)?,
+            buffers,
         })
     }
 }
@@ -320,7 +329,7 @@ impl AllReduce for RawRing {
         nccl_check("ncclGroupStart", unsafe { start() })?;
         for (i, comm) in self.comms.iter().enumerate() {
             self.lanes.ctxs[i].bind()?;
-            let ptr = rucuda_driver::DevicePtr::device_ptr(&self.lanes.buffers[i]);
+            let ptr = rucuda_driver::DevicePtr::device_ptr(&self.buffers[i]);
             // SAFETY: the buffer holds at least `count` f32 on the communicator's device and
             // outlives the synchronised samples.
             nccl_check("ncclAllReduce", unsafe {

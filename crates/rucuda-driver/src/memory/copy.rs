@@ -124,7 +124,7 @@ pub fn memcpy_htod_async<T: DeviceRepr>(
     stream.context().bind()?;
     // SAFETY: `bytes` bytes of page-locked memory to a device range of the same size. The
     // host memory stays valid until the copy is done: dropping the buffer and host writes
-    // wait for the event recorded below.
+    // wait for the event recorded below; so does the free of a stream-ordered `dst`.
     unsafe {
         call!(cuMemcpyHtoDAsync_v2(
             dst.device_ptr(),
@@ -133,7 +133,8 @@ pub fn memcpy_htod_async<T: DeviceRepr>(
             stream.raw()
         ))?
     };
-    pending.record(stream)
+    pending.record(stream)?;
+    dst.record_use(stream)
 }
 
 /// Queues a copy of `src` into page-locked `dst` on `stream` and returns (PyCUDA's
@@ -174,7 +175,8 @@ pub fn memcpy_dtoh_async<T: DeviceRepr>(
             stream.raw()
         ))?
     };
-    pending.record(stream)
+    pending.record(stream)?;
+    src.record_use(stream)
 }
 
 /// Queues a device-to-device copy of the same size on `stream` (PyCUDA's
@@ -189,16 +191,18 @@ pub fn memcpy_dtod_async(
         return Ok(());
     }
     stream.context().bind()?;
-    // SAFETY: both ranges hold `byte_len` bytes; the caller keeps them alive until the
-    // stream has run the copy, like any device work.
+    // SAFETY: both ranges hold `byte_len` bytes and are borrowed for the call; the free
+    // of a stream-ordered buffer waits for the uses recorded below.
     unsafe {
         call!(cuMemcpyDtoDAsync_v2(
             dst.device_ptr(),
             src.device_ptr(),
             src.byte_len(),
             stream.raw()
-        ))
-    }
+        ))?
+    };
+    dst.record_use(stream)?;
+    src.record_use(stream)
 }
 
 fn check_peer(dst: &impl DevicePtr, src: &impl DevicePtr, bytes: usize) -> Result<()> {
@@ -262,7 +266,8 @@ pub fn memcpy_peer_async(
         return Ok(());
     }
     stream.context().bind()?;
-    // SAFETY: as for `memcpy_peer`; the caller keeps both alive until the stream has run it.
+    // SAFETY: as for `memcpy_peer`; both are borrowed for the call, and the free of a
+    // stream-ordered buffer waits for the uses recorded below.
     unsafe {
         call!(cuMemcpyPeerAsync(
             dst.device_ptr(),
@@ -271,8 +276,10 @@ pub fn memcpy_peer_async(
             src_ctx.raw(),
             bytes,
             stream.raw()
-        ))
-    }
+        ))?
+    };
+    dst.record_use(stream)?;
+    src.record_use(stream)
 }
 
 /// A new device buffer holding `data` (PyCUDA's `to_device`).

@@ -3,11 +3,13 @@
 
 use std::marker::PhantomData;
 use std::ops::{Bound, RangeBounds};
+use std::sync::Mutex;
 
 use cuda_driver_sys::CUdeviceptr;
 
 use crate::context::Context;
 use crate::error::{call, Error, Result};
+use crate::event::{Event, EventFlags};
 use crate::memory::staged;
 use crate::repr::DeviceRepr;
 use crate::stream::Stream;
@@ -19,15 +21,84 @@ pub trait DevicePtr {
     fn device_ptr(&self) -> CUdeviceptr;
     /// The size in bytes.
     fn byte_len(&self) -> usize;
+    /// Notes that work just enqueued on `stream` uses this memory, so that freeing it
+    /// waits for that work (see [`DeviceBuffer::record_use`]). Nothing to do for memory
+    /// that is not freed stream-ordered: the default.
+    fn record_use(&self, stream: &Stream) -> Result<()> {
+        let _ = stream;
+        Ok(())
+    }
+}
+
+/// The legacy per-thread default stream's handle: one handle, a different stream on
+/// every host thread, so it is never taken for "the same stream".
+const PER_THREAD_STREAM: usize = 2;
+
+fn same_stream(a: &Stream, b: &Stream) -> bool {
+    a.raw() == b.raw() && a.raw() as usize != PER_THREAD_STREAM && a.context() == b.context()
+}
+
+/// Entries past which [`ForeignUses`] waits for its events and forgets them (only the
+/// per-thread stream adds an entry per use).
+const MAX_FOREIGN_USES: usize = 64;
+
+/// Streams other than a stream-ordered buffer's own that used it, each with an event
+/// recorded after its latest use there. The buffer's free waits for all of them.
+#[derive(Default)]
+pub(crate) struct ForeignUses(Mutex<Vec<(Stream, Event)>>);
+
+impl std::fmt::Debug for ForeignUses {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let n = self.0.lock().map_or(0, |v| v.len());
+        write!(f, "ForeignUses({n} streams)")
+    }
+}
+
+impl ForeignUses {
+    /// Records an event on `stream` after the work enqueued so far (re-recording the
+    /// event of that stream when there is one). Nothing while `stream` is capturing a
+    /// graph: captured work runs when the graph is launched, and keeping its buffers
+    /// alive until then is the (unsafe) graph launch's contract.
+    fn record(&self, stream: &Stream) -> Result<()> {
+        if stream.is_capturing()? {
+            return Ok(());
+        }
+        let mut uses = self
+            .0
+            .lock()
+            .map_err(|_| Error::invalid("a buffer's use log was poisoned by a panic"))?;
+        if let Some((_, event)) = uses.iter().find(|(s, _)| same_stream(s, stream)) {
+            return event.record(stream);
+        }
+        if uses.len() >= MAX_FOREIGN_USES {
+            for (_, event) in uses.iter() {
+                event.synchronize()?;
+            }
+            uses.clear();
+        }
+        let event = Event::new(stream.context(), EventFlags::DISABLE_TIMING)?;
+        event.record(stream)?;
+        uses.push((stream.clone(), event));
+        Ok(())
+    }
+
+    /// Takes every recorded use (for the free).
+    fn take(&self) -> Vec<(Stream, Event)> {
+        match self.0.lock() {
+            Ok(mut v) => std::mem::take(&mut *v),
+            Err(poisoned) => std::mem::take(&mut *poisoned.into_inner()),
+        }
+    }
 }
 
 /// An owned device allocation of `len` elements of `T` (PyCUDA's `DeviceAllocation`).
 ///
 /// Freed when dropped: with `cuMemFreeAsync` on the stream it was allocated on when it
 /// was allocated stream-ordered, else with `cuMemFree`. Freeing twice is impossible:
-/// dropping consumes the only owner. Work on other streams that uses the buffer must be
-/// ordered before its last stream (with events) by the caller; the free then cannot
-/// overtake it.
+/// dropping consumes the only owner. Work on other streams that used a stream-ordered
+/// buffer through rucuda (launches, async copies and memsets) is recorded with events,
+/// and the free waits for it; see [`DeviceBuffer::record_use`] and the
+/// [module docs](crate::memory#when-memory-is-freed).
 ///
 /// ```no_run
 /// use rucuda_driver::{DeviceBuffer, Device};
@@ -41,6 +112,7 @@ pub struct DeviceBuffer<T: DeviceRepr> {
     len: usize,
     ctx: Context,
     free_on: Option<Stream>,
+    uses: ForeignUses,
     _marker: PhantomData<T>,
 }
 
@@ -84,6 +156,7 @@ impl<T: DeviceRepr> DeviceBuffer<T> {
             len,
             ctx: ctx.clone(),
             free_on: None,
+            uses: ForeignUses::default(),
             _marker: PhantomData,
         })
     }
@@ -109,6 +182,7 @@ impl<T: DeviceRepr> DeviceBuffer<T> {
             len,
             ctx: ctx.clone(),
             free_on: Some(stream.clone()),
+            uses: ForeignUses::default(),
             _marker: PhantomData,
         })
     }
@@ -142,6 +216,7 @@ impl<T: DeviceRepr> DeviceBuffer<T> {
             len,
             ctx: ctx.clone(),
             free_on: None,
+            uses: ForeignUses::default(),
             _marker: PhantomData,
         }
     }
@@ -153,6 +228,7 @@ impl<T: DeviceRepr> DeviceBuffer<T> {
         unsafe {
             drop(std::ptr::read(&me.ctx));
             drop(std::ptr::read(&me.free_on));
+            drop(std::ptr::read(&me.uses));
         }
         me.ptr
     }
@@ -183,6 +259,34 @@ impl<T: DeviceRepr> DeviceBuffer<T> {
     /// The stream it is freed on, if it was allocated stream-ordered.
     pub fn stream(&self) -> Option<&Stream> {
         self.free_on.as_ref()
+    }
+
+    /// Notes that work just enqueued on `stream` uses this buffer. For a buffer freed
+    /// stream-ordered on another stream, an event is recorded on `stream` (one per
+    /// stream, re-recorded on later uses) and the free waits for it, so dropping the
+    /// buffer right after queueing work on any stream is safe. rucuda's own operations
+    /// call this (launches with buffer or view arguments, async copies and memsets,
+    /// rucuda-array's kernels); call it yourself after handing the buffer's raw address
+    /// to work on another stream (an [`ArgBuffer`](crate::ArgBuffer), a raw driver call).
+    /// Free for a buffer used on its own stream, and for synchronously freed buffers.
+    ///
+    /// ```no_run
+    /// use rucuda_driver::*;
+    /// let ctx = Device::get(0)?.primary_context()?;
+    /// let (home, other) = (Stream::new(&ctx, StreamFlags::NON_BLOCKING)?, Stream::new(&ctx, StreamFlags::NON_BLOCKING)?);
+    /// let buf = DeviceBuffer::<u8>::uninit_async(&home, 1 << 20)?;
+    /// let mut args = ArgBuffer::new();
+    /// args.push_ptr(&buf);
+    /// // ... launch with `args` on `other` ...
+    /// buf.record_use(&other)?;
+    /// drop(buf); // freed on `home` once `other` has passed this point
+    /// # Ok::<(), Error>(())
+    /// ```
+    pub fn record_use(&self, stream: &Stream) -> Result<()> {
+        match &self.free_on {
+            Some(own) if !same_stream(own, stream) => self.uses.record(stream),
+            _ => Ok(()),
+        }
     }
 
     /// Copies `src` (same length) from the host, synchronously. Large pageable copies
@@ -242,6 +346,7 @@ impl<T: DeviceRepr> DeviceBuffer<T> {
         Ok(DeviceView {
             ptr: self.ptr + (start * std::mem::size_of::<T>()) as u64,
             len: end - start,
+            owner: self.free_on.as_ref().map(|s| (s, &self.uses)),
             _marker: PhantomData,
         })
     }
@@ -252,6 +357,7 @@ impl<T: DeviceRepr> DeviceBuffer<T> {
         Ok(DeviceViewMut {
             ptr: self.ptr + (start * std::mem::size_of::<T>()) as u64,
             len: end - start,
+            owner: self.free_on.as_ref().map(|s| (s, &self.uses)),
             _marker: PhantomData,
         })
     }
@@ -275,6 +381,7 @@ impl<T: DeviceRepr> DeviceBuffer<T> {
         unsafe {
             drop(std::ptr::read(&me.ctx));
             drop(std::ptr::read(&me.free_on));
+            drop(std::ptr::read(&me.uses));
         }
         r
     }
@@ -285,9 +392,29 @@ impl<T: DeviceRepr> DeviceBuffer<T> {
         }
         self.ctx.make_current()?;
         match &self.free_on {
-            // SAFETY: allocated with cuMemAllocAsync; freed once, ordered on its stream.
-            Some(s) => unsafe { call!(cuMemFreeAsync(self.ptr, s.raw())) },
-            // SAFETY: allocated with cuMemAlloc; freed once.
+            Some(s) => {
+                // Order the free after every other stream's recorded use of the buffer;
+                // where that cannot be queued, wait for the use here.
+                let mut first_err = None;
+                for (_, event) in self.uses.take() {
+                    // SAFETY: the stream and the event are alive (we hold both).
+                    let waited = unsafe { call!(cuStreamWaitEvent(s.raw(), event.raw(), 0)) };
+                    if waited.is_err() {
+                        // SAFETY: the event is alive.
+                        if let Err(e) = unsafe { call!(cuEventSynchronize(event.raw())) } {
+                            first_err.get_or_insert(e);
+                        }
+                    }
+                }
+                // SAFETY: allocated with cuMemAllocAsync; freed once, ordered on its
+                // stream after its own work and after every recorded use on other
+                // streams (the waits above).
+                let freed = unsafe { call!(cuMemFreeAsync(self.ptr, s.raw())) };
+                first_err.map_or(freed, Err)
+            }
+            // SAFETY: allocated with cuMemAlloc; freed once. cuMemFree synchronizes with
+            // the device before freeing memory of this kind, so no queued work still
+            // uses it (see the module docs, "When memory is freed").
             None => unsafe { call!(cuMemFree_v2(self.ptr)) },
         }
     }
@@ -309,6 +436,10 @@ impl<T: DeviceRepr> DevicePtr for DeviceBuffer<T> {
     #[inline]
     fn byte_len(&self) -> usize {
         self.len * std::mem::size_of::<T>()
+    }
+    #[inline]
+    fn record_use(&self, stream: &Stream) -> Result<()> {
+        DeviceBuffer::record_use(self, stream)
     }
 }
 
@@ -336,6 +467,8 @@ pub(crate) fn resolve_range(range: impl RangeBounds<usize>, len: usize) -> Resul
 pub struct DeviceView<'a, T> {
     ptr: CUdeviceptr,
     len: usize,
+    /// The owning buffer's stream and use log, when it is freed stream-ordered.
+    owner: Option<(&'a Stream, &'a ForeignUses)>,
     _marker: PhantomData<&'a T>,
 }
 
@@ -344,6 +477,8 @@ pub struct DeviceView<'a, T> {
 pub struct DeviceViewMut<'a, T> {
     ptr: CUdeviceptr,
     len: usize,
+    /// The owning buffer's stream and use log, when it is freed stream-ordered.
+    owner: Option<(&'a Stream, &'a ForeignUses)>,
     _marker: PhantomData<&'a mut T>,
 }
 
@@ -372,6 +507,13 @@ macro_rules! view_impl {
             fn byte_len(&self) -> usize {
                 self.len * std::mem::size_of::<T>()
             }
+            #[inline]
+            fn record_use(&self, stream: &Stream) -> Result<()> {
+                match self.owner {
+                    Some((own, uses)) if !same_stream(own, stream) => uses.record(stream),
+                    _ => Ok(()),
+                }
+            }
         }
     };
 }
@@ -388,6 +530,7 @@ impl<T> DeviceView<'_, T> {
         DeviceView {
             ptr,
             len,
+            owner: None,
             _marker: PhantomData,
         }
     }
@@ -403,6 +546,7 @@ impl<T> DeviceViewMut<'_, T> {
         DeviceViewMut {
             ptr,
             len,
+            owner: None,
             _marker: PhantomData,
         }
     }

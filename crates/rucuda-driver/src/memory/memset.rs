@@ -101,9 +101,10 @@ macro_rules! memset_1d {
                 return Ok(());
             }
             stream.context().bind()?;
-            // SAFETY: as for the synchronous form; the caller keeps `dst` alive until the
-            // stream has run the memset, like any other device work.
-            unsafe { call!($f_async(ptr, value, count, stream.raw())) }
+            // SAFETY: as for the synchronous form; `dst` is borrowed for the call and a
+            // stream-ordered buffer's free waits for the use recorded below.
+            unsafe { call!($f_async(ptr, value, count, stream.raw()))? };
+            dst.record_use(stream)
         }
     };
 }
@@ -144,9 +145,10 @@ macro_rules! memset_2d {
                 return Ok(());
             }
             stream.context().bind()?;
-            // SAFETY: as for the synchronous form; the caller keeps `dst` alive until the
-            // stream has run the memset.
-            unsafe { call!($f_async(ptr, pitch, value, width, height, stream.raw())) }
+            // SAFETY: as for the synchronous form; `dst` is borrowed for the call and a
+            // stream-ordered buffer's free waits for the use recorded below.
+            unsafe { call!($f_async(ptr, pitch, value, width, height, stream.raw()))? };
+            dst.record_use(stream)
         }
     };
 }
