@@ -24,7 +24,15 @@ fn bits<T: Element>(a: &GpuArray<T>) -> Vec<Vec<u8>> {
 fn assert_same<T: Element>(what: &str, fused: &GpuArray<T>, unfused: &GpuArray<T>) {
     assert_eq!(fused.shape(), unfused.shape(), "{what}: shapes");
     let (f, u) = (bits(fused), bits(unfused));
+    let (fv, uv) = (fused.to_vec().unwrap(), unfused.to_vec().unwrap());
     for (k, (a, b)) in f.iter().zip(&u).enumerate() {
+        // NaN payloads are not specified by the hardware (seen on the H100: max(-x, y)
+        // fused gave 0xffc00000, unfused 0x7fffffff): two NaNs are equal here.
+        let (x, y) = (fv[k].to_complex_f64(), uv[k].to_complex_f64());
+        let nan = |(re, im): (f64, f64)| re.is_nan() || im.is_nan();
+        if nan(x) && nan(y) {
+            continue;
+        }
         assert_eq!(
             a,
             b,

@@ -269,7 +269,8 @@ pub(crate) fn cast_expr(e: &str, from: DType, to: DType) -> String {
             let f = if from == F32 { "float" } else { "double" };
             match to {
                 I8 | I16 | I32 | U8 | U16 => format!("(({})__{f}2int_rz({e}))", to.c_type()),
-                U32 | I64 => format!("(({})__{f}2ll_rz({e}))", to.c_type()),
+                // __float2ll_rz(NaN) is i64::MIN (the 32-bit forms give 0): NaN → 0 as documented.
+                U32 | I64 => format!("(({})rucuda_{f}_to_i64({e}))", to.c_type()),
                 _ => format!("rucuda_{f}_to_u64({e})"),
             }
         }
@@ -562,8 +563,10 @@ __device__ __forceinline__ float rucuda_f64_to_f32_odd(double d) {
   if ((double)f != d && f == f) f = __uint_as_float(__float_as_uint(f) | 1u);
   return f;
 }
-__device__ __forceinline__ unsigned long long rucuda_float_to_u64(float x) { return x < 0.0f ? (unsigned long long)__float2ll_rz(x) : __float2ull_rz(x); }
-__device__ __forceinline__ unsigned long long rucuda_double_to_u64(double x) { return x < 0.0 ? (unsigned long long)__double2ll_rz(x) : __double2ull_rz(x); }
+__device__ __forceinline__ unsigned long long rucuda_float_to_u64(float x) { return x != x ? 0ull : x < 0.0f ? (unsigned long long)__float2ll_rz(x) : __float2ull_rz(x); }
+__device__ __forceinline__ unsigned long long rucuda_double_to_u64(double x) { return x != x ? 0ull : x < 0.0 ? (unsigned long long)__double2ll_rz(x) : __double2ull_rz(x); }
+__device__ __forceinline__ long long rucuda_float_to_i64(float x) { return x != x ? 0ll : __float2ll_rz(x); }
+__device__ __forceinline__ long long rucuda_double_to_i64(double x) { return x != x ? 0ll : __double2ll_rz(x); }
 __device__ __forceinline__ float rucuda_m_sin(float x) { return sinf(x); }
 __device__ __forceinline__ double rucuda_m_sin(double x) { return sin(x); }
 __device__ __forceinline__ float rucuda_m_cos(float x) { return cosf(x); }
@@ -774,7 +777,10 @@ mod tests {
             "((unsigned char)__float2int_rz(x))"
         );
         assert_eq!(cast_expr("x", F64, U64), "rucuda_double_to_u64(x)");
-        assert_eq!(cast_expr("x", F32, U32), "((unsigned int)__float2ll_rz(x))");
+        assert_eq!(
+            cast_expr("x", F32, U32),
+            "((unsigned int)rucuda_float_to_i64(x))"
+        );
         assert_eq!(cast_expr("x", C64, F32), "(x).re");
         assert_eq!(
             cast_expr("x", C128, Bool),
