@@ -241,7 +241,7 @@ pub(crate) fn arith_type(d: DType) -> DType {
 /// (see the module documentation).
 ///
 /// ```text
-/// cast_expr("x", F32, U8) == "((unsigned char)__float2int_rz(x))"
+/// cast_expr("x", F32, U8) == "((unsigned char)rucuda_float_to_i32(x))"
 /// ```
 pub(crate) fn cast_expr(e: &str, from: DType, to: DType) -> String {
     use DType::*;
@@ -268,8 +268,9 @@ pub(crate) fn cast_expr(e: &str, from: DType, to: DType) -> String {
         (F32 | F64, I8 | I16 | I32 | I64 | U8 | U16 | U32 | U64) => {
             let f = if from == F32 { "float" } else { "double" };
             match to {
-                I8 | I16 | I32 | U8 | U16 => format!("(({})__{f}2int_rz({e}))", to.c_type()),
-                // __float2ll_rz(NaN) is i64::MIN (the 32-bit forms give 0): NaN → 0 as documented.
+                // The hardware conversions give the most negative integer for NaN (seen on
+                // the H100 for __double2int_rz and __float2ll_rz): NaN → 0 as documented.
+                I8 | I16 | I32 | U8 | U16 => format!("(({})rucuda_{f}_to_i32({e}))", to.c_type()),
                 U32 | I64 => format!("(({})rucuda_{f}_to_i64({e}))", to.c_type()),
                 _ => format!("rucuda_{f}_to_u64({e})"),
             }
@@ -566,6 +567,8 @@ __device__ __forceinline__ float rucuda_f64_to_f32_odd(double d) {
 __device__ __forceinline__ unsigned long long rucuda_float_to_u64(float x) { return x != x ? 0ull : x < 0.0f ? (unsigned long long)__float2ll_rz(x) : __float2ull_rz(x); }
 __device__ __forceinline__ unsigned long long rucuda_double_to_u64(double x) { return x != x ? 0ull : x < 0.0 ? (unsigned long long)__double2ll_rz(x) : __double2ull_rz(x); }
 __device__ __forceinline__ long long rucuda_float_to_i64(float x) { return x != x ? 0ll : __float2ll_rz(x); }
+__device__ __forceinline__ int rucuda_float_to_i32(float x) { return x != x ? 0 : __float2int_rz(x); }
+__device__ __forceinline__ int rucuda_double_to_i32(double x) { return x != x ? 0 : __double2int_rz(x); }
 __device__ __forceinline__ long long rucuda_double_to_i64(double x) { return x != x ? 0ll : __double2ll_rz(x); }
 __device__ __forceinline__ float rucuda_m_sin(float x) { return sinf(x); }
 __device__ __forceinline__ double rucuda_m_sin(double x) { return sin(x); }
@@ -774,7 +777,7 @@ mod tests {
         assert_eq!(cast_expr("x", F32, F32), "x");
         assert_eq!(
             cast_expr("x", F32, U8),
-            "((unsigned char)__float2int_rz(x))"
+            "((unsigned char)rucuda_float_to_i32(x))"
         );
         assert_eq!(cast_expr("x", F64, U64), "rucuda_double_to_u64(x)");
         assert_eq!(
@@ -795,7 +798,7 @@ mod tests {
         );
         assert_eq!(
             cast_expr("x", F16, I8),
-            "((signed char)__float2int_rz(((float)(x))))"
+            "((signed char)rucuda_float_to_i32(((float)(x))))"
         );
         assert_eq!(cast_expr("x", I8, C128), "rucuda_complex128(((double)(x)))");
         assert_eq!(cast_expr("x", C64, C128), "rucuda_complex128(x)");

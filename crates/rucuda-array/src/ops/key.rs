@@ -46,7 +46,7 @@ pub enum MathSpecial {
 /// use rucuda_array::DType;
 /// let k = OpKey::Cast { from: DType::F32, to: DType::I8 };
 /// let src = k.render(&Variant::Contiguous).unwrap();
-/// assert!(src.source.contains("__float2int_rz"));
+/// assert!(src.source.contains("rucuda_float_to_i32"));
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 #[non_exhaustive]
