@@ -217,7 +217,7 @@ fn a_reduction_compile_error_carries_the_log() {
 
 mod scans {
     use super::*;
-    use rucuda_array::scan::{ScanKind, ScanSpec, ScanVariant};
+    use rucuda_array::scan::{ScanKind, ScanSpec, ScanTuning, ScanVariant};
 
     fn compile_scan(spec: &ScanSpec, cubin_for: Option<ScanVariant>) -> Vec<String> {
         ScanVariant::ALL
@@ -243,6 +243,48 @@ mod scans {
             .name("cumsum")
             .build()
             .unwrap()
+    }
+
+    /// Every tuning the bench sweeps, and the pipelined kernel of each element size,
+    /// compiles to a cubin without spilling.
+    #[test]
+    fn tunings_compile_without_spills() {
+        let mut tunings = vec![];
+        for (threads, vectors) in [(128, 8), (256, 8), (128, 16), (64, 16), (256, 4)] {
+            for (pipelined, streaming) in [(false, false), (false, true), (true, false)] {
+                tunings.push(ScanTuning {
+                    threads,
+                    vectors,
+                    pipelined,
+                    streaming,
+                    ..ScanTuning::for_size(4)
+                });
+            }
+        }
+        for d in [DType::I32, DType::F32, DType::I64] {
+            for kind in [ScanKind::Inclusive, ScanKind::Exclusive] {
+                let spec = add_scan(d, kind);
+                for &t in &tunings {
+                    for v in [ScanVariant::ALL[0], ScanVariant::ALL[1]] {
+                        let k = spec.render_tuned(v, t);
+                        let ptx = compile_source(&k.source, &[&k.entry], false);
+                        assert!(!ptx.contains(".local"), "{} {t:?} spills", k.entry);
+                    }
+                }
+            }
+        }
+        for d in DType::ALL {
+            let t = ScanTuning {
+                pipelined: true,
+                ..ScanTuning::for_size(d.size_bytes())
+            };
+            let spec = add_scan(d, ScanKind::Inclusive);
+            let k = spec.render_tuned(ScanVariant::ALL[0], t);
+            compile_source(&k.source, &[&k.entry], true);
+            compiler(OutputKind::Cubin)
+                .compile_for(&k.source, Arch::SM_90)
+                .unwrap_or_else(|e| panic!("{} (sm_90 cubin) failed: {e}", k.entry));
+        }
     }
 
     #[test]

@@ -9,7 +9,9 @@
 mod common;
 
 use common::{stream, RandomElement, Rng};
-use rucuda_array::scan::{ExclusiveScanKernel, InclusiveScanKernel, ScanKind, ScanSpec};
+use rucuda_array::scan::{
+    ExclusiveScanKernel, InclusiveScanKernel, ScanKernel, ScanKind, ScanSpec, ScanTuning,
+};
 use rucuda_array::{f16, Complex, DType, Element, GpuArray, SliceArg};
 use rucuda_driver::Stream;
 
@@ -99,6 +101,94 @@ where
             let mut y = GpuArray::from_slice(s, &xh).unwrap();
             k.call_in_place(s, &mut y).unwrap();
             assert_same(&y.to_vec().unwrap(), &want, &format!("{what} in place"));
+        }
+    }
+}
+
+/// The tunings the bench sweeps: both kernels, several tile shapes, loads and stores
+/// with and without hints, speculation and prefetching.
+fn tunings() -> Vec<ScanTuning> {
+    let mut all = vec![];
+    for (threads, vectors) in [(128, 8), (256, 8), (128, 16), (64, 16), (256, 4), (128, 4)] {
+        let plain = ScanTuning {
+            threads,
+            vectors,
+            ..ScanTuning::for_size(4)
+        };
+        all.push(plain);
+        all.push(ScanTuning {
+            pipelined: true,
+            ..plain
+        });
+        all.push(ScanTuning {
+            streaming: true,
+            speculative: true,
+            prefetch_tiles: 3,
+            ..plain
+        });
+    }
+    all
+}
+
+#[test]
+#[ignore = "needs a CUDA device"]
+fn every_tuning_is_exact_in_and_out_of_place() {
+    let mut rng = Rng::fresh();
+    let s = stream();
+    let affine =
+        "__device__ unsigned long long compose(unsigned long long f, unsigned long long g)\n\
+        {\n  unsigned int fm = (unsigned int)(f >> 32), fc = (unsigned int)f;\n  \
+        unsigned int gm = (unsigned int)(g >> 32), gc = (unsigned int)g;\n  \
+        return ((unsigned long long)(fm * gm) << 32) | (unsigned int)(fc * gm + gc);\n}";
+    for tuning in tunings() {
+        for kind in [ScanKind::Inclusive, ScanKind::Exclusive] {
+            let add = ScanKernel::from_spec(
+                ScanSpec::builder(DType::I32)
+                    .scan("a + b")
+                    .neutral("0")
+                    .kind(kind)
+                    .build()
+                    .unwrap(),
+            )
+            .with_tuning(tuning)
+            .unwrap();
+            let t = tuning.tile_bytes() / 4;
+            // 2000 tiles outnumber the blocks the pipelined kernel keeps resident.
+            for n in [1, 33, t - 1, t, t + 1, 3 * t + 5, 2000 * t + 17] {
+                let xh: Vec<i32> = rng.vec(n);
+                let want = cpu_scan(&xh, 0, kind, i32::wrapping_add);
+                let x = GpuArray::from_slice(&s, &xh).unwrap();
+                let mut out = poisoned(&s, n, 77);
+                add.call(&s, &x, &mut out).unwrap();
+                let what = format!("{tuning:?} {kind:?} n={n}");
+                assert_same(&out.to_vec().unwrap(), &want, &what);
+                let mut y = GpuArray::from_slice(&s, &xh).unwrap();
+                add.call_in_place(&s, &mut y).unwrap();
+                assert_same(&y.to_vec().unwrap(), &want, &format!("{what} in place"));
+            }
+            // The order of every combine, with 8-byte elements.
+            let order = ScanKernel::from_spec(
+                ScanSpec::builder(DType::U64)
+                    .preamble(affine)
+                    .scan("compose(a, b)")
+                    .neutral("1ull << 32")
+                    .kind(kind)
+                    .name("affine")
+                    .build()
+                    .unwrap(),
+            )
+            .with_tuning(tuning)
+            .unwrap();
+            let t = tuning.tile_bytes() / 8;
+            for n in [t + 1, 1500 * t + 3] {
+                let xh: Vec<u64> = (0..n).map(|_| rng.next_u64() | (1 << 32)).collect();
+                let want = cpu_scan(&xh, 1u64 << 32, kind, compose);
+                let x = GpuArray::from_slice(&s, &xh).unwrap();
+                let mut out = poisoned(&s, n, 0u64);
+                order.call(&s, &x, &mut out).unwrap();
+                let what = format!("affine {tuning:?} {kind:?} n={n}");
+                assert_same(&out.to_vec().unwrap(), &want, &what);
+            }
         }
     }
 }

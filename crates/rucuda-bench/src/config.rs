@@ -15,7 +15,8 @@ usage: rucuda-bench [--quick] [--copy-mib N] [--cases PATTERNS] [--device N] [--
   --device N         device ordinal (0)                      (env RUCUDA_BENCH_DEVICE)
   --out DIR          where bench.jsonl and bench.md go       (env OUT, else .)
   --peer-results F   JSON lines from a peer (cupy_bench.py, nvidia_bench) to merge
-  --list             print the cases and exit";
+  --list             print the cases and exit
+environment: RUCUDA_BENCH_SCAN_SWEEP=1 adds the scan tuning sweep (scan_tune_*)";
 
 /// The bench's settings.
 #[derive(Debug, Clone, PartialEq)]

@@ -10,7 +10,7 @@ use rucuda_driver::{
     Stream,
 };
 
-use super::render::{RenderedScan, Variant};
+use super::render::{RenderedScan, ScanTuning, Variant};
 use super::{ScanKind, ScanSpec};
 use crate::array::GpuArray;
 use crate::codegen::CodegenError;
@@ -43,13 +43,24 @@ use crate::error::{ArrayError, Result};
 pub struct ScanKernel {
     spec: ScanSpec,
     compiler: Arc<dyn KernelCompiler>,
-    loaded: Mutex<HashMap<(u64, Variant), (Function, RenderedScan)>>,
+    tuning: ScanTuning,
+    loaded: Mutex<HashMap<(u64, Variant), Loaded>>,
+}
+
+/// A compiled variant: its function, source facts, and the largest grid it launches.
+#[derive(Clone)]
+struct Loaded {
+    function: Function,
+    rendered: RenderedScan,
+    /// Blocks resident at once (the pipelined kernel's grid); `u32::MAX` for the direct one.
+    max_grid: u32,
 }
 
 impl std::fmt::Debug for ScanKernel {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("ScanKernel")
             .field("spec", &self.spec)
+            .field("tuning", &self.tuning)
             .finish()
     }
 }
@@ -57,11 +68,35 @@ impl std::fmt::Debug for ScanKernel {
 impl ScanKernel {
     /// From a spec made with [`ScanSpec::builder`].
     pub fn from_spec(spec: ScanSpec) -> ScanKernel {
+        let tuning = ScanTuning::for_size(spec.dtype.size_bytes());
         ScanKernel {
             spec,
             compiler: default_compiler(),
+            tuning,
             loaded: Mutex::new(HashMap::new()),
         }
+    }
+
+    /// Uses `tuning` (tile shape, kernel) instead of the element type's default; an error
+    /// when the shape is invalid ([`ScanTuning::check`]).
+    ///
+    /// ```
+    /// use rucuda_array::{DType, scan::{InclusiveScanKernel, ScanTuning}};
+    /// let k = InclusiveScanKernel::new(DType::I32, "a + b", "0")?.into_kernel();
+    /// let k = k.with_tuning(ScanTuning { threads: 256, ..ScanTuning::for_size(4) })?;
+    /// assert_eq!(k.tuning().threads, 256);
+    /// # Ok::<(), rucuda_array::ArrayError>(())
+    /// ```
+    pub fn with_tuning(mut self, tuning: ScanTuning) -> Result<Self> {
+        tuning.check()?;
+        self.tuning = tuning;
+        self.loaded = Mutex::new(HashMap::new());
+        Ok(self)
+    }
+
+    /// The tile shape and kernel in use.
+    pub fn tuning(&self) -> ScanTuning {
+        self.tuning
     }
 
     /// Uses `compiler` instead of the default.
@@ -77,7 +112,7 @@ impl ScanKernel {
 
     /// The generated source of a variant.
     pub fn source(&self, variant: Variant) -> RenderedScan {
-        self.spec.render(variant)
+        self.spec.render_tuned(variant, self.tuning)
     }
 
     /// Scans `input` into `output`, ordered on `stream`. The two may be the same array
@@ -169,7 +204,11 @@ impl ScanKernel {
             vectorized: src % 16 == 0 && dst % 16 == 0,
             in_place,
         };
-        let (function, rendered) = self.loaded(stream, variant)?;
+        let Loaded {
+            function,
+            rendered,
+            max_grid,
+        } = self.loaded(stream, variant)?;
         let tiles = n.div_ceil(rendered.tile_elements);
         if tiles > i32::MAX as usize {
             return Err(ArrayError::InvalidArgument(format!(
@@ -186,30 +225,28 @@ impl ScanKernel {
         buf.push(DevicePointerArg(dst));
         buf.push(n as i64);
         buf.push(DevicePointerArg(scratch.device_ptr()));
+        let grid = (tiles as u32).min(max_grid);
+        let config = LaunchConfig::linear(grid, rendered.block_size)
+            .with_shared_mem(rendered.dynamic_shared_bytes as u32);
         // SAFETY: the kernel was generated for this element type and reads n elements at
         // `src`, writes n at `dst` (both checked: contiguous arrays of n elements, the
-        // same or disjoint); one block per tile, each taking a distinct tile from the
-        // zeroed counter in `scratch`, whose status words (zeroed, one set per tile) are
-        // all it touches there.
-        unsafe {
-            function.launch_args(
-                LaunchConfig::linear(tiles as u32, rendered.block_size),
-                stream,
-                &buf,
-            )?
-        };
+        // same or disjoint); its blocks take distinct tiles from the zeroed counter in
+        // `scratch`, whose status words (zeroed, one set per tile) are all it touches
+        // there. The pipelined kernel's grid is at most what fits on the device at once
+        // and it gets the dynamic shared memory it was rendered for.
+        unsafe { function.launch_args(config, stream, &buf)? };
         // `scratch` is freed here, ordered on `stream` after the scan.
         Ok(())
     }
 
-    fn loaded(&self, stream: &Stream, variant: Variant) -> Result<(Function, RenderedScan)> {
+    fn loaded(&self, stream: &Stream, variant: Variant) -> Result<Loaded> {
         let ctx = stream.context();
         let key = (ctx.id(), variant);
         let mut map = self.loaded.lock().unwrap_or_else(|p| p.into_inner());
         if let Some(l) = map.get(&key) {
             return Ok(l.clone());
         }
-        let rendered = self.spec.render(variant);
+        let rendered = self.spec.render_tuned(variant, self.tuning);
         let kernels = self
             .compiler
             .load(ctx, &rendered.source, &[rendered.entry.as_str()])?;
@@ -221,9 +258,33 @@ impl ScanKernel {
                 kernel: rendered.entry.clone(),
                 message: "the compiler returned no kernel".into(),
             })?;
+        let max_grid = if rendered.pipelined {
+            const STATIC_SHARED_LIMIT: usize = 48 * 1024;
+            if rendered.dynamic_shared_bytes > STATIC_SHARED_LIMIT {
+                function.set_max_dynamic_shared_memory(rendered.dynamic_shared_bytes as u32)?;
+            }
+            let resident = function
+                .occupancy(rendered.block_size, rendered.dynamic_shared_bytes)?
+                .max_resident_blocks();
+            if resident == 0 {
+                return Err(ArrayError::InvalidArgument(format!(
+                    "scan `{}`: no block of {} threads with {} bytes of shared memory fits \
+                     on this device (choose a smaller ScanTuning)",
+                    self.spec.name, rendered.block_size, rendered.dynamic_shared_bytes
+                )));
+            }
+            resident
+        } else {
+            u32::MAX
+        };
         crate::pool::retain_freed_memory(ctx);
-        map.insert(key, (function.clone(), rendered.clone()));
-        Ok((function, rendered))
+        let loaded = Loaded {
+            function,
+            rendered,
+            max_grid,
+        };
+        map.insert(key, loaded.clone());
+        Ok(loaded)
     }
 }
 

@@ -1,23 +1,22 @@
 //! CUDA source of a single-pass scan with decoupled look-back (Merrill & Garland,
 //! "Single-pass Parallel Prefix Scan with Decoupled Look-back", 2016). Pure text: every
-//! variant is unit-tested here and compiled with NVRTC in CI.
+//! variant is unit-tested here and compiled with NVRTC in CI. The CUDA text lives in
+//! `cuda/` beside this file (`tile.cu`: one tile's work; `direct.cu` and `pipelined.cu`:
+//! the two kernels).
 //!
-//! One launch, one block per tile of `TILE = B threads × V vectors × K` elements (`K` =
-//! 16 bytes of the element type, so a tile is 16 KiB whatever the type; `B × V` = 128 × 8
-//! for 4- and 8-byte types, 256 × 4 for the others, see [`block_shape`]: 8 vectors per
-//! thread at 63 registers (ptxas, sm_90, 4-byte inclusive) let 8 blocks, 128 KiB of
-//! loads, reside per multiprocessor, where 256 × 4 at 40 registers allowed 6, 96 KiB):
+//! A tile is `B threads × V vectors × K` elements (`K` = 16 bytes of the element type);
+//! [`ScanTuning`] chooses `B`, `V` and the kernel, [`ScanTuning::for_size`] per element
+//! size. For each tile:
 //!
-//! 1. Thread 0 takes the block's tile index from an atomic counter (not `blockIdx`): tiles
-//!    are handed out in the order blocks start, so every tile a block waits for belongs
-//!    to a block that is already running, whatever the scheduler does.
-//! 2. Each thread loads its V vectors with 16-byte loads (`__ldg` unless in place), vector
-//!    `c` of thread `t` being vector `c × B + t` of the tile, so each warp load is 512
-//!    contiguous bytes and all `V × 16` bytes a thread needs are in flight at once. The last
+//! 1. Thread 0 takes the tile index from an atomic counter (not `blockIdx`): tiles are
+//!    handed out in the order blocks ask, so every tile a block waits for belongs to a
+//!    block that is already running, whatever the scheduler does.
+//! 2. Each thread loads its V vectors with 16-byte loads, vector `c` of thread `t` being
+//!    vector `c × B + t` of the tile, so each warp load is 512 contiguous bytes. The last
 //!    tile (and unaligned arrays) load element by element, padding with the neutral.
 //! 3. In registers: each vector's inclusive scan; warp-shuffle scans of the V vector
-//!    totals across each warp; the 32 warp totals (V × B / 32 warps) in shared memory are
-//!    scanned by warp 0, giving the tile's aggregate.
+//!    totals across each warp; the V × B / 32 warp totals in shared memory are scanned by
+//!    warp 0 (a few consecutive ones per lane), giving the tile's aggregate.
 //! 4. Warp 0 publishes the aggregate (tile 0: its inclusive prefix) in the tile's status,
 //!    then looks back: lane `l` reads the status of tile `t - 1 - l`, the warp waits until
 //!    every lane up to the nearest tile with an inclusive prefix has at least an
@@ -27,36 +26,111 @@
 //! 5. Every thread combines the tile prefix, its warp's prefix, its lane's prefix and its
 //!    vector's elements, and stores with 16-byte stores.
 //!
+//! Two kernels share that tile code:
+//! - **direct**: one block per tile;
+//! - **pipelined**: persistent blocks (as many as fit on the device at once), each of
+//!   which takes its next tile and starts copying it into shared memory (`cp.async`)
+//!   before it scans the current one, so its loads stay in flight while it waits for its
+//!   predecessors. Proof of progress: the smallest unfinished tile is the current tile of
+//!   its block (a block's prefetched tile is larger than its current one), and it waits
+//!   only for smaller, finished tiles.
+//!
 //! Status words: see `crate::reduction::warp` — the value's 32-bit chunks each in a
 //! 64-bit word with the flag, written and read with single 64-bit `volatile` accesses
 //! (relaxed, L1-bypassing), so no fence is needed and 8- and 16-byte types are never read
 //! torn. The status array (and the tile counter) is zeroed by a memset before the launch.
 
 use crate::codegen::prelude_for;
+use crate::error::{ArrayError, Result};
 use crate::reduction::warp::{SHUFFLES, STATUS_WORDS};
 
 use super::{ScanKind, ScanSpec};
 
+const TILE_CODE: &str = include_str!("cuda/tile.cu");
+const DIRECT_KERNEL: &str = include_str!("cuda/direct.cu");
+const PIPELINED_KERNEL: &str = include_str!("cuda/pipelined.cu");
+
 /// Threads per block of 4- and 8-byte element types (twice as many for the others).
 pub const BLOCK_SIZE: u32 = 128;
 /// 16-byte vectors each thread holds for 4- and 8-byte element types (half as many for
-/// the others). Every type's tile is `BLOCK_SIZE × VECTORS_PER_THREAD` vectors, 16 KiB.
+/// the others). Every type's default tile is `BLOCK_SIZE × VECTORS_PER_THREAD` vectors,
+/// 16 KiB.
 pub const VECTORS_PER_THREAD: usize = 8;
 
-// Warp 0 scans the V × (threads / 32) warp totals one per lane, in both shapes.
-const _: () = assert!(VECTORS_PER_THREAD * (BLOCK_SIZE as usize / 32) <= 32);
-const _: () = assert!(BLOCK_SIZE % 32 == 0 && VECTORS_PER_THREAD % 2 == 0);
-
-/// Threads per block and vectors per thread for elements of `size` bytes. 4- and 8-byte
-/// types (the common scans) use 128 × 8: ptxas (sm_90) gives them 56–79 registers, so
-/// 6–9 blocks (96–144 KiB of tiles) reside per multiprocessor, against 5–6 blocks
-/// (80–96 KiB) with 256 × 4. 1-, 2- and 16-byte types keep 256 × 4, which needs fewer
-/// registers for them (the in-place bfloat16 scan spilled with 128 × 8).
+/// Threads per block and vectors per thread of the default tuning for elements of `size`
+/// bytes. 4- and 8-byte types (the common scans) use 128 × 8: ptxas (sm_90) gives them
+/// 56–79 registers, so 6–9 blocks (96–144 KiB of tiles) reside per multiprocessor,
+/// against 5–6 blocks (80–96 KiB) with 256 × 4. 1-, 2- and 16-byte types keep 256 × 4,
+/// which needs fewer registers for them (the in-place bfloat16 scan spilled with 128 × 8).
 pub fn block_shape(size: usize) -> (u32, usize) {
     if size == 4 || size == 8 {
         (BLOCK_SIZE, VECTORS_PER_THREAD)
     } else {
         (2 * BLOCK_SIZE, VECTORS_PER_THREAD / 2)
+    }
+}
+
+/// The shape of a scan's tiles and which kernel scans them.
+///
+/// ```
+/// use rucuda_array::scan::ScanTuning;
+/// let t = ScanTuning::for_size(4);
+/// assert_eq!((t.threads, t.vectors), (128, 8));
+/// assert!(t.check().is_ok());
+/// assert!(ScanTuning { threads: 100, ..t }.check().is_err());
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct ScanTuning {
+    /// Threads per block: a multiple of 32, at most 1024.
+    pub threads: u32,
+    /// 16-byte vectors per thread, 1 to 32.
+    pub vectors: usize,
+    /// The persistent, prefetching kernel (else one block per tile); aligned arrays only.
+    pub pipelined: bool,
+    /// Evict-first loads and stores (`ld.global.cs`, `st.global.cs`) in the direct kernel.
+    pub streaming: bool,
+    /// Direct kernel: each block starts loading the tile of its own index while its
+    /// ticket is on the way, and loads again when the ticket names another tile.
+    pub speculative: bool,
+    /// Direct kernel: each block asks L2 to prefetch the tile this many tiles past its
+    /// index (0: none).
+    pub prefetch_tiles: u32,
+}
+
+impl ScanTuning {
+    /// The default for elements of `size` bytes ([`block_shape`], the direct kernel).
+    pub fn for_size(size: usize) -> ScanTuning {
+        let (threads, vectors) = block_shape(size);
+        ScanTuning {
+            threads,
+            vectors,
+            pipelined: false,
+            streaming: false,
+            speculative: false,
+            prefetch_tiles: 0,
+        }
+    }
+
+    /// Checks the shape.
+    pub fn check(&self) -> Result<()> {
+        if self.threads == 0 || self.threads % 32 != 0 || self.threads > 1024 {
+            return Err(ArrayError::InvalidArgument(format!(
+                "scan tuning: {} threads per block (a multiple of 32 up to 1024 is needed)",
+                self.threads
+            )));
+        }
+        if !(1..=32).contains(&self.vectors) {
+            return Err(ArrayError::InvalidArgument(format!(
+                "scan tuning: {} vectors per thread (1 to 32)",
+                self.vectors
+            )));
+        }
+        Ok(())
+    }
+
+    /// Bytes of one tile.
+    pub fn tile_bytes(&self) -> usize {
+        self.threads as usize * self.vectors * 16
     }
 }
 
@@ -102,168 +176,19 @@ pub struct RenderedScan {
     pub tile_elements: usize,
     /// 64-bit status words per tile.
     pub status_words: usize,
-    /// Threads per block (see [`block_shape`]).
+    /// Threads per block.
     pub block_size: u32,
+    /// The persistent kernel: launch as many blocks as fit at once (at most one per
+    /// tile), each with [`RenderedScan::dynamic_shared_bytes`] of dynamic shared memory.
+    pub pipelined: bool,
+    /// Dynamic shared memory per block (two tiles for the pipelined kernel, else 0).
+    pub dynamic_shared_bytes: usize,
 }
 
 /// Elements per 16-byte vector of `d`.
 pub(crate) fn vector_elements(size: usize) -> usize {
     (16 / size.max(1)).max(1)
 }
-
-const KERNEL: &str = r#"typedef $T$ rucuda_t;
-#define RUCUDA_BLOCK $BLOCK$
-#define RUCUDA_WARPS (RUCUDA_BLOCK / 32)
-#define RUCUDA_V $V$
-#define RUCUDA_K $K$
-#define RUCUDA_TILE (RUCUDA_BLOCK * RUCUDA_V * RUCUDA_K)
-__device__ __forceinline__ rucuda_t rucuda_scan_op(rucuda_t a, rucuda_t b)
-{
-  return ($EXPR$);
-}
-__device__ __forceinline__ rucuda_t rucuda_neutral_value()
-{
-  return (rucuda_t)($NEUTRAL$);
-}
-union rucuda_vec {
-  uint4 raw;
-  rucuda_t e[RUCUDA_K];
-};
-__device__ __forceinline__ void rucuda_backoff(unsigned int spins)
-{
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 700
-  if (spins > 8u) __nanosleep(64u);
-#else
-  (void)spins;
-#endif
-}
-// Warp-wide: the exclusive prefix of `tile` from its predecessors' statuses, in every lane.
-__device__ __forceinline__ rucuda_t rucuda_look_back(const unsigned long long *rucuda_status, long long tile)
-{
-  const unsigned int lane = threadIdx.x & 31u;
-  rucuda_t running = rucuda_neutral_value();
-  for (long long pred = tile - 1;; pred -= 32) {
-    const long long idx = pred - (long long)lane;
-    rucuda_t v = rucuda_neutral_value();
-    unsigned int flag = idx < 0 ? RUCUDA_STATUS_PREFIX : RUCUDA_STATUS_EMPTY;
-    unsigned int prefixes;
-    for (unsigned int spins = 0;; ++spins) {
-      if (flag == RUCUDA_STATUS_EMPTY) flag = rucuda_status_load(rucuda_status, idx, v);
-      prefixes = __ballot_sync(RUCUDA_FULL_MASK, flag == RUCUDA_STATUS_PREFIX);
-      const unsigned int empty = __ballot_sync(RUCUDA_FULL_MASK, flag == RUCUDA_STATUS_EMPTY);
-      const unsigned int upto = prefixes ? ((prefixes & (0u - prefixes)) << 1) - 1u : RUCUDA_FULL_MASK;
-      if ((empty & upto) == 0u) break;
-      rucuda_backoff(spins);
-    }
-    const unsigned int first = prefixes ? (unsigned int)(__ffs(prefixes) - 1) : 32u;
-    if (lane > first) v = rucuda_neutral_value();
-    // Lane l holds tile pred - l: fold so that earlier tiles (higher lanes) come first.
-#pragma unroll
-    for (unsigned int o = 1; o < 32u; o <<= 1) {
-      const rucuda_t later = rucuda_shfl_down(v, o);
-      if (lane + o < 32u) v = rucuda_scan_op(later, v);
-    }
-    running = rucuda_scan_op(rucuda_shfl_idx(v, 0u), running);
-    if (prefixes) return running;
-  }
-}
-extern "C" __global__ void __launch_bounds__(RUCUDA_BLOCK) $ENTRY$(const rucuda_t *$RESTRICT$rucuda_in, rucuda_t *$RESTRICT$rucuda_out, long long n, unsigned long long *rucuda_scratch)
-{
-  __shared__ unsigned int rucuda_tile_shared;
-  __shared__ __align__(16) unsigned char rucuda_prefix_raw[RUCUDA_V * RUCUDA_WARPS * sizeof(rucuda_t)];
-  rucuda_t *rucuda_prefix = reinterpret_cast<rucuda_t *>(rucuda_prefix_raw);
-  unsigned long long *rucuda_status = rucuda_scratch + 2;
-  const unsigned int lane = threadIdx.x & 31u, warp = threadIdx.x >> 5;
-  if (threadIdx.x == 0) rucuda_tile_shared = atomicAdd(reinterpret_cast<unsigned int *>(rucuda_scratch), 1u);
-  __syncthreads();
-  const long long rucuda_tile = rucuda_tile_shared;
-  const long long rucuda_base = rucuda_tile * RUCUDA_TILE;
-  const bool rucuda_full = $VECTORIZED$ && rucuda_base + RUCUDA_TILE <= n;
-  rucuda_vec x[RUCUDA_V];
-  if (rucuda_full) {
-    const uint4 *rucuda_src = reinterpret_cast<const uint4 *>(rucuda_in + rucuda_base);
-#pragma unroll
-    for (int c = 0; c < RUCUDA_V; ++c) x[c].raw = $LOAD$(rucuda_src + c * RUCUDA_BLOCK + threadIdx.x);
-  } else {
-#pragma unroll
-    for (int c = 0; c < RUCUDA_V; ++c) {
-#pragma unroll
-      for (int j = 0; j < RUCUDA_K; ++j) {
-        const long long k = rucuda_base + (long long)(c * RUCUDA_BLOCK + threadIdx.x) * RUCUDA_K + j;
-        x[c].e[j] = k < n ? rucuda_in[k] : rucuda_neutral_value();
-      }
-    }
-  }
-  // Each vector's inclusive scan; agg[c] becomes the inclusive scan of the totals of
-  // vector c across the warp, then (after the warp totals are saved) the exclusive one.
-  rucuda_t agg[RUCUDA_V];
-#pragma unroll
-  for (int c = 0; c < RUCUDA_V; ++c) {
-#pragma unroll
-    for (int j = 1; j < RUCUDA_K; ++j) x[c].e[j] = rucuda_scan_op(x[c].e[j - 1], x[c].e[j]);
-    agg[c] = x[c].e[RUCUDA_K - 1];
-  }
-#pragma unroll
-  for (unsigned int o = 1; o < 32u; o <<= 1) {
-#pragma unroll
-    for (int c = 0; c < RUCUDA_V; ++c) {
-      const rucuda_t earlier = rucuda_shfl_up(agg[c], o);
-      if (lane >= o) agg[c] = rucuda_scan_op(earlier, agg[c]);
-    }
-  }
-  if (lane == 31u) {
-#pragma unroll
-    for (int c = 0; c < RUCUDA_V; ++c) rucuda_prefix[c * RUCUDA_WARPS + warp] = agg[c];
-  }
-#pragma unroll
-  for (int c = 0; c < RUCUDA_V; ++c) {
-    const rucuda_t earlier = rucuda_shfl_up(agg[c], 1u);
-    agg[c] = lane == 0u ? rucuda_neutral_value() : earlier;
-  }
-  __syncthreads();
-  if (warp == 0u) {
-    // The V x WARPS warp totals in tile order (vector c of warp w is total c * WARPS + w).
-    rucuda_t t = lane < RUCUDA_V * RUCUDA_WARPS ? rucuda_prefix[lane] : rucuda_neutral_value();
-#pragma unroll
-    for (unsigned int o = 1; o < 32u; o <<= 1) {
-      const rucuda_t earlier = rucuda_shfl_up(t, o);
-      if (lane >= o) t = rucuda_scan_op(earlier, t);
-    }
-    const rucuda_t total = rucuda_shfl_idx(t, 31u);
-    rucuda_t before = rucuda_shfl_up(t, 1u);
-    if (lane == 0u) {
-      before = rucuda_neutral_value();
-      rucuda_status_store(rucuda_status, rucuda_tile, rucuda_tile == 0 ? RUCUDA_STATUS_PREFIX : RUCUDA_STATUS_AGGREGATE, total);
-    }
-    rucuda_t tile_prefix = rucuda_neutral_value();
-    if (rucuda_tile > 0) {
-      tile_prefix = rucuda_look_back(rucuda_status, rucuda_tile);
-      if (lane == 0u) rucuda_status_store(rucuda_status, rucuda_tile, RUCUDA_STATUS_PREFIX, rucuda_scan_op(tile_prefix, total));
-    }
-    if (lane < RUCUDA_V * RUCUDA_WARPS) rucuda_prefix[lane] = rucuda_scan_op(tile_prefix, before);
-  }
-  __syncthreads();
-#pragma unroll
-  for (int c = 0; c < RUCUDA_V; ++c) {
-    const rucuda_t p = rucuda_scan_op(rucuda_prefix[c * RUCUDA_WARPS + warp], agg[c]);
-$FINISH$
-  }
-  if (rucuda_full) {
-    uint4 *rucuda_dst = reinterpret_cast<uint4 *>(rucuda_out + rucuda_base);
-#pragma unroll
-    for (int c = 0; c < RUCUDA_V; ++c) rucuda_dst[c * RUCUDA_BLOCK + threadIdx.x] = x[c].raw;
-  } else {
-#pragma unroll
-    for (int c = 0; c < RUCUDA_V; ++c) {
-#pragma unroll
-      for (int j = 0; j < RUCUDA_K; ++j) {
-        const long long k = rucuda_base + (long long)(c * RUCUDA_BLOCK + threadIdx.x) * RUCUDA_K + j;
-        if (k < n) rucuda_out[k] = x[c].e[j];
-      }
-    }
-  }
-}
-"#;
 
 const FINISH_INCLUSIVE: &str = r#"#pragma unroll
     for (int j = 0; j < RUCUDA_K; ++j) x[c].e[j] = rucuda_scan_op(p, x[c].e[j]);"#;
@@ -273,7 +198,7 @@ const FINISH_EXCLUSIVE: &str = r#"#pragma unroll
     x[c].e[0] = p;"#;
 
 impl ScanSpec {
-    /// The source of one variant.
+    /// The source of one variant with the default tuning of the element type.
     ///
     /// ```
     /// use rucuda_array::scan::{ScanSpec, ScanVariant};
@@ -285,9 +210,26 @@ impl ScanSpec {
     /// assert!(k.source.contains("__ldg"));
     /// ```
     pub fn render(&self, variant: Variant) -> RenderedScan {
+        self.render_tuned(variant, ScanTuning::for_size(self.dtype.size_bytes()))
+    }
+
+    /// The source of one variant with `tuning` (checked by [`ScanTuning::check`] where it
+    /// is used). The pipelined kernel serves vectorized variants only; the others use the
+    /// direct one.
+    ///
+    /// ```
+    /// use rucuda_array::scan::{ScanSpec, ScanTuning, ScanVariant};
+    /// let s = ScanSpec::builder(rucuda_array::DType::F32).scan("a + b").neutral("0")
+    ///     .build().unwrap();
+    /// let t = ScanTuning { pipelined: true, ..ScanTuning::for_size(4) };
+    /// let k = s.render_tuned(ScanVariant { vectorized: true, in_place: false }, t);
+    /// assert!(k.pipelined && k.source.contains("cp.async"));
+    /// assert_eq!(k.dynamic_shared_bytes, 2 * 16384);
+    /// ```
+    pub fn render_tuned(&self, variant: Variant, tuning: ScanTuning) -> RenderedScan {
         let size = self.dtype.size_bytes();
         let k = vector_elements(size);
-        let (threads, vectors) = block_shape(size);
+        let pipelined = tuning.pipelined && variant.vectorized;
         let kind = match self.kind {
             ScanKind::Inclusive => "incl",
             ScanKind::Exclusive => "excl",
@@ -298,6 +240,16 @@ impl ScanSpec {
             if variant.vectorized { 'v' } else { 's' },
             if variant.in_place { 'i' } else { 'o' }
         );
+        let load = match (variant.in_place, tuning.streaming && !pipelined) {
+            (_, true) => "__ldcs",
+            (true, false) => "*",
+            (false, false) => "__ldg",
+        };
+        let store = if tuning.streaming && !pipelined {
+            "__stcs"
+        } else {
+            "rucuda_store_plain"
+        };
         let mut src = String::from("// Generated by rucuda-array's scan kernel generator.\n");
         src.push_str(&prelude_for([self.dtype]));
         if !self.preamble.is_empty() {
@@ -306,11 +258,20 @@ impl ScanSpec {
         }
         src.push_str(SHUFFLES);
         src.push_str(STATUS_WORDS);
+        let template = [
+            TILE_CODE,
+            if pipelined {
+                PIPELINED_KERNEL
+            } else {
+                DIRECT_KERNEL
+            },
+        ]
+        .concat();
         src.push_str(
-            &KERNEL
+            &template
                 .replace("$T$", self.dtype.c_type())
-                .replace("$BLOCK$", &threads.to_string())
-                .replace("$V$", &vectors.to_string())
+                .replace("$BLOCK$", &tuning.threads.to_string())
+                .replace("$V$", &tuning.vectors.to_string())
                 .replace("$K$", &k.to_string())
                 .replace("$EXPR$", &self.scan_expr)
                 .replace("$NEUTRAL$", &self.neutral)
@@ -323,7 +284,17 @@ impl ScanSpec {
                         "__restrict__ "
                     },
                 )
-                .replace("$LOAD$", if variant.in_place { "*" } else { "__ldg" })
+                .replace("$LOAD$", load)
+                .replace("$STORE$", store)
+                .replace(
+                    "$SPECULATE$",
+                    if tuning.speculative && variant.vectorized {
+                        "1"
+                    } else {
+                        "0"
+                    },
+                )
+                .replace("$PREFETCH$", &tuning.prefetch_tiles.to_string())
                 .replace(
                     "$VECTORIZED$",
                     if variant.vectorized { "true" } else { "false" },
@@ -339,9 +310,15 @@ impl ScanSpec {
         RenderedScan {
             entry,
             source: src,
-            tile_elements: threads as usize * vectors * k,
-            block_size: threads,
+            tile_elements: tuning.threads as usize * tuning.vectors * k,
+            block_size: tuning.threads,
             status_words: size.div_ceil(4),
+            pipelined,
+            dynamic_shared_bytes: if pipelined {
+                2 * tuning.tile_bytes()
+            } else {
+                0
+            },
         }
     }
 }

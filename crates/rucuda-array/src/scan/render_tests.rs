@@ -1,6 +1,6 @@
 //! Unit tests of the scan source text: entries, tile sizes, status words, variants.
 
-use super::render::{Variant, BLOCK_SIZE, VECTORS_PER_THREAD};
+use super::render::{ScanTuning, Variant, BLOCK_SIZE, VECTORS_PER_THREAD};
 use super::{ScanKind, ScanSpec};
 use crate::dtype::DType;
 
@@ -42,13 +42,13 @@ fn variants_differ_in_loads_and_restrict() {
     let out_of_place = s.render(Variant::ALL[0]).source;
     assert!(out_of_place.contains("const rucuda_t *__restrict__ rucuda_in"));
     assert!(out_of_place.contains("x[c].raw = __ldg(rucuda_src"));
-    assert!(out_of_place.contains("const bool rucuda_full = true &&"));
+    assert!(out_of_place.contains("const bool full = true &&"));
     assert!(out_of_place.contains("x[c].e[0] = p;"));
     let in_place = s.render(Variant::ALL[1]).source;
     assert!(in_place.contains("const rucuda_t *rucuda_in"));
     assert!(!in_place.contains("__ldg("));
     let scalar = s.render(Variant::ALL[2]).source;
-    assert!(scalar.contains("const bool rucuda_full = false &&"));
+    assert!(scalar.contains("const bool full = false &&"));
     let incl = spec(DType::F32, ScanKind::Inclusive)
         .render(Variant::ALL[0])
         .source;
@@ -63,15 +63,14 @@ fn the_kernel_uses_shuffles_and_relaxed_status_words_only() {
     assert!(s.contains("__shfl_up_sync") && s.contains("__ballot_sync"));
     // volatile appears only in the status-word accessors.
     for (k, line) in s.lines().enumerate() {
-        if line.contains("volatile") {
+        if line.contains("volatile") && !line.contains("asm volatile") {
             assert!(line.contains("unsigned long long *p"), "line {k}: {line}");
         }
     }
     assert!(s.contains("atomicAdd(reinterpret_cast<unsigned int *>(rucuda_scratch), 1u)"));
-    assert!(
-        !s.contains("blockIdx"),
-        "tiles come from the counter, never blockIdx"
-    );
+    // Tiles come from the counter; blockIdx only guesses (speculation, prefetching).
+    assert_eq!(s.matches("const long long tile = rucuda_ticket;").count(), 2);
+    assert!(!s.contains("tile = blockIdx") && !s.contains("tile = (long long)blockIdx"));
 }
 
 #[test]
@@ -93,5 +92,58 @@ fn four_and_eight_byte_types_use_128_threads_of_8_vectors() {
                 && k.source.contains(&format!("#define RUCUDA_V {vectors}\n")),
             "{d}"
         );
+    }
+}
+
+#[test]
+fn tunings_shape_the_tile_and_choose_the_kernel() {
+    let s = spec(DType::I32, ScanKind::Inclusive);
+    let wide = ScanTuning {
+        threads: 256,
+        vectors: 16,
+        pipelined: false,
+        streaming: true,
+        ..ScanTuning::for_size(4)
+    };
+    let k = s.render_tuned(Variant::ALL[0], wide);
+    assert_eq!((k.tile_elements, k.block_size), (256 * 16 * 4, 256));
+    assert!(!k.pipelined && k.dynamic_shared_bytes == 0);
+    // 16 vectors x 8 warps = 128 warp totals: 4 per lane of warp 0.
+    assert!(k.source.contains("#define RUCUDA_V 16\n"));
+    assert!(k.source.contains("x[c].raw = __ldcs(rucuda_src") && k.source.contains("__stcs("));
+    let piped = ScanTuning {
+        pipelined: true,
+        ..ScanTuning::for_size(4)
+    };
+    let k = s.render_tuned(Variant::ALL[1], piped);
+    assert!(k.pipelined && k.source.contains("cp.async.wait_group 1"));
+    assert!(!k.source.contains("__restrict__"), "in place");
+    assert_eq!(k.dynamic_shared_bytes, 2 * 16 * 1024);
+    // Unaligned arrays never take the pipelined kernel.
+    let k = s.render_tuned(Variant::ALL[2], piped);
+    assert!(!k.pipelined && !k.source.contains("cp.async"));
+    for bad in [
+        ScanTuning {
+            threads: 0,
+            ..piped
+        },
+        ScanTuning {
+            threads: 96 + 1,
+            ..piped
+        },
+        ScanTuning {
+            threads: 2048,
+            ..piped
+        },
+        ScanTuning {
+            vectors: 0,
+            ..piped
+        },
+        ScanTuning {
+            vectors: 33,
+            ..piped
+        },
+    ] {
+        assert!(bad.check().is_err(), "{bad:?}");
     }
 }

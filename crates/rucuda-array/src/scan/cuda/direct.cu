@@ -1,0 +1,39 @@
+// The one-tile-per-block kernel (see render.rs).
+extern "C" __global__ void __launch_bounds__(RUCUDA_BLOCK) $ENTRY$(const rucuda_t *$RESTRICT$rucuda_in, rucuda_t *$RESTRICT$rucuda_out, long long n, unsigned long long *rucuda_scratch)
+{
+  __shared__ unsigned int rucuda_ticket;
+  __shared__ __align__(16) unsigned char rucuda_totals[RUCUDA_TOTALS * sizeof(rucuda_t)];
+  if (threadIdx.x == 0) rucuda_ticket = atomicAdd(reinterpret_cast<unsigned int *>(rucuda_scratch), 1u);
+#if $PREFETCH$ > 0
+  // Warms L2 with the tile a block starting about one block lifetime later will take.
+  {
+    const long long ahead = ((long long)blockIdx.x + $PREFETCH$) * RUCUDA_TILE;
+    if (ahead + RUCUDA_TILE <= n) {
+      const char *rucuda_p = reinterpret_cast<const char *>(rucuda_in + ahead);
+      for (unsigned int j = threadIdx.x * 128u; j < RUCUDA_TILE * sizeof(rucuda_t); j += RUCUDA_BLOCK * 128u)
+        asm volatile("prefetch.global.L2 [%0];" ::"l"(rucuda_p + j));
+    }
+  }
+#endif
+  rucuda_vec x[RUCUDA_V];
+#if $SPECULATE$
+  // Loads the tile blocks usually get (their index) while the ticket is on its way; a
+  // block whose ticket differs loads again.
+  const long long guess = blockIdx.x;
+  const bool guess_full = $VECTORIZED$ && guess * RUCUDA_TILE + RUCUDA_TILE <= n;
+  if (guess_full) rucuda_load_tile(x, rucuda_in, guess * RUCUDA_TILE, n, true);
+  __syncthreads();
+  const long long tile = rucuda_ticket;
+  const long long base = tile * RUCUDA_TILE;
+  const bool full = $VECTORIZED$ && base + RUCUDA_TILE <= n;
+  if (tile != guess || !guess_full) rucuda_load_tile(x, rucuda_in, base, n, full);
+#else
+  __syncthreads();
+  const long long tile = rucuda_ticket;
+  const long long base = tile * RUCUDA_TILE;
+  const bool full = $VECTORIZED$ && base + RUCUDA_TILE <= n;
+  rucuda_load_tile(x, rucuda_in, base, n, full);
+#endif
+  rucuda_scan_tile(x, tile, rucuda_scratch + 2, reinterpret_cast<rucuda_t *>(rucuda_totals));
+  rucuda_store_tile(x, rucuda_out, base, n, full);
+}

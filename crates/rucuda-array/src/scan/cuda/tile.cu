@@ -1,0 +1,178 @@
+// One tile of the single-pass scan: types, look-back, loads, stores, the scan of a tile in
+// registers. Template text: rucuda-array's scan renderer (render.rs) replaces each $NAME$.
+typedef $T$ rucuda_t;
+#define RUCUDA_BLOCK $BLOCK$
+#define RUCUDA_WARPS (RUCUDA_BLOCK / 32)
+#define RUCUDA_V $V$
+#define RUCUDA_K $K$
+#define RUCUDA_TILE (RUCUDA_BLOCK * RUCUDA_V * RUCUDA_K)
+#define RUCUDA_TOTALS (RUCUDA_V * RUCUDA_WARPS)
+#define RUCUDA_PER_LANE ((RUCUDA_TOTALS + 31) / 32)
+__device__ __forceinline__ rucuda_t rucuda_scan_op(rucuda_t a, rucuda_t b)
+{
+  return ($EXPR$);
+}
+__device__ __forceinline__ rucuda_t rucuda_neutral_value()
+{
+  return (rucuda_t)($NEUTRAL$);
+}
+union rucuda_vec {
+  uint4 raw;
+  rucuda_t e[RUCUDA_K];
+};
+__device__ __forceinline__ void rucuda_store_plain(uint4 *p, uint4 v)
+{
+  *p = v;
+}
+__device__ __forceinline__ void rucuda_backoff(unsigned int spins)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 700
+  if (spins > 8u) __nanosleep(64u);
+#else
+  (void)spins;
+#endif
+}
+// Warp-wide: the exclusive prefix of `tile` from its predecessors' statuses, in every lane.
+__device__ __forceinline__ rucuda_t rucuda_look_back(const unsigned long long *rucuda_status, long long tile)
+{
+  const unsigned int lane = threadIdx.x & 31u;
+  rucuda_t running = rucuda_neutral_value();
+  for (long long pred = tile - 1;; pred -= 32) {
+    const long long idx = pred - (long long)lane;
+    rucuda_t v = rucuda_neutral_value();
+    unsigned int flag = idx < 0 ? RUCUDA_STATUS_PREFIX : RUCUDA_STATUS_EMPTY;
+    unsigned int prefixes;
+    for (unsigned int spins = 0;; ++spins) {
+      if (flag == RUCUDA_STATUS_EMPTY) flag = rucuda_status_load(rucuda_status, idx, v);
+      prefixes = __ballot_sync(RUCUDA_FULL_MASK, flag == RUCUDA_STATUS_PREFIX);
+      const unsigned int empty = __ballot_sync(RUCUDA_FULL_MASK, flag == RUCUDA_STATUS_EMPTY);
+      const unsigned int upto = prefixes ? ((prefixes & (0u - prefixes)) << 1) - 1u : RUCUDA_FULL_MASK;
+      if ((empty & upto) == 0u) break;
+      rucuda_backoff(spins);
+    }
+    const unsigned int first = prefixes ? (unsigned int)(__ffs(prefixes) - 1) : 32u;
+    if (lane > first) v = rucuda_neutral_value();
+    // Lane l holds tile pred - l: fold so that earlier tiles (higher lanes) come first.
+#pragma unroll
+    for (unsigned int o = 1; o < 32u; o <<= 1) {
+      const rucuda_t later = rucuda_shfl_down(v, o);
+      if (lane + o < 32u) v = rucuda_scan_op(later, v);
+    }
+    running = rucuda_scan_op(rucuda_shfl_idx(v, 0u), running);
+    if (prefixes) return running;
+  }
+}
+// One tile's V vectors per thread, vector c of thread t being vector c * BLOCK + t of the
+// tile: 16-byte accesses when the tile is full (and the arrays aligned), else element by
+// element, padding with the neutral element and storing nothing past n.
+__device__ __forceinline__ void rucuda_load_tile(rucuda_vec (&x)[RUCUDA_V], const rucuda_t *$RESTRICT$rucuda_in, long long base, long long n, bool full)
+{
+  if (full) {
+    const uint4 *rucuda_src = reinterpret_cast<const uint4 *>(rucuda_in + base);
+#pragma unroll
+    for (int c = 0; c < RUCUDA_V; ++c) x[c].raw = $LOAD$(rucuda_src + c * RUCUDA_BLOCK + threadIdx.x);
+  } else {
+#pragma unroll
+    for (int c = 0; c < RUCUDA_V; ++c) {
+#pragma unroll
+      for (int j = 0; j < RUCUDA_K; ++j) {
+        const long long k = base + (long long)(c * RUCUDA_BLOCK + threadIdx.x) * RUCUDA_K + j;
+        x[c].e[j] = k < n ? rucuda_in[k] : rucuda_neutral_value();
+      }
+    }
+  }
+}
+__device__ __forceinline__ void rucuda_store_tile(const rucuda_vec (&x)[RUCUDA_V], rucuda_t *$RESTRICT$rucuda_out, long long base, long long n, bool full)
+{
+  if (full) {
+    uint4 *rucuda_dst = reinterpret_cast<uint4 *>(rucuda_out + base);
+#pragma unroll
+    for (int c = 0; c < RUCUDA_V; ++c) $STORE$(rucuda_dst + c * RUCUDA_BLOCK + threadIdx.x, x[c].raw);
+  } else {
+#pragma unroll
+    for (int c = 0; c < RUCUDA_V; ++c) {
+#pragma unroll
+      for (int j = 0; j < RUCUDA_K; ++j) {
+        const long long k = base + (long long)(c * RUCUDA_BLOCK + threadIdx.x) * RUCUDA_K + j;
+        if (k < n) rucuda_out[k] = x[c].e[j];
+      }
+    }
+  }
+}
+// Scans the tile in `x` in place: each vector in registers, the vectors' totals across
+// each warp by shuffles, the V x WARPS warp totals by warp 0 (through `totals`, shared),
+// which also publishes the tile's status and looks back for its prefix. Every thread of
+// the block calls it (it synchronises the block twice).
+__device__ __forceinline__ void rucuda_scan_tile(rucuda_vec (&x)[RUCUDA_V], long long tile, unsigned long long *rucuda_status, rucuda_t *totals)
+{
+  const unsigned int lane = threadIdx.x & 31u, warp = threadIdx.x >> 5;
+  // Each vector's inclusive scan; agg[c] becomes the inclusive scan of the totals of
+  // vector c across the warp, then (after the warp totals are saved) the exclusive one.
+  rucuda_t agg[RUCUDA_V];
+#pragma unroll
+  for (int c = 0; c < RUCUDA_V; ++c) {
+#pragma unroll
+    for (int j = 1; j < RUCUDA_K; ++j) x[c].e[j] = rucuda_scan_op(x[c].e[j - 1], x[c].e[j]);
+    agg[c] = x[c].e[RUCUDA_K - 1];
+  }
+#pragma unroll
+  for (unsigned int o = 1; o < 32u; o <<= 1) {
+#pragma unroll
+    for (int c = 0; c < RUCUDA_V; ++c) {
+      const rucuda_t earlier = rucuda_shfl_up(agg[c], o);
+      if (lane >= o) agg[c] = rucuda_scan_op(earlier, agg[c]);
+    }
+  }
+  if (lane == 31u) {
+#pragma unroll
+    for (int c = 0; c < RUCUDA_V; ++c) totals[c * RUCUDA_WARPS + warp] = agg[c];
+  }
+#pragma unroll
+  for (int c = 0; c < RUCUDA_V; ++c) {
+    const rucuda_t earlier = rucuda_shfl_up(agg[c], 1u);
+    agg[c] = lane == 0u ? rucuda_neutral_value() : earlier;
+  }
+  __syncthreads();
+  if (warp == 0u) {
+    // The V x WARPS warp totals in tile order (vector c of warp w is total c * WARPS + w),
+    // PER_LANE consecutive ones per lane.
+    rucuda_t t[RUCUDA_PER_LANE];
+#pragma unroll
+    for (int p = 0; p < RUCUDA_PER_LANE; ++p) {
+      const unsigned int i = lane * RUCUDA_PER_LANE + p;
+      t[p] = i < RUCUDA_TOTALS ? totals[i] : rucuda_neutral_value();
+    }
+    rucuda_t incl = t[0];
+#pragma unroll
+    for (int p = 1; p < RUCUDA_PER_LANE; ++p) incl = rucuda_scan_op(incl, t[p]);
+#pragma unroll
+    for (unsigned int o = 1; o < 32u; o <<= 1) {
+      const rucuda_t earlier = rucuda_shfl_up(incl, o);
+      if (lane >= o) incl = rucuda_scan_op(earlier, incl);
+    }
+    const rucuda_t total = rucuda_shfl_idx(incl, 31u);
+    rucuda_t before = rucuda_shfl_up(incl, 1u);
+    if (lane == 0u) {
+      before = rucuda_neutral_value();
+      rucuda_status_store(rucuda_status, tile, tile == 0 ? RUCUDA_STATUS_PREFIX : RUCUDA_STATUS_AGGREGATE, total);
+    }
+    rucuda_t tile_prefix = rucuda_neutral_value();
+    if (tile > 0) {
+      tile_prefix = rucuda_look_back(rucuda_status, tile);
+      if (lane == 0u) rucuda_status_store(rucuda_status, tile, RUCUDA_STATUS_PREFIX, rucuda_scan_op(tile_prefix, total));
+    }
+    rucuda_t run = rucuda_scan_op(tile_prefix, before);
+#pragma unroll
+    for (int p = 0; p < RUCUDA_PER_LANE; ++p) {
+      const unsigned int i = lane * RUCUDA_PER_LANE + p;
+      if (i < RUCUDA_TOTALS) totals[i] = run;
+      run = rucuda_scan_op(run, t[p]);
+    }
+  }
+  __syncthreads();
+#pragma unroll
+  for (int c = 0; c < RUCUDA_V; ++c) {
+    const rucuda_t p = rucuda_scan_op(totals[c * RUCUDA_WARPS + warp], agg[c]);
+$FINISH$
+  }
+}
