@@ -241,28 +241,9 @@ fn device_memory_pool_reuses_blocks_and_counts() {
 }
 
 /// Kernels that keep `N` floats live across a loop, so that they need many registers
-/// (about 40, 64, 80 and 120 with NVRTC 13 for sm_80 to sm_120): the register limit of
-/// OccupancyRecord is only reached with such kernels.
-const REGISTER_HEAVY_KERNELS: &str = r#"
-template <int N>
-__device__ void keep_live(float *x, int n) {
-    float v[N];
-#pragma unroll
-    for (int k = 0; k < N; ++k) v[k] = x[threadIdx.x + k * blockDim.x];
-    for (int it = 0; it < n; ++it) {
-#pragma unroll
-        for (int k = 0; k < N; ++k) v[k] = fmaf(v[k], v[(k + 7) % N], 1.0f);
-    }
-    float s = 0.0f;
-#pragma unroll
-    for (int k = 0; k < N; ++k) s += v[k] * (float)(k + 1);
-    x[threadIdx.x] = s;
-}
-extern "C" __global__ void live_24(float *x, int n) { keep_live<24>(x, n); }
-extern "C" __global__ void live_48(float *x, int n) { keep_live<48>(x, n); }
-extern "C" __global__ void live_72(float *x, int n) { keep_live<72>(x, n); }
-extern "C" __global__ void live_96(float *x, int n) { keep_live<96>(x, n); }
-"#;
+/// (about 40, 64, 80 and 120): the register limit of OccupancyRecord is only reached
+/// with such kernels.
+const REGISTER_HEAVY_KERNELS: &str = include_str!("kernels/register_heavy.cu");
 
 #[test]
 #[ignore = "needs a CUDA device"]
@@ -273,8 +254,12 @@ fn occupancy_record_agrees_with_the_driver() {
     ctx.bind().unwrap();
     let dd = DeviceData::new(ctx.device()).unwrap();
     let core = core_module(&ctx);
-    let heavy = SourceModule::for_context(&ctx, REGISTER_HEAVY_KERNELS, &CompileOptions::new())
-        .expect("the register-heavy kernels compile (NVRTC)");
+    let heavy = SourceModule::for_context(
+        &ctx,
+        REGISTER_HEAVY_KERNELS,
+        &CompileOptions::new().no_extern_c(true),
+    )
+    .expect("the register-heavy kernels compile (NVRTC)");
     let mut functions = Vec::new();
     for name in ["noop", "saxpy", "uses_shared", "with_struct", "scalars"] {
         functions.push((name, core.function(name).unwrap()));
