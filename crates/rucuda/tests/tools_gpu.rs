@@ -254,7 +254,9 @@ fn occupancy_record_agrees_with_the_driver() {
     ctx.bind().unwrap();
     let dd = DeviceData::new(ctx.device()).unwrap();
     let core = core_module(&ctx);
-    let heavy = SourceModule::for_context(
+    // `load`, not `for_context`: the memo stays empty for
+    // clear_context_caches_also_forgets_memoized_source_modules in the same process.
+    let heavy = SourceModule::load(
         &ctx,
         REGISTER_HEAVY_KERNELS,
         &CompileOptions::new().no_extern_c(true),
