@@ -1,5 +1,5 @@
-//! The examples' CUDA C compiles with NVRTC for an H100 (sm_90), so a typo in a kernel
-//! fails here, not first on the GPU machine. No GPU needed; needs NVRTC (`pip install
+//! The examples' CUDA C, and the facade GPU tests' own, compiles with NVRTC for an H100
+//! (sm_90), so a typo in a kernel fails here, not first on the GPU machine. No GPU needed; needs NVRTC (`pip install
 //! nvidia-cuda-nvrtc==13.0.*`, which `.ci/run` does).
 
 use rucuda::jit::{compile, Arch, CompileOptions, OutputKind};
@@ -40,5 +40,23 @@ fn every_example_kernel_compiles_with_nvrtc() {
                 );
             }
         }
+    }
+}
+
+#[test]
+fn the_register_heavy_test_kernels_compile_with_nvrtc() {
+    let options = CompileOptions::new()
+        .arch(Arch::SM_90)
+        .output(OutputKind::Ptx)
+        .no_extern_c(true)
+        .cache_dir(None);
+    let compiled = compile(include_str!("kernels/register_heavy.cu"), &options)
+        .unwrap_or_else(|e| panic!("register_heavy.cu does not compile: {e}"));
+    let ptx = String::from_utf8_lossy(&compiled.image);
+    for name in ["live_24", "live_48", "live_72", "live_96"] {
+        assert!(
+            ptx.contains(&format!(".entry {name}(")),
+            "{name}: no entry of that name in the PTX"
+        );
     }
 }

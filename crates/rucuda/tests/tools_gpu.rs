@@ -35,28 +35,99 @@ fn autoprimaryctx_and_make_default_context_follow_cuda_device() {
     assert_eq!(d.ordinal(), 0);
 }
 
+/// One attribute straight from `cuDeviceGetAttribute` (not through `Device::attribute`,
+/// which `DeviceData` itself uses).
+fn raw_attribute(dev: Device, attr: rucuda::sys::CUdevice_attribute) -> u32 {
+    let get = rucuda::driver::driver()
+        .unwrap()
+        .cuDeviceGetAttribute()
+        .unwrap();
+    let mut v = 0i32;
+    // SAFETY: writes one int; `dev` is a valid device handle.
+    unsafe { rucuda::driver::check(get(&mut v, attr, dev.raw()), "cuDeviceGetAttribute").unwrap() };
+    u32::try_from(v).expect("a non-negative attribute")
+}
+
 #[test]
 #[ignore = "needs a CUDA device"]
 fn device_data_matches_the_driver() {
-    let dev = Device::get(0).unwrap();
-    let dd = DeviceData::new(dev).unwrap();
-    assert_eq!(
-        dd.max_threads as i32,
-        dev.attribute(DeviceAttribute::MaxThreadsPerBlock).unwrap()
-    );
-    assert_eq!(dd.warp_size, 32);
-    assert_eq!(
-        dd.warps_per_mp as i32 * 32,
-        dev.attribute(DeviceAttribute::MaxThreadsPerMultiprocessor)
-            .unwrap()
-    );
-    assert!(dd.thread_blocks_per_mp >= 16);
-    assert!(dd.shared_memory >= 48 * 1024 && dd.shared_memory_optin >= dd.shared_memory);
-    assert!(dd.multiprocessors > 0);
-    let ctx = dev.primary_context().unwrap();
-    ctx.bind().unwrap();
-    assert_eq!(DeviceData::current().unwrap(), dd);
-    println!("{dd:?}");
+    use rucuda::sys::CUdevice_attribute as A;
+    for dev in Device::all().unwrap() {
+        let dd = DeviceData::new(dev).unwrap();
+        let attr = |a| raw_attribute(dev, a);
+        // Every field, by name: a field added to DeviceData fails to compile here until
+        // it is compared too.
+        let DeviceData {
+            max_threads,
+            warp_size,
+            warps_per_mp,
+            thread_blocks_per_mp,
+            registers,
+            registers_per_mp,
+            shared_memory,
+            shared_memory_optin,
+            shared_memory_per_mp,
+            reserved_shared_memory_per_block,
+            smem_granularity,
+            smem_alloc_granularity,
+            multiprocessors,
+        } = dd;
+        assert_eq!(
+            max_threads,
+            attr(A::CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK)
+        );
+        assert_eq!(warp_size, attr(A::CU_DEVICE_ATTRIBUTE_WARP_SIZE));
+        assert_eq!(
+            warps_per_mp * warp_size,
+            attr(A::CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR)
+        );
+        assert_eq!(
+            thread_blocks_per_mp,
+            attr(A::CU_DEVICE_ATTRIBUTE_MAX_BLOCKS_PER_MULTIPROCESSOR)
+        );
+        assert_eq!(
+            registers,
+            attr(A::CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_BLOCK)
+        );
+        assert_eq!(
+            registers_per_mp,
+            attr(A::CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_MULTIPROCESSOR)
+        );
+        assert_eq!(
+            shared_memory,
+            attr(A::CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK)
+        );
+        assert_eq!(
+            shared_memory_optin,
+            attr(A::CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN)
+        );
+        assert_eq!(
+            shared_memory_per_mp,
+            attr(A::CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_MULTIPROCESSOR)
+        );
+        assert_eq!(
+            reserved_shared_memory_per_block,
+            attr(A::CU_DEVICE_ATTRIBUTE_RESERVED_SHARED_MEMORY_PER_BLOCK)
+        );
+        assert_eq!(
+            multiprocessors,
+            attr(A::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)
+        );
+        // The two figures the driver does not report: 32 banks and 128-byte allocation
+        // units on every GPU since compute capability 2.0 (CUDA 13 needs 7.5).
+        assert!(attr(A::CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR) >= 7);
+        assert_eq!((smem_granularity, smem_alloc_granularity), (32, 128));
+        // Plausibility, so that a wrong attribute constant cannot agree with itself.
+        assert_eq!(warp_size, 32);
+        assert!(thread_blocks_per_mp >= 16 && registers_per_mp >= registers);
+        assert!(shared_memory >= 48 * 1024 && shared_memory_optin >= shared_memory);
+        assert!(shared_memory_per_mp >= shared_memory_optin && multiprocessors > 0);
+        // DeviceData::current reads the current context's device.
+        let ctx = dev.primary_context().unwrap();
+        ctx.bind().unwrap();
+        assert_eq!(DeviceData::current().unwrap(), dd);
+        println!("device {}: {dd:?}", dev.ordinal());
+    }
 }
 
 #[test]
@@ -169,20 +240,42 @@ fn device_memory_pool_reuses_blocks_and_counts() {
     assert_eq!((pool.held_blocks(), pool.managed_bytes()), (0, 0));
 }
 
+/// Kernels that keep `N` floats live across a loop, so that they need many registers
+/// (about 40, 64, 80 and 120): the register limit of OccupancyRecord is only reached
+/// with such kernels.
+const REGISTER_HEAVY_KERNELS: &str = include_str!("kernels/register_heavy.cu");
+
 #[test]
 #[ignore = "needs a CUDA device"]
 fn occupancy_record_agrees_with_the_driver() {
     use rucuda::driver::FunctionAttribute;
+    use rucuda::jit::{CompileOptions, SourceModule};
     let ctx = Device::get(0).unwrap().primary_context().unwrap();
+    ctx.bind().unwrap();
     let dd = DeviceData::new(ctx.device()).unwrap();
-    let m = core_module(&ctx);
+    let core = core_module(&ctx);
+    // `load`, not `for_context`: the memo stays empty for
+    // clear_context_caches_also_forgets_memoized_source_modules in the same process.
+    let heavy = SourceModule::load(
+        &ctx,
+        REGISTER_HEAVY_KERNELS,
+        &CompileOptions::new().no_extern_c(true),
+    )
+    .expect("the register-heavy kernels compile (NVRTC)");
+    let mut functions = Vec::new();
+    for name in ["noop", "saxpy", "uses_shared", "with_struct", "scalars"] {
+        functions.push((name, core.function(name).unwrap()));
+    }
+    for name in ["live_24", "live_48", "live_72", "live_96"] {
+        functions.push((name, heavy.function(name).unwrap()));
+    }
     let occ = rucuda::driver::driver()
         .unwrap()
         .cuOccupancyMaxActiveBlocksPerMultiprocessor()
         .unwrap();
-    let mut checked = 0;
-    for name in ["noop", "saxpy", "uses_shared", "with_struct", "scalars"] {
-        let f = m.function(name).unwrap();
+    let (mut checked, mut refused) = (0, 0);
+    let mut limits_seen = std::collections::BTreeSet::new();
+    for (name, f) in &functions {
         f.set_max_dynamic_shared_memory(
             dd.shared_memory_optin
                 - f.attribute(FunctionAttribute::SharedSizeBytes).unwrap() as u32,
@@ -190,27 +283,66 @@ fn occupancy_record_agrees_with_the_driver() {
         .unwrap();
         let regs = f.attribute(FunctionAttribute::NumRegs).unwrap() as u32;
         let static_smem = f.attribute(FunctionAttribute::SharedSizeBytes).unwrap() as u32;
-        for threads in [32u32, 96, 128, 256, 512, 1024] {
+        println!("{name}: {regs} registers, {static_smem} B static shared memory");
+        for threads in [32u32, 96, 128, 256, 512, 672, 800, 1024] {
             for dyn_smem in [0u32, 1000, 16 * 1024, 60 * 1024] {
                 let mut blocks = 0i32;
                 // SAFETY: writes one int; the function is alive.
-                unsafe {
-                    rucuda::driver::check(
-                        occ(&mut blocks, f.raw(), threads as i32, dyn_smem as usize),
-                        "cuOccupancyMaxActiveBlocksPerMultiprocessor",
-                    )
-                    .unwrap()
-                };
-                let rec = OccupancyRecord::new(&dd, threads, static_smem + dyn_smem, regs).unwrap();
-                assert_eq!(
-                    rec.tb_per_mp, blocks as u32,
-                    "{name}: {threads} threads, {regs} regs, {static_smem}+{dyn_smem} B smem: ours {rec:?}, driver {blocks}"
+                let code = unsafe { occ(&mut blocks, f.raw(), threads as i32, dyn_smem as usize) };
+                let driver =
+                    rucuda::driver::check(code, "cuOccupancyMaxActiveBlocksPerMultiprocessor")
+                        .map(|()| blocks as u32);
+                let what = format!(
+                    "{name}: {threads} threads, {regs} regs, {static_smem}+{dyn_smem} B smem"
                 );
-                checked += 1;
+                match OccupancyRecord::new(&dd, threads, static_smem + dyn_smem, regs) {
+                    Ok(rec) => {
+                        let blocks = driver.unwrap_or_else(|e| panic!("{what}: driver: {e}"));
+                        assert_eq!(
+                            rec.tb_per_mp, blocks,
+                            "{what}: ours {rec:?}, driver {blocks}"
+                        );
+                        // warps_per_mp and occupancy follow from the driver's count.
+                        let warps = blocks * threads.div_ceil(dd.warp_size);
+                        assert_eq!(rec.warps_per_mp, warps, "{what}: {rec:?}");
+                        let slots = ctx
+                            .device()
+                            .attribute(DeviceAttribute::MaxThreadsPerMultiprocessor)
+                            .unwrap() as u32
+                            / dd.warp_size;
+                        assert_eq!(rec.occupancy, f64::from(warps) / f64::from(slots), "{what}");
+                        assert!((0.0..=1.0).contains(&rec.occupancy));
+                        limits_seen.insert(rec.limited_by);
+                        checked += 1;
+                    }
+                    // A block that cannot run at all: the driver fits none either.
+                    Err(e) => {
+                        assert!(
+                            matches!(driver, Ok(0) | Err(_)),
+                            "{what}: ours refuses ({e}), the driver fits {driver:?}"
+                        );
+                        refused += 1;
+                    }
+                }
             }
         }
     }
-    println!("{checked} configurations agree with cuOccupancyMaxActiveBlocksPerMultiprocessor");
+    println!(
+        "{checked} configurations agree with cuOccupancyMaxActiveBlocksPerMultiprocessor, \
+         {refused} refused by both; limits seen: {limits_seen:?}"
+    );
+    // limited_by has no driver counterpart; each limit names the bound in some
+    // configuration, and the counts it stands for agree with the driver above.
+    assert_eq!(
+        limits_seen.into_iter().collect::<Vec<_>>(),
+        [
+            OccupancyLimit::Device,
+            OccupancyLimit::Warps,
+            OccupancyLimit::Registers,
+            OccupancyLimit::SharedMemory
+        ]
+    );
+    assert!(refused > 0, "live_96 at 1024 threads cannot run");
 }
 
 #[test]

@@ -13,7 +13,9 @@ mod pool;
 
 #[allow(deprecated)]
 pub use default_context::get_default_device;
-pub use default_context::{autoinit, autoprimaryctx, make_default_context, AutoContext};
+pub use default_context::{
+    autoinit, autoprimaryctx, make_default_context, AutoContext, DefaultContextError, DeviceOrigin,
+};
 pub use device_data::DeviceData;
 pub use host_block::PooledHostAllocation;
 pub use host_pool::{PageLockedAllocator, PageLockedMemoryPool};
