@@ -10,7 +10,8 @@ mod common;
 
 use common::{stream, RandomElement, Rng};
 use rucuda_array::scan::{
-    ExclusiveScanKernel, InclusiveScanKernel, ScanKernel, ScanKind, ScanSpec, ScanTuning,
+    ExclusiveScanKernel, InclusiveScanKernel, L2Prefetch, ScanKernel, ScanKind, ScanSpec,
+    ScanTuning,
 };
 use rucuda_array::{f16, Complex, DType, Element, GpuArray, SliceArg};
 use rucuda_driver::Stream;
@@ -105,26 +106,26 @@ where
     }
 }
 
-/// The tunings the bench sweeps: both kernels, several tile shapes, loads and stores
-/// with and without hints, speculation and prefetching.
+/// The tunings the bench sweeps: several tile shapes, loads and stores with and without
+/// hints, speculation, prefetching near and far.
 fn tunings() -> Vec<ScanTuning> {
     let mut all = vec![];
     for (threads, vectors) in [(128, 8), (256, 8), (128, 16), (64, 16), (256, 4), (128, 4)] {
-        let plain = ScanTuning {
+        let default = ScanTuning {
             threads,
             vectors,
             ..ScanTuning::for_size(4)
         };
-        all.push(plain);
+        all.push(default);
         all.push(ScanTuning {
-            pipelined: true,
-            ..plain
+            streaming: false,
+            prefetch: L2Prefetch::Off,
+            ..default
         });
         all.push(ScanTuning {
-            streaming: true,
             speculative: true,
-            prefetch_tiles: 3,
-            ..plain
+            prefetch: L2Prefetch::Bytes(3 * default.tile_bytes() as u64),
+            ..default
         });
     }
     all

@@ -6,8 +6,8 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
 use rucuda_driver::{
-    memset_d32_async, ArgBuffer, DeviceBuffer, DevicePointerArg, DevicePtr, Function, LaunchConfig,
-    Stream,
+    memset_d32_async, ArgBuffer, DeviceAttribute, DeviceBuffer, DevicePointerArg, DevicePtr,
+    Function, LaunchConfig, Stream,
 };
 
 use super::render::{RenderedScan, ScanTuning, Variant};
@@ -47,13 +47,13 @@ pub struct ScanKernel {
     loaded: Mutex<HashMap<(u64, Variant), Loaded>>,
 }
 
-/// A compiled variant: its function, source facts, and the largest grid it launches.
+/// A compiled variant: its function, source facts, and its prefetch distance.
 #[derive(Clone)]
 struct Loaded {
     function: Function,
     rendered: RenderedScan,
-    /// Blocks resident at once (the pipelined kernel's grid); `u32::MAX` for the direct one.
-    max_grid: u32,
+    /// Elements past its own tile each block asks L2 to prefetch (0: none).
+    ahead: i64,
 }
 
 impl std::fmt::Debug for ScanKernel {
@@ -207,7 +207,7 @@ impl ScanKernel {
         let Loaded {
             function,
             rendered,
-            max_grid,
+            ahead,
         } = self.loaded(stream, variant)?;
         let tiles = n.div_ceil(rendered.tile_elements);
         if tiles > i32::MAX as usize {
@@ -225,15 +225,13 @@ impl ScanKernel {
         buf.push(DevicePointerArg(dst));
         buf.push(n as i64);
         buf.push(DevicePointerArg(scratch.device_ptr()));
-        let grid = (tiles as u32).min(max_grid);
-        let config = LaunchConfig::linear(grid, rendered.block_size)
-            .with_shared_mem(rendered.dynamic_shared_bytes as u32);
+        buf.push(ahead);
+        let config = LaunchConfig::linear(tiles as u32, rendered.block_size);
         // SAFETY: the kernel was generated for this element type and reads n elements at
         // `src`, writes n at `dst` (both checked: contiguous arrays of n elements, the
-        // same or disjoint); its blocks take distinct tiles from the zeroed counter in
-        // `scratch`, whose status words (zeroed, one set per tile) are all it touches
-        // there. The pipelined kernel's grid is at most what fits on the device at once
-        // and it gets the dynamic shared memory it was rendered for.
+        // same or disjoint); one block per tile, each taking a distinct tile from the
+        // zeroed counter in `scratch`, whose status words (zeroed, one set per tile) are
+        // all it touches there. Its prefetches stay below n and change nothing.
         unsafe { function.launch_args(config, stream, &buf)? };
         // `scratch` is freed here, ordered on `stream` after the scan.
         Ok(())
@@ -258,30 +256,18 @@ impl ScanKernel {
                 kernel: rendered.entry.clone(),
                 message: "the compiler returned no kernel".into(),
             })?;
-        let max_grid = if rendered.pipelined {
-            const STATIC_SHARED_LIMIT: usize = 48 * 1024;
-            if rendered.dynamic_shared_bytes > STATIC_SHARED_LIMIT {
-                function.set_max_dynamic_shared_memory(rendered.dynamic_shared_bytes as u32)?;
-            }
-            let resident = function
-                .occupancy(rendered.block_size, rendered.dynamic_shared_bytes)?
-                .max_resident_blocks();
-            if resident == 0 {
-                return Err(ArrayError::InvalidArgument(format!(
-                    "scan `{}`: no block of {} threads with {} bytes of shared memory fits \
-                     on this device (choose a smaller ScanTuning)",
-                    self.spec.name, rendered.block_size, rendered.dynamic_shared_bytes
-                )));
-            }
-            resident
-        } else {
-            u32::MAX
-        };
+        let l2_bytes = ctx.device().attribute(DeviceAttribute::L2CacheSize)?.max(0) as u64;
+        let tiles_ahead = self
+            .tuning
+            .prefetch
+            .tiles_ahead(self.tuning.tile_bytes(), l2_bytes);
+        let ahead = i64::try_from(tiles_ahead.saturating_mul(rendered.tile_elements as u64))
+            .unwrap_or(i64::MAX);
         crate::pool::retain_freed_memory(ctx);
         let loaded = Loaded {
             function,
             rendered,
-            max_grid,
+            ahead,
         };
         map.insert(key, loaded.clone());
         Ok(loaded)

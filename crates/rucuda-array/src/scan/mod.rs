@@ -27,6 +27,7 @@ mod render_tests;
 pub(crate) use kernel::cumsum_kernel;
 pub use kernel::{ExclusiveScanKernel, InclusiveScanKernel, ScanKernel};
 pub use render::{
-    block_shape, RenderedScan, ScanTuning, Variant as ScanVariant, BLOCK_SIZE, VECTORS_PER_THREAD,
+    block_shape, L2Prefetch, RenderedScan, ScanTuning, Variant as ScanVariant, BLOCK_SIZE,
+    VECTORS_PER_THREAD,
 };
 pub use spec::{ScanBuilder, ScanKind, ScanSpec};

@@ -41,12 +41,12 @@ fn variants_differ_in_loads_and_restrict() {
     );
     let out_of_place = s.render(Variant::ALL[0]).source;
     assert!(out_of_place.contains("const rucuda_t *__restrict__ rucuda_in"));
-    assert!(out_of_place.contains("x[c].raw = __ldg(rucuda_src"));
+    assert!(out_of_place.contains("x[c].raw = __ldcs(rucuda_src"));
     assert!(out_of_place.contains("const bool full = true &&"));
     assert!(out_of_place.contains("x[c].e[0] = p;"));
     let in_place = s.render(Variant::ALL[1]).source;
     assert!(in_place.contains("const rucuda_t *rucuda_in"));
-    assert!(!in_place.contains("__ldg("));
+    assert!(!in_place.contains("__ldg(") && !in_place.contains("__restrict__"));
     let scalar = s.render(Variant::ALL[2]).source;
     assert!(scalar.contains("const bool full = false &&"));
     let incl = spec(DType::F32, ScanKind::Inclusive)
@@ -69,7 +69,10 @@ fn the_kernel_uses_shuffles_and_relaxed_status_words_only() {
     }
     assert!(s.contains("atomicAdd(reinterpret_cast<unsigned int *>(rucuda_scratch), 1u)"));
     // Tiles come from the counter; blockIdx only guesses (speculation, prefetching).
-    assert_eq!(s.matches("const long long tile = rucuda_ticket;").count(), 2);
+    assert_eq!(
+        s.matches("const long long tile = rucuda_ticket;").count(),
+        2
+    );
     assert!(!s.contains("tile = blockIdx") && !s.contains("tile = (long long)blockIdx"));
 }
 
@@ -96,52 +99,57 @@ fn four_and_eight_byte_types_use_128_threads_of_8_vectors() {
 }
 
 #[test]
-fn tunings_shape_the_tile_and_choose_the_kernel() {
+fn tunings_shape_the_tile_and_choose_hints() {
     let s = spec(DType::I32, ScanKind::Inclusive);
     let wide = ScanTuning {
         threads: 256,
         vectors: 16,
-        pipelined: false,
-        streaming: true,
         ..ScanTuning::for_size(4)
     };
     let k = s.render_tuned(Variant::ALL[0], wide);
     assert_eq!((k.tile_elements, k.block_size), (256 * 16 * 4, 256));
-    assert!(!k.pipelined && k.dynamic_shared_bytes == 0);
     // 16 vectors x 8 warps = 128 warp totals: 4 per lane of warp 0.
     assert!(k.source.contains("#define RUCUDA_V 16\n"));
     assert!(k.source.contains("x[c].raw = __ldcs(rucuda_src") && k.source.contains("__stcs("));
-    let piped = ScanTuning {
-        pipelined: true,
-        ..ScanTuning::for_size(4)
+    assert!(k.source.contains("long long ahead)") && k.source.contains("prefetch.global.L2"));
+    let plain = ScanTuning {
+        streaming: false,
+        ..wide
     };
-    let k = s.render_tuned(Variant::ALL[1], piped);
-    assert!(k.pipelined && k.source.contains("cp.async.wait_group 1"));
-    assert!(!k.source.contains("__restrict__"), "in place");
-    assert_eq!(k.dynamic_shared_bytes, 2 * 16 * 1024);
-    // Unaligned arrays never take the pipelined kernel.
-    let k = s.render_tuned(Variant::ALL[2], piped);
-    assert!(!k.pipelined && !k.source.contains("cp.async"));
+    let k = s.render_tuned(Variant::ALL[0], plain);
+    assert!(k.source.contains("x[c].raw = __ldg(rucuda_src") && !k.source.contains("__stcs("));
+    let k = s.render_tuned(Variant::ALL[1], plain);
+    assert!(
+        k.source.contains("x[c].raw = *(rucuda_src"),
+        "in place: coherent loads"
+    );
+    let spec_on = ScanTuning {
+        speculative: true,
+        ..wide
+    };
+    assert!(s
+        .render_tuned(Variant::ALL[0], spec_on)
+        .source
+        .contains("#if 1\n"));
+    // Unaligned arrays never speculate (their loads are element by element).
+    assert!(!s
+        .render_tuned(Variant::ALL[2], spec_on)
+        .source
+        .contains("#if 1\n"));
     for bad in [
+        ScanTuning { threads: 0, ..wide },
         ScanTuning {
-            threads: 0,
-            ..piped
-        },
-        ScanTuning {
-            threads: 96 + 1,
-            ..piped
+            threads: 97,
+            ..wide
         },
         ScanTuning {
             threads: 2048,
-            ..piped
+            ..wide
         },
-        ScanTuning {
-            vectors: 0,
-            ..piped
-        },
+        ScanTuning { vectors: 0, ..wide },
         ScanTuning {
             vectors: 33,
-            ..piped
+            ..wide
         },
     ] {
         assert!(bad.check().is_err(), "{bad:?}");

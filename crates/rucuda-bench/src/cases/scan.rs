@@ -3,7 +3,7 @@
 //! look-back status words each call makes; bandwidth counts one read and one write per
 //! element (8 B for int32 and float32, 16 for int64).
 
-use rucuda_array::scan::{InclusiveScanKernel, ScanTuning};
+use rucuda_array::scan::{InclusiveScanKernel, L2Prefetch, ScanTuning};
 use rucuda_array::{DType, Element, GpuArray};
 
 use super::reduce::{array_device_seconds, array_elements, bench_stream, ones};
@@ -12,137 +12,189 @@ use crate::config::Config;
 use crate::cuda::{Gpu, Result};
 use crate::harness::Measurement;
 
-/// The tunings `RUCUDA_BENCH_SCAN_SWEEP=1` measures: (case name, threads, vectors,
-/// pipelined, streaming, speculative, prefetch tiles).
-type SweepPoint = (&'static str, u32, usize, bool, bool, bool, u32);
-const SWEEP: [SweepPoint; 16] = [
+/// The tunings `RUCUDA_BENCH_SCAN_SWEEP=1` measures: (case name, element type, threads,
+/// vectors, streaming, speculative, prefetch).
+type SweepPoint = (&'static str, DType, u32, usize, bool, bool, L2Prefetch);
+const SWEEP: [SweepPoint; 20] = [
     (
-        "scan_tune_d128x16s_i32_GBps",
+        "scan_tune_i32_d128x8s_pf4m_GBps",
+        DType::I32,
         128,
-        16,
-        false,
+        8,
         true,
         false,
-        0,
+        L2Prefetch::Bytes(4194304),
     ),
-    ("scan_tune_d256x8s_i32_GBps", 256, 8, false, true, false, 0),
     (
-        "scan_tune_d128x8s_pf512_i32_GBps",
+        "scan_tune_i32_d128x8s_pf6m_GBps",
+        DType::I32,
+        128,
+        8,
+        true,
+        false,
+        L2Prefetch::Bytes(6291456),
+    ),
+    (
+        "scan_tune_i32_d128x8s_pf8m_GBps",
+        DType::I32,
+        128,
+        8,
+        true,
+        false,
+        L2Prefetch::Bytes(8388608),
+    ),
+    (
+        "scan_tune_i32_d128x8s_pf10m_GBps",
+        DType::I32,
+        128,
+        8,
+        true,
+        false,
+        L2Prefetch::Bytes(10485760),
+    ),
+    (
+        "scan_tune_i32_d128x8s_pfauto_GBps",
+        DType::I32,
+        128,
+        8,
+        true,
+        false,
+        L2Prefetch::Auto,
+    ),
+    (
+        "scan_tune_i32_d128x8_pf8m_GBps",
+        DType::I32,
         128,
         8,
         false,
-        true,
         false,
-        512,
+        L2Prefetch::Bytes(8388608),
     ),
     (
-        "scan_tune_d128x8s_pf1024_i32_GBps",
+        "scan_tune_i32_d128x8s_spec_pf8m_GBps",
+        DType::I32,
         128,
         8,
-        false,
         true,
-        false,
-        1024,
+        true,
+        L2Prefetch::Bytes(8388608),
     ),
     (
-        "scan_tune_d128x8s_pf2048_i32_GBps",
-        128,
-        8,
-        false,
-        true,
-        false,
-        2048,
-    ),
-    (
-        "scan_tune_d128x16s_pf256_i32_GBps",
+        "scan_tune_i32_d128x16s_pf4m_GBps",
+        DType::I32,
         128,
         16,
-        false,
         true,
         false,
-        256,
+        L2Prefetch::Bytes(4194304),
     ),
     (
-        "scan_tune_d128x16s_pf512_i32_GBps",
+        "scan_tune_i32_d128x16s_pf6m_GBps",
+        DType::I32,
         128,
         16,
-        false,
         true,
         false,
-        512,
+        L2Prefetch::Bytes(6291456),
     ),
     (
-        "scan_tune_d128x16s_pf1024_i32_GBps",
+        "scan_tune_i32_d128x16s_pf8m_GBps",
+        DType::I32,
         128,
         16,
-        false,
         true,
         false,
-        1024,
+        L2Prefetch::Bytes(8388608),
     ),
     (
-        "scan_tune_d128x8s_spec_i32_GBps",
-        128,
-        8,
-        false,
-        true,
-        true,
-        0,
-    ),
-    (
-        "scan_tune_d128x16s_spec_i32_GBps",
+        "scan_tune_i32_d128x16s_spec_pf8m_GBps",
+        DType::I32,
         128,
         16,
-        false,
         true,
         true,
-        0,
+        L2Prefetch::Bytes(8388608),
     ),
     (
-        "scan_tune_d128x16s_spec_pf512_i32_GBps",
-        128,
-        16,
-        false,
-        true,
-        true,
-        512,
-    ),
-    (
-        "scan_tune_d128x16_spec_i32_GBps",
-        128,
-        16,
-        false,
-        false,
-        true,
-        0,
-    ),
-    (
-        "scan_tune_d256x16s_i32_GBps",
-        256,
-        16,
-        false,
-        true,
-        false,
-        0,
-    ),
-    (
-        "scan_tune_d128x32s_i32_GBps",
-        128,
-        32,
-        false,
-        true,
-        false,
-        0,
-    ),
-    ("scan_tune_d512x8s_i32_GBps", 512, 8, false, true, false, 0),
-    (
-        "scan_tune_d256x8s_spec_pf512_i32_GBps",
+        "scan_tune_i32_d256x8s_pf8m_GBps",
+        DType::I32,
         256,
         8,
+        true,
         false,
-        true,
-        true,
+        L2Prefetch::Bytes(8388608),
+    ),
+    (
+        "scan_tune_i32_d512x8s_pf8m_GBps",
+        DType::I32,
         512,
+        8,
+        true,
+        false,
+        L2Prefetch::Bytes(8388608),
+    ),
+    (
+        "scan_tune_i32_d64x16s_pf8m_GBps",
+        DType::I32,
+        64,
+        16,
+        true,
+        false,
+        L2Prefetch::Bytes(8388608),
+    ),
+    (
+        "scan_tune_i32_d256x4s_pf8m_GBps",
+        DType::I32,
+        256,
+        4,
+        true,
+        false,
+        L2Prefetch::Bytes(8388608),
+    ),
+    (
+        "scan_tune_i64_d128x8s_pf8m_GBps",
+        DType::I64,
+        128,
+        8,
+        true,
+        false,
+        L2Prefetch::Bytes(8388608),
+    ),
+    (
+        "scan_tune_i64_d128x8s_pf6m_GBps",
+        DType::I64,
+        128,
+        8,
+        true,
+        false,
+        L2Prefetch::Bytes(6291456),
+    ),
+    (
+        "scan_tune_i64_d128x8_pf8m_GBps",
+        DType::I64,
+        128,
+        8,
+        false,
+        false,
+        L2Prefetch::Bytes(8388608),
+    ),
+    (
+        "scan_tune_i64_d64x16s_pf8m_GBps",
+        DType::I64,
+        64,
+        16,
+        true,
+        false,
+        L2Prefetch::Bytes(8388608),
+    ),
+    (
+        "scan_tune_i64_d128x8s_GBps",
+        DType::I64,
+        128,
+        8,
+        true,
+        false,
+        L2Prefetch::Off,
     ),
 ];
 
@@ -202,35 +254,48 @@ fn rucuda_scan_i64(_gpu: &Gpu, config: &Config) -> Result<Measurement> {
 
 /// One checked sweep point: a cumulative sum of ones must give 1, 2, 3...
 fn sweep_point(config: &Config, index: usize) -> Result<Measurement> {
-    let (name, threads, vectors, pipelined, streaming, speculative, prefetch_tiles) = SWEEP[index];
+    let (_, dtype, threads, vectors, streaming, speculative, prefetch) = SWEEP[index];
     let tuning = ScanTuning {
         threads,
         vectors,
-        pipelined,
         streaming,
         speculative,
-        prefetch_tiles,
+        prefetch,
     };
+    match dtype {
+        DType::I64 => sweep_typed::<i64>(config, index, tuning),
+        _ => sweep_typed::<i32>(config, index, tuning),
+    }
+}
+
+fn sweep_typed<T: Element + PartialEq + TryFrom<usize>>(
+    config: &Config,
+    index: usize,
+    tuning: ScanTuning,
+) -> Result<Measurement> {
     let n = array_elements(config);
     let stream = bench_stream()?;
-    let x = ones::<i32>(&stream, n)?;
-    let mut out = GpuArray::<i32>::empty(&stream, &[n])?;
-    out.fill(-7)?;
-    let scan = InclusiveScanKernel::new(DType::I32, "a + b", "0")?
+    let x = ones::<T>(&stream, n)?;
+    let mut out = GpuArray::<T>::empty(&stream, &[n])?;
+    let scan = InclusiveScanKernel::new(T::DTYPE, "a + b", "0")?
         .into_kernel()
         .with_tuning(tuning)?;
     let samples = array_device_seconds(&stream, config.device_copy_sampling(), || {
         scan.call(&stream, &x, &mut out)
     })?;
     let host = out.to_vec()?;
-    if let Some(bad) = (0..n).find(|&i| host[i] != i as i32 + 1) {
+    if let Some(bad) = (0..n).find(|&i| T::try_from(i + 1).ok() != Some(host[i])) {
         return Err(crate::cuda::Error(format!(
-            "{name}: out[{bad}] = {}, not {}",
-            host[bad],
+            "{}: out[{bad}] is not {}",
+            SWEEP[index].0,
             bad + 1
         )));
     }
-    Ok(Measurement::gbps(&samples, 8 * n, n as u64))
+    Ok(Measurement::gbps(
+        &samples,
+        2 * T::DTYPE.size_bytes() * n,
+        n as u64,
+    ))
 }
 
 macro_rules! sweep_runs {
@@ -244,5 +309,5 @@ macro_rules! sweep_runs {
     };
 }
 
-const SWEEP_RUNS: [fn(&Gpu, &Config) -> Result<Measurement>; 16] =
-    sweep_runs!(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+const SWEEP_RUNS: [fn(&Gpu, &Config) -> Result<Measurement>; 20] =
+    sweep_runs!(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19);

@@ -1,20 +1,19 @@
-// The one-tile-per-block kernel (see render.rs).
-extern "C" __global__ void __launch_bounds__(RUCUDA_BLOCK) $ENTRY$(const rucuda_t *$RESTRICT$rucuda_in, rucuda_t *$RESTRICT$rucuda_out, long long n, unsigned long long *rucuda_scratch)
+// The kernel: one block per tile (see render.rs). `ahead`: how many elements past its own
+// index's tile a block asks L2 to prefetch (a multiple of the tile; 0: none).
+extern "C" __global__ void __launch_bounds__(RUCUDA_BLOCK) $ENTRY$(const rucuda_t *$RESTRICT$rucuda_in, rucuda_t *$RESTRICT$rucuda_out, long long n, unsigned long long *rucuda_scratch, long long ahead)
 {
   __shared__ unsigned int rucuda_ticket;
   __shared__ __align__(16) unsigned char rucuda_totals[RUCUDA_TOTALS * sizeof(rucuda_t)];
   if (threadIdx.x == 0) rucuda_ticket = atomicAdd(reinterpret_cast<unsigned int *>(rucuda_scratch), 1u);
-#if $PREFETCH$ > 0
   // Warms L2 with the tile a block starting about one block lifetime later will take.
-  {
-    const long long ahead = ((long long)blockIdx.x + $PREFETCH$) * RUCUDA_TILE;
-    if (ahead + RUCUDA_TILE <= n) {
-      const char *rucuda_p = reinterpret_cast<const char *>(rucuda_in + ahead);
+  if (ahead > 0) {
+    const long long later = (long long)blockIdx.x * RUCUDA_TILE + ahead;
+    if (later + RUCUDA_TILE <= n) {
+      const char *rucuda_p = reinterpret_cast<const char *>(rucuda_in + later);
       for (unsigned int j = threadIdx.x * 128u; j < RUCUDA_TILE * sizeof(rucuda_t); j += RUCUDA_BLOCK * 128u)
         asm volatile("prefetch.global.L2 [%0];" ::"l"(rucuda_p + j));
     }
   }
-#endif
   rucuda_vec x[RUCUDA_V];
 #if $SPECULATE$
   // Loads the tile blocks usually get (their index) while the ticket is on its way; a
