@@ -6,6 +6,7 @@
 //! - `bench-report [BENCH_JSONL]`: `docs/bench/README.md` and its plots from a bench run.
 //! - `doc`: build the API docs and the guide (rustdoc warnings are errors).
 //! - `fuzz [--seconds N]`: run each fuzz target of `fuzz/` for a fixed time.
+//! - `testu01 [CASE...]`: TestU01's SmallCrush on `rucuda-rand`'s CPU reference streams.
 //!
 //! `xtask/README.md` describes the bundle and `run.sh`.
 
@@ -18,6 +19,7 @@ mod fuzz;
 mod gpu_test;
 #[cfg(test)]
 mod run_sh_tests;
+mod testu01;
 mod util;
 
 const HELP: &str = "\
@@ -28,7 +30,9 @@ usage: cargo xtask <command>
   bench-report [BENCH_JSONL]        docs/bench/README.md and SVG plots from a bench run (default docs/bench/h100.jsonl)
   doc                               cargo doc --workspace --no-deps with warnings as errors
   fuzz [--seconds N] [--driver auto|libfuzzer|stable] [TARGET...]
-                                    run each fuzz target of fuzz/ for a fixed time";
+                                    run each fuzz target of fuzz/ for a fixed time
+  testu01 [--seed N] [--jobs N] [--refetch] [GENERATOR[@STATES]...]
+                                    TestU01 SmallCrush on rucuda-rand's CPU reference streams";
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -39,6 +43,7 @@ fn main() {
         Some("bench-report") => bench_report::main(&args[1..]),
         Some("doc") => doc::main(&args[1..]),
         Some("fuzz") => fuzz::main(&args[1..]),
+        Some("testu01") => testu01::main(&args[1..]),
         _ => {
             eprintln!("{HELP}");
             std::process::exit(2);
