@@ -168,7 +168,8 @@ fn filter_keeps_matching_tests_only() {
 /// "FAILED", then the failures' names and "test result:". Behaviours: `quiet` (prints
 /// nothing), `pass`, `skip` (the skip marker), `fail`, `sanerr` (a line the fake
 /// compute-sanitizer turns into an error report), `sanerr_together` (the same, only when
-/// run with other tests), `crash` (exit 134 mid-test), `hang` (sleeps a minute). With
+/// run with other tests), `fail_together` (fails only when run with other tests), `crash`
+/// (exit 134 mid-test), `hang` (sleeps a minute). With
 /// FAKE_RAN set, each run appends its arguments and RUCUDA_SANITIZER to that file.
 const FAKE_LIBTEST: &str = r#"#!/usr/bin/env bash
 TESTS='@TESTS@'
@@ -227,6 +228,15 @@ for line in "${selected[@]}"; do
             echo 'assertion failed' >&2
             echo FAILED
             failed+=("$name")
+            ;;
+        fail_together)
+            if ((${#selected[@]} > 1)); then
+                echo 'the previous test left a mess'
+                echo FAILED
+                failed+=("$name")
+            else
+                echo ok
+            fi
             ;;
         sanerr) echo FAKE_SANITIZER_ERROR; echo ok ;;
         sanerr_together)
@@ -411,10 +421,14 @@ fn sanitize_runs_only_the_gpu_tests_one_sanitizer_process_per_binary() {
         status_and_reason(skipped),
         ("skipped".into(), "no device here".into())
     );
+    // A failed test runs again alone, which tells whether it fails there too.
     let failed = test_record(&summary, "fake__gpu", "gpu::d_fails");
     assert_eq!(
         status_and_reason(failed),
-        ("failed".into(), "test failed".into())
+        (
+            "failed".into(),
+            "test failed (alone too: exit status 101)".into()
+        )
     );
     let tail = failed["output_tail"].as_str().unwrap();
     assert!(
@@ -427,10 +441,15 @@ fn sanitize_runs_only_the_gpu_tests_one_sanitizer_process_per_binary() {
         (&example["status"], &example["ignored"]),
         (&"passed".into(), &false.into())
     );
-    // One sanitizer process for the binary, one for the example, none for the CPU suite.
+    // One sanitizer process for the binary, one for the failed test alone, one for the
+    // example, none for the CPU suite.
     let calls = bundle.log("sanitizer.log");
     let prefix = "--tool memcheck --error-exitcode 99 --report-api-errors no ";
-    assert_eq!(calls.len(), 2, "{calls:?}");
+    assert_eq!(calls.len(), 3, "{calls:?}");
+    assert!(calls.iter().any(|c| c.starts_with(prefix)
+        && c.ends_with(
+            "/bin/fake__gpu --exact gpu::d_fails --ignored --test-threads=1 --nocapture"
+        )));
     assert!(calls.iter().any(|c| c.starts_with(prefix)
         && c.ends_with("/bin/fake__gpu --ignored --test-threads=1 --nocapture")));
     assert!(calls
@@ -439,7 +458,11 @@ fn sanitize_runs_only_the_gpu_tests_one_sanitizer_process_per_binary() {
     let ran = bundle.log("ran.log");
     assert_eq!(
         ran,
-        ["fake__gpu --ignored --test-threads=1 --nocapture [RUCUDA_SANITIZER=memcheck]"]
+        [
+            "fake__gpu --ignored --test-threads=1 --nocapture [RUCUDA_SANITIZER=memcheck]",
+            "fake__gpu --exact gpu::d_fails --ignored --test-threads=1 --nocapture \
+             [RUCUDA_SANITIZER=memcheck]"
+        ]
     );
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(
@@ -540,13 +563,17 @@ fn a_crash_or_timeout_fails_the_unfinished_tests_of_the_binary() {
                 "gpu::a_ok 1 pass\ngpu::b_crash 1 crash\ngpu::c_later 1 pass\n",
             ),
             ("fake__hang", "gpu::a_ok 1 quiet\ngpu::b_hangs 1 hang\n"),
+            (
+                "fake__mess",
+                "gpu::a_ok 1 quiet\ngpu::b_fails_after_a 1 fail_together\n",
+            ),
         ],
     );
     let (out, summary) = bundle.run_with(
         &["sanitize", "exclude", "example"],
         &[("RUCUDA_TEST_TIMEOUT", "3")],
     );
-    assert_eq!(last_line(&out), "2 passed, 3 failed, 0 skipped", "{out:?}");
+    assert_eq!(last_line(&out), "3 passed, 4 failed, 0 skipped", "{out:?}");
     assert_eq!(
         test_record(&summary, "fake__crash", "gpu::a_ok")["status"],
         "passed"
@@ -581,8 +608,16 @@ fn a_crash_or_timeout_fails_the_unfinished_tests_of_the_binary() {
             "the whole binary timed out after 3s while this test ran".into()
         )
     );
-    // No sanitizer errors: no reruns.
-    assert_eq!(bundle.log("sanitizer.log").len(), 2);
+    // A test that fails only among the others: said so, still failed.
+    assert_eq!(
+        status_and_reason(test_record(&summary, "fake__mess", "gpu::b_fails_after_a")),
+        (
+            "failed".into(),
+            "test failed among the binary's other tests; alone it passed".into()
+        )
+    );
+    // No sanitizer errors: only that test runs again.
+    assert_eq!(bundle.log("sanitizer.log").len(), 4);
 }
 
 #[test]
@@ -595,7 +630,11 @@ fn sanitize_filter_names_the_matching_tests_exactly() {
     assert_eq!(last_line(&out), "0 passed, 1 failed, 0 skipped", "{out:?}");
     assert_eq!(summary["tests"].as_array().unwrap().len(), 1);
     let calls = bundle.log("sanitizer.log");
-    assert_eq!(calls.len(), 1, "{calls:?}");
+    assert_eq!(
+        calls.len(),
+        2,
+        "the binary, then the failed test alone: {calls:?}"
+    );
     assert!(
         calls[0].ends_with(
             "/bin/fake__gpu --exact gpu::d_fails --ignored --test-threads=1 --nocapture"

@@ -476,19 +476,35 @@ sanitize_binary() {
                 printf 'compute-sanitizer (%s) reported errors in the run of the whole binary; no test alone reproduced them' "$TOOL"
             )$US$tail_file")
         fi
-    elif ((finished)) && ((rc != 0)); then
-        # Every test has a result, yet the process failed (at exit, or a test failed).
-        local failed_any=0
-        for row in "${rows[@]}"; do
-            [[ $row == failed$US* ]] && failed_any=1
+    else
+        # A test that failed among the binary's other tests runs again alone (the suites
+        # were written for a process per test): the reason says whether it fails alone too.
+        local i failed_any=0
+        for i in "${!rows[@]}"; do
+            IFS=$US read -r st secs name reason tail_file <<<"${rows[$i]}"
+            [[ $st == failed ]] && failed_any=1
+            [[ $st == failed && $reason == "test failed" ]] || continue
+            k=$((k + 1))
+            run_logged "$dir/alone-$k.log" "$HERE/bin/$bin" --exact "$name" --ignored \
+                --test-threads=1 --nocapture
+            classify "$dir/alone-$k.log" "$RC" test
+            if [[ $STATUS == failed && $REASON == compute-sanitizer* ]]; then
+                reason=$REASON
+                make_tail "$dir/alone-$k.log" 1 >"$tail_file"
+            elif [[ $STATUS == failed ]]; then
+                reason="test failed (alone too: $REASON)"
+            else
+                reason="test failed among the binary's other tests; alone it $STATUS"
+            fi
+            rows[i]="failed$US$secs$US$name$US$reason$US$tail_file"
         done
-        if ((!failed_any)); then
+        if ((finished && rc != 0 && !failed_any)); then
+            # Every test has a result and none failed, yet the process did (at exit).
             tail_file=$dir/tail-whole
             tail -n 40 "$dir/run.log" >"$tail_file"
             rows+=("failed${US}0$US(whole binary)$US$(exit_reason "$rc") after all its tests$US$tail_file")
         fi
-    elif ((!finished)); then
-        keep_log "$bin" "$dir/run.log"
+        ((finished)) || keep_log "$bin" "$dir/run.log"
     fi
     for row in "${rows[@]}"; do
         printf '%s\n' "$row" >>"$dir/results"
