@@ -166,7 +166,8 @@ fn filter_keeps_matching_tests_only() {
 /// `--include-ignored`, `--exact` and name filters) one after the other the way libtest
 /// does with `--test-threads=1 --nocapture`: "test NAME ... ", the test's output, "ok" or
 /// "FAILED", then the failures' names and "test result:". Behaviours: `quiet` (prints
-/// nothing), `pass`, `skip` (the skip marker), `fail`, `sanerr` (a line the fake
+/// nothing), `pass`, `should_panic` (libtest's "test NAME - should panic ... "), `skip`
+/// (the skip marker), `fail`, `sanerr` (a line the fake
 /// compute-sanitizer turns into an error report), `sanerr_together` (the same, only when
 /// run with other tests), `fail_together` (fails only when run with other tests), `crash`
 /// (exit 134 mid-test), `hang` (sleeps a minute). With
@@ -217,8 +218,13 @@ if ((${#selected[@]} == 1)); then echo 'running 1 test'; else echo "running ${#s
 failed=()
 for line in "${selected[@]}"; do
     read -r name behaviour <<<"$line"
-    printf 'test %s ... ' "$name"
+    if [[ $behaviour == should_panic ]]; then
+        printf 'test %s - should panic ... ' "$name"
+    else
+        printf 'test %s ... ' "$name"
+    fi
     case $behaviour in
+        should_panic) echo "thread '$name' panicked: as it should"; echo ok ;;
         quiet) echo ok ;;
         pass) printf 'random seed 42\nchecked ok\n'; echo ok ;;
         skip) printf '\nRUCUDA_SKIPPED: no device here\n'; echo ok ;;
@@ -565,7 +571,8 @@ fn a_crash_or_timeout_fails_the_unfinished_tests_of_the_binary() {
             ("fake__hang", "gpu::a_ok 1 quiet\ngpu::b_hangs 1 hang\n"),
             (
                 "fake__mess",
-                "gpu::a_ok 1 quiet\ngpu::b_fails_after_a 1 fail_together\n",
+                "gpu::a_ok 1 quiet\ngpu::b_fails_after_a 1 fail_together\n\
+                 gpu::c_should_panic 1 should_panic\n",
             ),
         ],
     );
@@ -573,7 +580,11 @@ fn a_crash_or_timeout_fails_the_unfinished_tests_of_the_binary() {
         &["sanitize", "exclude", "example"],
         &[("RUCUDA_TEST_TIMEOUT", "3")],
     );
-    assert_eq!(last_line(&out), "3 passed, 4 failed, 0 skipped", "{out:?}");
+    assert_eq!(last_line(&out), "4 passed, 4 failed, 0 skipped", "{out:?}");
+    assert_eq!(
+        test_record(&summary, "fake__mess", "gpu::c_should_panic")["status"],
+        "passed"
+    );
     assert_eq!(
         test_record(&summary, "fake__crash", "gpu::a_ok")["status"],
         "passed"

@@ -269,7 +269,8 @@ run_one() {
     write_summary
 }
 # Splits the stamped output of one test binary run by libtest with --test-threads=1 and
-# --nocapture into its tests. libtest prints "test NAME ... " when a test starts, then the
+# --nocapture into its tests. libtest prints "test NAME ... " when a test starts (or
+# "test NAME - should panic ... "), then the
 # test's own output, then "ok" or "FAILED" at the end of a line; after the last test a
 # "failures:" list of the failed tests' names (indented by 4 spaces) and a line starting
 # with "test result:". Input: the stamped log; -v names=FILE: the names asked for, one a
@@ -306,6 +307,8 @@ BEGIN {
     }
     if (substr(text, 1, 5) == "test " && (p = index(text, " ... ")) > 0) {
         nm = substr(text, 6, p - 6)
+        # "test NAME - should panic ... ": names have no spaces.
+        if ((sp = index(nm, " ")) > 0) nm = substr(nm, 1, sp - 1)
         if ((nm in known) && !(nm in started)) {
             finish()
             cur = nm; started[nm] = 1; first[nm] = FNR; last[nm] = FNR
