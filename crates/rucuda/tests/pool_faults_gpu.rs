@@ -89,7 +89,7 @@ fn host_memory_bytes() -> Option<usize> {
 #[test]
 #[ignore = "needs a CUDA device"]
 fn a_page_locked_pool_frees_what_it_holds_on_out_of_memory_and_stays_usable() {
-    if skipped_under_sanitizer() {
+    if rucuda_testkit::skip_under_sanitizer("runs the host out of page-locked memory on purpose") {
         return;
     }
     let Some(host_memory) = host_memory_bytes() else {
