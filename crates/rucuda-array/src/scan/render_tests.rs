@@ -69,7 +69,10 @@ fn the_kernel_uses_shuffles_and_relaxed_status_words_only() {
     }
     assert!(s.contains("atomicAdd(reinterpret_cast<unsigned int *>(rucuda_scratch), 1u)"));
     // Tiles come from the counter; blockIdx only guesses (speculation, prefetching).
-    assert_eq!(s.matches("const long long tile = rucuda_ticket;").count(), 2);
+    assert_eq!(
+        s.matches("const long long tile = rucuda_ticket;").count(),
+        2
+    );
     assert!(!s.contains("tile = blockIdx") && !s.contains("tile = (long long)blockIdx"));
 }
 
