@@ -353,7 +353,7 @@ fn manifest(ws: &Workspace, dir: &Path) -> XResult<Value> {
         "bench": bench,
         "peers": peers,
         "total_bytes": dir_size(dir)?,
-        "usage": "bash run.sh [filter PATTERN] | sanitize [memcheck|racecheck|initcheck|synccheck] | list | bench [--quick]",
+        "usage": "bash run.sh [filter PATTERN] [exclude PATTERN] [sanitize [memcheck|racecheck|initcheck|synccheck] [--jobs N]] [list] | bench [--quick]",
     }))
 }
 

@@ -320,6 +320,9 @@ fn bad_calls_name_the_argument() {
 #[test]
 #[ignore = "needs a CUDA device"]
 fn more_than_2_pow_31_elements() {
+    if rucuda_testkit::skip_under_sanitizer("over 2^31 elements: hours under instrumentation") {
+        return;
+    }
     let s = stream();
     let n = (1usize << 31) + 1001;
     let mut x = GpuArray::<u8>::full(&s, &[n], 0xAB).unwrap();

@@ -17,21 +17,6 @@ const CHUNK: usize = 64 << 20;
 /// bookkeeping).
 const SLACK: usize = 256 << 20;
 
-/// True (and the bundle's skip line printed) under `run.sh sanitize`: this test provokes
-/// driver errors on purpose, which compute-sanitizer reports as errors.
-fn skipped_under_sanitizer() -> bool {
-    match std::env::var("RUCUDA_SANITIZER") {
-        Ok(tool) => {
-            println!(
-                "RUCUDA_SKIPPED: provokes driver errors on purpose, which compute-sanitizer \
-                 ({tool}) reports"
-            );
-            true
-        }
-        Err(_) => false,
-    }
-}
-
 fn head_and_tail(a: &GpuArray<f32>) -> Vec<f32> {
     let n = a.len() as isize;
     let mut out = a.slice(&[SliceArg::range(0, 4)]).unwrap().to_vec().unwrap();
@@ -47,7 +32,7 @@ fn head_and_tail(a: &GpuArray<f32>) -> Vec<f32> {
 #[test]
 #[ignore = "needs a CUDA device"]
 fn out_of_memory_mid_expression_is_typed_and_leaks_nothing() {
-    if skipped_under_sanitizer() {
+    if rucuda_testkit::skip_under_sanitizer("runs the device out of memory on purpose") {
         return;
     }
     let c = ctx();

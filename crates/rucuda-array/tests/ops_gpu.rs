@@ -1510,7 +1510,8 @@ fn repeated_operations_reuse_memoized_kernels_and_report_their_host_cost() {
     let b = GpuArray::<f32>::ones(&s, &[1000]).unwrap();
     let _ = (&a + &b).unwrap(); // compile
     let before = ops::memoized_kernel_count();
-    let reps = 20_000;
+    // Each launch costs far more under compute-sanitizer: fewer repetitions there.
+    let reps = rucuda_testkit::scaled_for_sanitizer(20_000, 1_000);
     let t = std::time::Instant::now();
     for _ in 0..reps {
         let c = (&a + &b).unwrap();
@@ -1613,6 +1614,9 @@ fn async_get_and_set_through_pinned_staging() {
 #[test]
 #[ignore = "needs a CUDA device"]
 fn an_operation_on_more_than_2_pow_31_elements() {
+    if rucuda_testkit::skip_under_sanitizer("over 2^31 elements: hours under instrumentation") {
+        return;
+    }
     let s = stream();
     let n = (1usize << 31) + 37;
     let a = GpuArray::<u8>::empty(&s, &[n]).unwrap();

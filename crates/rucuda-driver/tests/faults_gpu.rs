@@ -21,21 +21,6 @@ const TEST_NAME: &str = "a_trap_poisons_its_process_and_a_new_process_recovers";
 /// The line the child prints when every check of its body passed.
 const CHILD_OK: &str = "RUCUDA_FAULT_CHILD_OK";
 
-/// True (and the bundle's skip line printed) under `run.sh sanitize`: this test provokes
-/// driver errors on purpose, which compute-sanitizer reports as errors.
-fn skipped_under_sanitizer() -> bool {
-    match std::env::var("RUCUDA_SANITIZER") {
-        Ok(tool) => {
-            println!(
-                "RUCUDA_SKIPPED: provokes driver errors on purpose, which compute-sanitizer \
-                 ({tool}) reports"
-            );
-            true
-        }
-        Err(_) => false,
-    }
-}
-
 fn add_one_checked(c: &Context) {
     let m = core_module(c);
     let add_one = m.function("add_one").unwrap();
@@ -105,7 +90,7 @@ fn a_trap_poisons_its_process_and_a_new_process_recovers() {
         child();
         return;
     }
-    if skipped_under_sanitizer() {
+    if rucuda_testkit::skip_under_sanitizer("traps a kernel on purpose (a sticky launch error)") {
         return;
     }
     // The parent works before, while and after the child traps.

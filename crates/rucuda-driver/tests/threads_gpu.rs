@@ -19,19 +19,24 @@ use rucuda_driver::*;
 
 /// How long each thread keeps working.
 const SOAK: Duration = Duration::from_millis(2500);
-/// How long the threads may take, all together, before we call it a deadlock.
-const WATCHDOG: Duration = Duration::from_secs(120);
+/// How long the threads may take, all together, before we call it a deadlock: longer
+/// under compute-sanitizer, where every launch and allocation is intercepted and other
+/// test binaries share the GPU.
+fn watchdog_limit() -> Duration {
+    Duration::from_secs(rucuda_testkit::scaled_for_sanitizer(120, 600))
+}
 const THREADS: usize = 16;
 
 /// Runs `body(thread_index)` on `n` threads and joins them all, or aborts the process
-/// with a clear message after [`WATCHDOG`]. A panic in a thread fails the test.
+/// with a clear message after [`watchdog_limit`]. A panic in a thread fails the test.
 fn run_threads(test: &'static str, n: usize, body: impl Fn(usize) + Send + Sync + 'static) {
     let body = Arc::new(body);
     let (done_tx, done_rx) = mpsc::channel::<()>();
+    let limit = watchdog_limit();
     let watchdog = std::thread::spawn(move || {
-        if let Err(mpsc::RecvTimeoutError::Timeout) = done_rx.recv_timeout(WATCHDOG) {
+        if let Err(mpsc::RecvTimeoutError::Timeout) = done_rx.recv_timeout(limit) {
             eprintln!(
-                "{test}: the threads were not all joined after {WATCHDOG:?}: a deadlock \
+                "{test}: the threads were not all joined after {limit:?}: a deadlock \
                  (or a hung GPU); aborting"
             );
             std::process::abort();

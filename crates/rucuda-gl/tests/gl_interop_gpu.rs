@@ -665,13 +665,15 @@ fn no_leaks_over_1000_register_map_unmap_cycles() {
     // SAFETY: the context is current.
     unsafe { gl.finish() };
     ctx.synchronize().unwrap();
+    // 100 cycles under compute-sanitizer, where every call is intercepted.
+    let cycles = rucuda_testkit::scaled_for_sanitizer(1000, 100);
     let (free_before, total) = ctx.mem_get_info().unwrap();
     let rss_before = rss_bytes();
     let t = std::time::Instant::now();
-    for i in 0..1000 {
+    for i in 0..cycles {
         cycle(i);
     }
-    let per_cycle = t.elapsed() / 1000;
+    let per_cycle = t.elapsed() / cycles as u32;
     // SAFETY: the context is current.
     unsafe { gl.finish() };
     ctx.synchronize().unwrap();
@@ -679,16 +681,17 @@ fn no_leaks_over_1000_register_map_unmap_cycles() {
     take_deferred_errors().unwrap();
     let lost = free_before.saturating_sub(free_after);
     println!(
-        "1000 cycles, {per_cycle:?} each; free device memory {free_before} -> {free_after} \
+        "{cycles} cycles, {per_cycle:?} each; free device memory {free_before} -> {free_after} \
          of {total} bytes (lost {lost}); resident host memory {rss_before:?} -> {:?} bytes \
          (reported, not checked: the drivers keep caches)",
         rss_bytes()
     );
     // A leak per cycle would lose far more: 1000 x 256 KiB if the churned GL buffers or
     // their registrations leaked. The slack covers the GL driver's own allocation pools.
+    // Not checked under compute-sanitizer: other test binaries share the GPU there.
     assert!(
-        lost <= 16 << 20,
-        "{lost} bytes of device memory lost over 1000 cycles"
+        lost <= 16 << 20 || rucuda_testkit::under_sanitizer(),
+        "{lost} bytes of device memory lost over {cycles} cycles"
     );
     drop(vbo);
     // SAFETY: the context is current; nothing uses the texture any more.

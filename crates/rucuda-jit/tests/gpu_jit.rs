@@ -230,6 +230,8 @@ fn memo_returns_the_loaded_module_within_microseconds() {
         times.len()
     );
     let limit = if cfg!(debug_assertions) { 50.0 } else { 5.0 };
+    // Under compute-sanitizer the driver calls are intercepted: a timing, not a check.
+    let limit = rucuda_testkit::scaled_for_sanitizer(limit, f64::INFINITY);
     assert!(median <= limit, "memo hit took {median} µs (limit {limit})");
 }
 

@@ -12,7 +12,12 @@ use rucuda_driver::{Device, DeviceBuffer, LaunchConfig, Stream, StreamFlags};
 use rucuda_jit::{CompileOptions, SourceModule};
 
 const SOAK: Duration = Duration::from_millis(2500);
-const WATCHDOG: Duration = Duration::from_secs(300);
+/// How long the threads may take, all together, before we call it a deadlock: longer
+/// under compute-sanitizer, where every launch and allocation is intercepted and other
+/// test binaries share the GPU.
+fn watchdog_limit() -> Duration {
+    Duration::from_secs(rucuda_testkit::scaled_for_sanitizer(300, 600))
+}
 const THREADS: usize = 16;
 
 const FILL: &str = r#"
@@ -35,11 +40,12 @@ fn sixteen_threads_share_the_memo_and_the_disk_cache() {
     let hits = Arc::new(AtomicUsize::new(0));
 
     let (done_tx, done_rx) = mpsc::channel::<()>();
+    let limit = watchdog_limit();
     let watchdog = std::thread::spawn(move || {
-        if let Err(mpsc::RecvTimeoutError::Timeout) = done_rx.recv_timeout(WATCHDOG) {
+        if let Err(mpsc::RecvTimeoutError::Timeout) = done_rx.recv_timeout(limit) {
             eprintln!(
                 "sixteen_threads_share_the_memo_and_the_disk_cache: threads not joined after \
-                 {WATCHDOG:?}: a deadlock; aborting"
+                 {limit:?}: a deadlock; aborting"
             );
             std::process::abort();
         }

@@ -5,6 +5,9 @@
 //!
 //! - [`skip`] and [`skip_test!`]: print the `RUCUDA_SKIPPED: reason` marker that the
 //!   bundle's `run.sh` counts as a skip (a test that cannot run here is not a pass).
+//! - [`under_sanitizer`], [`skip_under_sanitizer`], [`scaled_for_sanitizer`]: what a test
+//!   does under `run.sh sanitize` (compute-sanitizer): skip what provokes driver errors on
+//!   purpose, run heavy work at a smaller size.
 //! - [`seed!`], [`random_f32`], [`random_f64`], [`random_i32`]: reproducible random inputs
 //!   with a fresh seed per run, printed so a failure can be replayed with `RUCUDA_TEST_SEED`.
 //! - [`poison`]: byte patterns to fill output buffers with, so a kernel that skips an
@@ -23,10 +26,14 @@
 mod compare;
 pub mod poison;
 mod random;
+mod sanitizer;
 mod skip;
 
 pub use compare::{assert_close, check_close, Mismatch};
 pub use random::{
     base_seed, random_f32, random_f64, random_i32, seed_for, SplitMix64, TestRng, SEED_ENV,
+};
+pub use sanitizer::{
+    sanitizer, scaled_for_sanitizer, skip_under_sanitizer, under_sanitizer, SANITIZER_ENV,
 };
 pub use skip::{skip, SkipReturn, SKIP_MARKER};

@@ -68,12 +68,12 @@ macro_rules! skip_test {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use std::cell::RefCell;
 
     thread_local! {
         /// The lines `skip` would have printed on this thread.
-        pub(super) static PRINTED: RefCell<Vec<String>> = const { RefCell::new(Vec::new()) };
+        pub(crate) static PRINTED: RefCell<Vec<String>> = const { RefCell::new(Vec::new()) };
     }
 
     fn skipping_unit() {

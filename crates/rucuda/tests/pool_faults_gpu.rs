@@ -17,25 +17,12 @@ const GIB: usize = 1 << 30;
 const TIB: usize = 1 << 40;
 const SLACK: usize = 128 << 20;
 
-/// True (and the bundle's skip line printed) under `run.sh sanitize`: this test provokes
-/// driver errors on purpose, which compute-sanitizer reports as errors.
-fn skipped_under_sanitizer() -> bool {
-    match std::env::var("RUCUDA_SANITIZER") {
-        Ok(tool) => {
-            println!(
-                "RUCUDA_SKIPPED: provokes driver errors on purpose, which compute-sanitizer \
-                 ({tool}) reports"
-            );
-            true
-        }
-        Err(_) => false,
-    }
-}
-
 #[test]
 #[ignore = "needs a CUDA device"]
 fn a_full_pool_frees_what_it_holds_and_retries() {
-    if skipped_under_sanitizer() {
+    if rucuda_testkit::skip_under_sanitizer(
+        "fills the device and provokes out-of-memory errors on purpose",
+    ) {
         return;
     }
     let ctx = Device::get(0)
@@ -102,7 +89,7 @@ fn host_memory_bytes() -> Option<usize> {
 #[test]
 #[ignore = "needs a CUDA device"]
 fn a_page_locked_pool_frees_what_it_holds_on_out_of_memory_and_stays_usable() {
-    if skipped_under_sanitizer() {
+    if rucuda_testkit::skip_under_sanitizer("runs the host out of page-locked memory on purpose") {
         return;
     }
     let Some(host_memory) = host_memory_bytes() else {

@@ -157,7 +157,9 @@ fn memoize_is_per_context_and_clearable() {
     }
     let per_hit = t.elapsed().as_secs_f64() / 10_000.0;
     println!("memo hit: {:.2} us", per_hit * 1e6);
-    assert!(per_hit < 5e-6, "memo hit took {per_hit} s");
+    // Under compute-sanitizer the driver calls are intercepted: a timing, not a check.
+    let limit = rucuda_testkit::scaled_for_sanitizer(5e-6, f64::INFINITY);
+    assert!(per_hit < limit, "memo hit took {per_hit} s");
     clear_context_caches();
     assert_eq!(context_dependent_memoize(&a, "k", || make(4)).unwrap(), 4);
 }
