@@ -154,8 +154,10 @@ fn every_tuning_is_exact_in_and_out_of_place() {
             .with_tuning(tuning)
             .unwrap();
             let t = tuning.tile_bytes() / 4;
-            // 2000 tiles outnumber the blocks the pipelined kernel keeps resident.
-            for n in [1, 33, t - 1, t, t + 1, 3 * t + 5, 2000 * t + 17] {
+            // Enough tiles for prefetches to land inside the array (fewer under the
+            // sanitizer).
+            let many = rucuda_testkit::scaled_for_sanitizer(2000, 40);
+            for n in [1, 33, t - 1, t, t + 1, 3 * t + 5, many * t + 17] {
                 let xh: Vec<i32> = rng.vec(n);
                 let want = cpu_scan(&xh, 0, kind, i32::wrapping_add);
                 let x = GpuArray::from_slice(&s, &xh).unwrap();
@@ -181,7 +183,10 @@ fn every_tuning_is_exact_in_and_out_of_place() {
             .with_tuning(tuning)
             .unwrap();
             let t = tuning.tile_bytes() / 8;
-            for n in [t + 1, 1500 * t + 3] {
+            for n in [
+                t + 1,
+                rucuda_testkit::scaled_for_sanitizer(1500, 30) * t + 3,
+            ] {
                 let xh: Vec<u64> = (0..n).map(|_| rng.next_u64() | (1 << 32)).collect();
                 let want = cpu_scan(&xh, 1u64 << 32, kind, compose);
                 let x = GpuArray::from_slice(&s, &xh).unwrap();
