@@ -167,7 +167,8 @@ fn filter_keeps_matching_tests_only() {
 /// does with `--test-threads=1 --nocapture`: "test NAME ... ", the test's output, "ok" or
 /// "FAILED", then the failures' names and "test result:". Behaviours: `quiet` (prints
 /// nothing), `pass`, `should_panic` (libtest's "test NAME - should panic ... "), `skip`
-/// (the skip marker), `fail`, `sanerr` (a line the fake
+/// (the skip marker), `skip_nocuda` (skips before any CUDA call, which the fake
+/// compute-sanitizer answers as the real one does), `fail`, `sanerr` (a line the fake
 /// compute-sanitizer turns into an error report), `sanerr_together` (the same, only when
 /// run with other tests), `fail_together` (fails only when run with other tests), `crash`
 /// (exit 134 mid-test), `hang` (sleeps a minute). With
@@ -245,6 +246,7 @@ for line in "${selected[@]}"; do
             fi
             ;;
         sanerr) echo FAKE_SANITIZER_ERROR; echo ok ;;
+        skip_nocuda) printf '\nRUCUDA_SKIPPED: provokes errors\nFAKE_NO_CUDA_CALL\n'; echo ok ;;
         sanerr_together)
             ((${#selected[@]} > 1)) && echo FAKE_SANITIZER_ERROR
             echo ok
@@ -267,7 +269,9 @@ printf '\ntest result: ok. %d passed; 0 failed; 0 ignored\n\n' ${#selected[@]}
 /// A compute-sanitizer: checks the options run.sh must pass, runs the program with its
 /// output streamed, turns each line FAKE_SANITIZER_ERROR into an error report and ends
 /// with the error summary; exit status 99 (the --error-exitcode) when it saw errors, else
-/// the program's. Each call appends its arguments to FAKE_SANITIZER_LOG.
+/// the program's; 255 with the real tool's message when the program printed
+/// FAKE_NO_CUDA_CALL (it made no CUDA call). Each call appends its arguments to
+/// FAKE_SANITIZER_LOG.
 const FAKE_SANITIZER: &str = r#"#!/usr/bin/env bash
 echo "$*" >>"$FAKE_SANITIZER_LOG"
 [[ $1 == --tool && $3 == --error-exitcode && $5 == --report-api-errors && $6 == no ]] || exit 70
@@ -275,8 +279,11 @@ code=$4
 shift 6
 echo '========= COMPUTE-SANITIZER'
 errors_file=$(mktemp)
+nocuda_file=$(mktemp)
 "$@" 2>&1 | while IFS= read -r line || [[ -n $line ]]; do
-    if [[ $line == *FAKE_SANITIZER_ERROR* ]]; then
+    if [[ $line == *FAKE_NO_CUDA_CALL* ]]; then
+        echo >>"$nocuda_file"
+    elif [[ $line == *FAKE_SANITIZER_ERROR* ]]; then
         echo >>"$errors_file"
         echo '========= Invalid __global__ read of size 4 bytes'
         echo '=========     at fake_kernel+0x10'
@@ -286,7 +293,12 @@ errors_file=$(mktemp)
 done
 rc=${PIPESTATUS[0]}
 errors=$(wc -l <"$errors_file")
-rm -f "$errors_file"
+nocuda=$(wc -l <"$nocuda_file")
+rm -f "$errors_file" "$nocuda_file"
+if ((nocuda && !errors)); then
+    echo '========= Error: Target application terminated before first instrumented API call'
+    exit 255
+fi
 echo "========= ERROR SUMMARY: $errors errors"
 ((errors)) && exit "$code"
 exit "$rc"
@@ -711,4 +723,25 @@ fn jobs_must_be_a_positive_number_and_only_for_sanitize() {
     assert_eq!(last_line(&out), "3 passed, 1 failed, 1 skipped", "{out:?}");
     assert_eq!(summary["tests"].as_array().unwrap().len(), 5);
     assert!(String::from_utf8_lossy(&out.stderr).contains("1 at once"));
+}
+
+/// A binary whose tests all skip before any CUDA call: compute-sanitizer exits 255 ("terminated
+/// before first instrumented API call"), which is no failure.
+#[test]
+fn a_binary_that_makes_no_cuda_call_under_the_sanitizer_is_not_a_failure() {
+    if !have_bash_and_awk() {
+        return;
+    }
+    let bundle = SanitizeBundle::new(
+        "san-nocuda",
+        &[(
+            "fake__faults",
+            "faults::oom 1 skip_nocuda\nfaults::trap 1 skip_nocuda\n",
+        )],
+    );
+    let (out, summary) = bundle.run(&["sanitize", "filter", "fake__faults"]);
+    assert_eq!(last_line(&out), "0 passed, 0 failed, 2 skipped", "{out:?}");
+    assert_eq!(out.status.code(), Some(0));
+    let tests = summary["tests"].as_array().unwrap();
+    assert_eq!(tests.len(), 2, "no (whole binary) record: {tests:?}");
 }

@@ -250,12 +250,11 @@ mod scans {
     fn tunings_compile_without_local_memory() {
         let mut tunings = vec![];
         for (threads, vectors) in [(128, 8), (256, 8), (128, 16), (64, 16), (512, 8)] {
-            for (streaming, speculative) in [(false, false), (true, false), (true, true)] {
+            for streaming in [false, true] {
                 tunings.push(ScanTuning {
                     threads,
                     vectors,
                     streaming,
-                    speculative,
                     ..ScanTuning::for_size(4)
                 });
             }

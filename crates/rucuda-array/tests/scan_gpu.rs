@@ -107,7 +107,7 @@ where
 }
 
 /// The tunings the bench sweeps: several tile shapes, loads and stores with and without
-/// hints, speculation, prefetching near and far.
+/// hints, prefetching near and far.
 fn tunings() -> Vec<ScanTuning> {
     let mut all = vec![];
     for (threads, vectors) in [(128, 8), (256, 8), (128, 16), (64, 16), (256, 4), (128, 4)] {
@@ -123,7 +123,6 @@ fn tunings() -> Vec<ScanTuning> {
             ..default
         });
         all.push(ScanTuning {
-            speculative: true,
             prefetch: L2Prefetch::Bytes(3 * default.tile_bytes() as u64),
             ..default
         });

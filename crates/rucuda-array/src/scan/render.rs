@@ -36,9 +36,12 @@
 //!   `st.global.cs`), so the data streaming through does not push the prefetched tiles
 //!   out of L2.
 //!
-//! A persistent kernel that copied its next tile into shared memory (`cp.async`) while
-//! scanning the current one was tried and measured at half the copy bandwidth: blocks
-//! advance in lock-step generations whose look-back spans the whole grid.
+//! Tried and dropped (the bench's `RUCUDA_BENCH_SCAN_SWEEP` measures tunings): a
+//! persistent kernel copying its next tile into shared memory (`cp.async`) while scanning
+//! the current one reached half the copy bandwidth (blocks advance in lock-step
+//! generations whose look-back spans the whole grid); loading the tile of the block's
+//! index while the ticket is on the way (and again when the ticket differs) cost 17
+//! points with prefetching on.
 //!
 //! Status words: see `crate::reduction::warp` — the value's 32-bit chunks each in a
 //! 64-bit word with the flag, written and read with single 64-bit `volatile` accesses
@@ -121,9 +124,6 @@ pub struct ScanTuning {
     pub vectors: usize,
     /// Evict-first loads and stores (`ld.global.cs`, `st.global.cs`).
     pub streaming: bool,
-    /// Each block starts loading the tile of its own index while its ticket is on the
-    /// way, and loads again when the ticket names another tile.
-    pub speculative: bool,
     /// How far ahead each block asks L2 to prefetch.
     pub prefetch: L2Prefetch,
 }
@@ -137,7 +137,6 @@ impl ScanTuning {
             threads,
             vectors,
             streaming: true,
-            speculative: false,
             prefetch: L2Prefetch::Auto,
         }
     }
@@ -302,14 +301,6 @@ impl ScanSpec {
                 )
                 .replace("$LOAD$", load)
                 .replace("$STORE$", store)
-                .replace(
-                    "$SPECULATE$",
-                    if tuning.speculative && variant.vectorized {
-                        "1"
-                    } else {
-                        "0"
-                    },
-                )
                 .replace(
                     "$VECTORIZED$",
                     if variant.vectorized { "true" } else { "false" },

@@ -68,10 +68,10 @@ fn the_kernel_uses_shuffles_and_relaxed_status_words_only() {
         }
     }
     assert!(s.contains("atomicAdd(reinterpret_cast<unsigned int *>(rucuda_scratch), 1u)"));
-    // Tiles come from the counter; blockIdx only guesses (speculation, prefetching).
+    // Tiles come from the counter; blockIdx only aims the L2 prefetch.
     assert_eq!(
         s.matches("const long long tile = rucuda_ticket;").count(),
-        2
+        1
     );
     assert!(!s.contains("tile = blockIdx") && !s.contains("tile = (long long)blockIdx"));
 }
@@ -123,19 +123,6 @@ fn tunings_shape_the_tile_and_choose_hints() {
         k.source.contains("x[c].raw = *(rucuda_src"),
         "in place: coherent loads"
     );
-    let spec_on = ScanTuning {
-        speculative: true,
-        ..wide
-    };
-    assert!(s
-        .render_tuned(Variant::ALL[0], spec_on)
-        .source
-        .contains("#if 1\n"));
-    // Unaligned arrays never speculate (their loads are element by element).
-    assert!(!s
-        .render_tuned(Variant::ALL[2], spec_on)
-        .source
-        .contains("#if 1\n"));
     for bad in [
         ScanTuning { threads: 0, ..wide },
         ScanTuning {

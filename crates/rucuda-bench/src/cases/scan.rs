@@ -13,16 +13,15 @@ use crate::cuda::{Gpu, Result};
 use crate::harness::Measurement;
 
 /// The tunings `RUCUDA_BENCH_SCAN_SWEEP=1` measures: (case name, element type, threads,
-/// vectors, streaming, speculative, prefetch).
-type SweepPoint = (&'static str, DType, u32, usize, bool, bool, L2Prefetch);
-const SWEEP: [SweepPoint; 20] = [
+/// vectors, streaming, prefetch).
+type SweepPoint = (&'static str, DType, u32, usize, bool, L2Prefetch);
+const SWEEP: [SweepPoint; 12] = [
     (
         "scan_tune_i32_d128x8s_pf4m_GBps",
         DType::I32,
         128,
         8,
         true,
-        false,
         L2Prefetch::Bytes(4194304),
     ),
     (
@@ -31,7 +30,6 @@ const SWEEP: [SweepPoint; 20] = [
         128,
         8,
         true,
-        false,
         L2Prefetch::Bytes(6291456),
     ),
     (
@@ -40,7 +38,6 @@ const SWEEP: [SweepPoint; 20] = [
         128,
         8,
         true,
-        false,
         L2Prefetch::Bytes(8388608),
     ),
     (
@@ -49,7 +46,6 @@ const SWEEP: [SweepPoint; 20] = [
         128,
         8,
         true,
-        false,
         L2Prefetch::Bytes(10485760),
     ),
     (
@@ -58,134 +54,55 @@ const SWEEP: [SweepPoint; 20] = [
         128,
         8,
         true,
-        false,
         L2Prefetch::Auto,
     ),
     (
-        "scan_tune_i32_d128x8_pf8m_GBps",
-        DType::I32,
-        128,
-        8,
-        false,
-        false,
-        L2Prefetch::Bytes(8388608),
-    ),
-    (
-        "scan_tune_i32_d128x8s_spec_pf8m_GBps",
+        "scan_tune_i32_d128x8s_GBps",
         DType::I32,
         128,
         8,
         true,
-        true,
-        L2Prefetch::Bytes(8388608),
+        L2Prefetch::Off,
     ),
     (
-        "scan_tune_i32_d128x16s_pf4m_GBps",
+        "scan_tune_i32_d128x8_GBps",
         DType::I32,
         128,
-        16,
-        true,
+        8,
         false,
-        L2Prefetch::Bytes(4194304),
+        L2Prefetch::Off,
     ),
     (
-        "scan_tune_i32_d128x16s_pf6m_GBps",
+        "scan_tune_i32_d128x16s_pfauto_GBps",
         DType::I32,
         128,
         16,
         true,
-        false,
-        L2Prefetch::Bytes(6291456),
+        L2Prefetch::Auto,
     ),
     (
-        "scan_tune_i32_d128x16s_pf8m_GBps",
-        DType::I32,
-        128,
-        16,
-        true,
-        false,
-        L2Prefetch::Bytes(8388608),
-    ),
-    (
-        "scan_tune_i32_d128x16s_spec_pf8m_GBps",
-        DType::I32,
-        128,
-        16,
-        true,
-        true,
-        L2Prefetch::Bytes(8388608),
-    ),
-    (
-        "scan_tune_i32_d256x8s_pf8m_GBps",
+        "scan_tune_i32_d256x8s_pfauto_GBps",
         DType::I32,
         256,
         8,
         true,
-        false,
-        L2Prefetch::Bytes(8388608),
+        L2Prefetch::Auto,
     ),
     (
-        "scan_tune_i32_d512x8s_pf8m_GBps",
-        DType::I32,
-        512,
-        8,
-        true,
-        false,
-        L2Prefetch::Bytes(8388608),
-    ),
-    (
-        "scan_tune_i32_d64x16s_pf8m_GBps",
+        "scan_tune_i32_d64x16s_pfauto_GBps",
         DType::I32,
         64,
         16,
         true,
-        false,
-        L2Prefetch::Bytes(8388608),
+        L2Prefetch::Auto,
     ),
     (
-        "scan_tune_i32_d256x4s_pf8m_GBps",
-        DType::I32,
-        256,
-        4,
-        true,
-        false,
-        L2Prefetch::Bytes(8388608),
-    ),
-    (
-        "scan_tune_i64_d128x8s_pf8m_GBps",
+        "scan_tune_i64_d128x8s_pfauto_GBps",
         DType::I64,
         128,
         8,
         true,
-        false,
-        L2Prefetch::Bytes(8388608),
-    ),
-    (
-        "scan_tune_i64_d128x8s_pf6m_GBps",
-        DType::I64,
-        128,
-        8,
-        true,
-        false,
-        L2Prefetch::Bytes(6291456),
-    ),
-    (
-        "scan_tune_i64_d128x8_pf8m_GBps",
-        DType::I64,
-        128,
-        8,
-        false,
-        false,
-        L2Prefetch::Bytes(8388608),
-    ),
-    (
-        "scan_tune_i64_d64x16s_pf8m_GBps",
-        DType::I64,
-        64,
-        16,
-        true,
-        false,
-        L2Prefetch::Bytes(8388608),
+        L2Prefetch::Auto,
     ),
     (
         "scan_tune_i64_d128x8s_GBps",
@@ -193,7 +110,6 @@ const SWEEP: [SweepPoint; 20] = [
         128,
         8,
         true,
-        false,
         L2Prefetch::Off,
     ),
 ];
@@ -254,12 +170,11 @@ fn rucuda_scan_i64(_gpu: &Gpu, config: &Config) -> Result<Measurement> {
 
 /// One checked sweep point: a cumulative sum of ones must give 1, 2, 3...
 fn sweep_point(config: &Config, index: usize) -> Result<Measurement> {
-    let (_, dtype, threads, vectors, streaming, speculative, prefetch) = SWEEP[index];
+    let (_, dtype, threads, vectors, streaming, prefetch) = SWEEP[index];
     let tuning = ScanTuning {
         threads,
         vectors,
         streaming,
-        speculative,
         prefetch,
     };
     match dtype {
@@ -309,5 +224,5 @@ macro_rules! sweep_runs {
     };
 }
 
-const SWEEP_RUNS: [fn(&Gpu, &Config) -> Result<Measurement>; 20] =
-    sweep_runs!(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19);
+const SWEEP_RUNS: [fn(&Gpu, &Config) -> Result<Measurement>; 12] =
+    sweep_runs!(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11);

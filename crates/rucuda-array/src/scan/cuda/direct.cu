@@ -15,24 +15,11 @@ extern "C" __global__ void __launch_bounds__(RUCUDA_BLOCK) $ENTRY$(const rucuda_
     }
   }
   rucuda_vec x[RUCUDA_V];
-#if $SPECULATE$
-  // Loads the tile blocks usually get (their index) while the ticket is on its way; a
-  // block whose ticket differs loads again.
-  const long long guess = blockIdx.x;
-  const bool guess_full = $VECTORIZED$ && guess * RUCUDA_TILE + RUCUDA_TILE <= n;
-  if (guess_full) rucuda_load_tile(x, rucuda_in, guess * RUCUDA_TILE, n, true);
-  __syncthreads();
-  const long long tile = rucuda_ticket;
-  const long long base = tile * RUCUDA_TILE;
-  const bool full = $VECTORIZED$ && base + RUCUDA_TILE <= n;
-  if (tile != guess || !guess_full) rucuda_load_tile(x, rucuda_in, base, n, full);
-#else
   __syncthreads();
   const long long tile = rucuda_ticket;
   const long long base = tile * RUCUDA_TILE;
   const bool full = $VECTORIZED$ && base + RUCUDA_TILE <= n;
   rucuda_load_tile(x, rucuda_in, base, n, full);
-#endif
   rucuda_scan_tile(x, tile, rucuda_scratch + 2, reinterpret_cast<rucuda_t *>(rucuda_totals));
   rucuda_store_tile(x, rucuda_out, base, n, full);
 }
