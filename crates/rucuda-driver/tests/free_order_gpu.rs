@@ -40,7 +40,9 @@ fn a_kernel_on_another_stream_delays_a_stream_ordered_free() {
     let m = core_module(&c);
     let add_one = m.function("add_one").unwrap();
     let (home, other) = streams(&c);
-    let b = DeviceBuffer::<i32>::uninit_async(&home, N).unwrap();
+    let mut b = DeviceBuffer::<i32>::uninit_async(&home, N).unwrap();
+    // Initialised, so that add_one reads set memory (initcheck).
+    memset_d32_async(&mut b, 1, N, &home).unwrap();
     home.synchronize().unwrap();
     let old = b.device_ptr();
     spin(&m, &other);

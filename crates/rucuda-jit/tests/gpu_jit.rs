@@ -315,6 +315,12 @@ __global__ void apply(float *x, float c, int n)
 #[test]
 #[ignore = "needs a CUDA device"]
 fn kernel_launching_kernels_runs_after_linking_cudadevrt() {
+    if rucuda_testkit::skip_under_sanitizer_tools(
+        &["racecheck", "initcheck", "synccheck"],
+        "device-side launches: \"CUDA Dynamic Parallelism is not supported by the selected tool\"",
+    ) {
+        return;
+    }
     let ctx = ctx();
     let src = r#"
 __global__ void child(float *x, int offset, int count)

@@ -30,6 +30,13 @@ __global__ void fill(int *out, int n) {
 #[test]
 #[ignore = "needs a CUDA device"]
 fn sixteen_threads_share_the_memo_and_the_disk_cache() {
+    if rucuda_testkit::skip_under_sanitizer_tools(
+        &["initcheck"],
+        "initcheck reported reads of stream-ordered buffers that the kernel had written (the \
+         values are checked): it loses track of pool memory reused across 16 threads",
+    ) {
+        return;
+    }
     let ctx = Device::get(0)
         .and_then(Device::primary_context)
         .expect("a CUDA device (this test is ignored unless the GPU bundle runs it)");

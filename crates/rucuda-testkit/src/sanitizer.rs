@@ -80,6 +80,30 @@ pub fn skip_under_sanitizer(reason: impl Display) -> bool {
     }
 }
 
+/// Like [`skip_under_sanitizer`], only under the compute-sanitizer tools named in `tools`
+/// (`"memcheck"`, `"racecheck"`, `"initcheck"`, `"synccheck"`): for what one tool cannot
+/// follow, such as memory another process or OpenGL wrote (initcheck) or device-side
+/// launches (all but memcheck).
+///
+/// ```
+/// fn reads_what_a_child_process_wrote() {
+///     if rucuda_testkit::skip_under_sanitizer_tools(&["initcheck"], "another process writes") {
+///         return;
+///     }
+///     // ... the test ...
+/// }
+/// reads_what_a_child_process_wrote();
+/// ```
+pub fn skip_under_sanitizer_tools(tools: &[&str], reason: impl Display) -> bool {
+    match sanitizer() {
+        Some(tool) if tools.contains(&tool.as_str()) => {
+            crate::skip(sanitizer_skip_reason(&reason, &tool));
+            true
+        }
+        _ => false,
+    }
+}
+
 fn pick<T>(sanitized: bool, normal: T, under_sanitizer: T) -> T {
     if sanitized {
         under_sanitizer

@@ -187,13 +187,15 @@ impl<T: DeviceRepr> DeviceBuffer<T> {
         })
     }
 
-    /// Allocates `len` zeroed elements.
+    /// Allocates `len` zeroed elements; they are zero when it returns, for work on any
+    /// stream.
     pub fn zeros(ctx: &Context, len: usize) -> Result<Self> {
         let buf = Self::uninit(ctx, len)?;
         buf.ctx.bind()?;
         if buf.byte_len() > 0 {
             // SAFETY: the range lies inside the allocation.
             unsafe { call!(cuMemsetD8_v2(buf.ptr, 0, buf.byte_len()))? };
+            super::memset::finish_legacy_stream()?;
         }
         Ok(buf)
     }

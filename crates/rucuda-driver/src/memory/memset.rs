@@ -73,6 +73,17 @@ pub(crate) fn check_2d(
     Ok(())
 }
 
+/// Waits for the legacy default stream of the current context. The driver's "synchronous"
+/// memsets of device memory return before they run (they are queued on that stream), so a
+/// kernel on a non-blocking stream could see the old bytes; ours return once the memory is
+/// set, as their name says (seen as zeros missing from an NCCL result on a non-blocking
+/// stream under compute-sanitizer).
+pub(crate) fn finish_legacy_stream() -> Result<()> {
+    // SAFETY: the null handle names the legacy default stream of the current context,
+    // which the caller bound.
+    unsafe { call!(cuStreamSynchronize(std::ptr::null_mut())) }
+}
+
 macro_rules! memset_1d {
     ($(#[$doc:meta])* $name:ident, $name_async:ident, $t:ty, $f:ident, $f_async:ident) => {
         $(#[$doc])*
@@ -85,7 +96,8 @@ macro_rules! memset_1d {
             ctx.bind()?;
             // SAFETY: `count` elements at `ptr` lie inside `dst` (checked), which `&mut`
             // borrows.
-            unsafe { call!($f(ptr, value, count)) }
+            unsafe { call!($f(ptr, value, count))? };
+            finish_legacy_stream()
         }
 
         #[doc = concat!("[`", stringify!($name), "`] ordered on `stream` (returns before it runs).")]
@@ -127,7 +139,8 @@ macro_rules! memset_2d {
             }
             ctx.bind()?;
             // SAFETY: every row lies inside `dst` (checked), which `&mut` borrows.
-            unsafe { call!($f(ptr, pitch, value, width, height)) }
+            unsafe { call!($f(ptr, pitch, value, width, height))? };
+            finish_legacy_stream()
         }
 
         #[doc = concat!("[`", stringify!($name), "`] ordered on `stream` (returns before it runs).")]
