@@ -135,11 +135,6 @@ fn tunings() -> Vec<ScanTuning> {
 fn every_tuning_is_exact_in_and_out_of_place() {
     let mut rng = Rng::fresh();
     let s = stream();
-    let affine =
-        "__device__ unsigned long long compose(unsigned long long f, unsigned long long g)\n\
-        {\n  unsigned int fm = (unsigned int)(f >> 32), fc = (unsigned int)f;\n  \
-        unsigned int gm = (unsigned int)(g >> 32), gc = (unsigned int)g;\n  \
-        return ((unsigned long long)(fm * gm) << 32) | (unsigned int)(fc * gm + gc);\n}";
     for tuning in tunings() {
         for kind in [ScanKind::Inclusive, ScanKind::Exclusive] {
             let add = ScanKernel::from_spec(
@@ -171,7 +166,7 @@ fn every_tuning_is_exact_in_and_out_of_place() {
             // The order of every combine, with 8-byte elements.
             let order = ScanKernel::from_spec(
                 ScanSpec::builder(DType::U64)
-                    .preamble(affine)
+                    .preamble(COMPOSE)
                     .scan("compose(a, b)")
                     .neutral("1ull << 32")
                     .kind(kind)
@@ -272,6 +267,13 @@ fn max_scans_of_floats_and_ints() {
     }
 }
 
+/// [`compose`] in CUDA, for scan preambles.
+const COMPOSE: &str =
+    "__device__ unsigned long long compose(unsigned long long f, unsigned long long g)\n\
+    {\n  unsigned int fm = (unsigned int)(f >> 32), fc = (unsigned int)f;\n  \
+    unsigned int gm = (unsigned int)(g >> 32), gc = (unsigned int)g;\n  \
+    return ((unsigned long long)(fm * gm) << 32) | (unsigned int)(fc * gm + gc);\n}";
+
 /// Composes affine maps x -> m x + c (mod 2^32) packed as (m << 32) | c: `compose(f, g)`
 /// applies f first. Associative, not commutative: any combine out of order shows.
 fn compose(f: u64, g: u64) -> u64 {
@@ -285,15 +287,10 @@ fn compose(f: u64, g: u64) -> u64 {
 fn a_non_commutative_operator_keeps_the_order() {
     let mut rng = Rng::fresh();
     let s = stream();
-    let preamble =
-        "__device__ unsigned long long compose(unsigned long long f, unsigned long long g)\n\
-        {\n  unsigned int fm = (unsigned int)(f >> 32), fc = (unsigned int)f;\n  \
-        unsigned int gm = (unsigned int)(g >> 32), gc = (unsigned int)g;\n  \
-        return ((unsigned long long)(fm * gm) << 32) | (unsigned int)(fc * gm + gc);\n}";
     for kind in [ScanKind::Inclusive, ScanKind::Exclusive] {
         let k = rucuda_array::scan::ScanKernel::from_spec(
             ScanSpec::builder(DType::U64)
-                .preamble(preamble)
+                .preamble(COMPOSE)
                 .scan("compose(a, b)")
                 .neutral("1ull << 32")
                 .kind(kind)
