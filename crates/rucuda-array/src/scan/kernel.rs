@@ -77,7 +77,8 @@ impl ScanKernel {
         }
     }
 
-    /// Uses `tuning` (tile shape, kernel) instead of the element type's default; an error
+    /// Uses `tuning` (tile shape, cache hints, L2 prefetch) instead of the element type's
+    /// default; an error
     /// when the shape is invalid ([`ScanTuning::check`]).
     ///
     /// ```
@@ -94,7 +95,7 @@ impl ScanKernel {
         Ok(self)
     }
 
-    /// The tile shape and kernel in use.
+    /// The tile shape, cache hints and prefetch distance in use.
     pub fn tuning(&self) -> ScanTuning {
         self.tuning
     }
