@@ -78,8 +78,7 @@ impl ScanKernel {
     }
 
     /// Uses `tuning` (tile shape, cache hints, L2 prefetch) instead of the element type's
-    /// default; an error
-    /// when the shape is invalid ([`ScanTuning::check`]).
+    /// default; an error when the shape is invalid ([`ScanTuning::check`]).
     ///
     /// ```
     /// use rucuda_array::{DType, scan::{InclusiveScanKernel, ScanTuning}};
