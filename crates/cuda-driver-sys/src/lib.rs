@@ -24,6 +24,7 @@ pub mod bindings;
 pub mod dynlib;
 pub mod functions;
 mod loader;
+pub mod python_sites;
 
 pub use bindings::*;
 pub use functions::{DriverFunctions, FUNCTION_NAMES};

@@ -16,6 +16,7 @@ use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
 use cuda_driver_sys::dynlib::{self, FailedCandidate};
+use cuda_driver_sys::python_sites::{guessed_site_packages, python_site_packages};
 
 use crate::sys::bindings::ncclResult_t;
 use crate::sys::functions::NcclFunctions;
@@ -200,101 +201,6 @@ pub(crate) fn wheel_candidates(site_packages: &[PathBuf]) -> Vec<Candidate> {
         .collect()
 }
 
-fn dedup(paths: Vec<PathBuf>) -> Vec<PathBuf> {
-    let mut seen: Vec<PathBuf> = Vec::new();
-    for p in paths {
-        if !seen.contains(&p) {
-            seen.push(p);
-        }
-    }
-    seen
-}
-
-/// Site-packages folders found without running Python: under `VIRTUAL_ENV`,
-/// `CONDA_PREFIX`, `~/.local`, pyenv's interpreters, the prefix of every `python3` on
-/// `PATH`, and the system's `/usr/local/lib` and `/usr/lib`.
-pub(crate) fn guessed_site_packages(env: &dyn Fn(&str) -> Option<OsString>) -> Vec<PathBuf> {
-    let var = |name: &str| env(name).filter(|v| !v.is_empty()).map(PathBuf::from);
-    let mut prefixes: Vec<PathBuf> = Vec::new();
-    prefixes.extend(var("VIRTUAL_ENV"));
-    prefixes.extend(var("CONDA_PREFIX"));
-    let home = var("HOME").or_else(dirs::home_dir);
-    if let Some(home) = &home {
-        prefixes.push(home.join(".local"));
-    }
-    let pyenv_root = var("PYENV_ROOT").or_else(|| home.as_ref().map(|h| h.join(".pyenv")));
-    if let Some(Ok(versions)) = pyenv_root.map(|r| std::fs::read_dir(r.join("versions"))) {
-        let mut found: Vec<PathBuf> = versions.filter_map(|e| e.ok()).map(|e| e.path()).collect();
-        found.sort();
-        prefixes.extend(found.into_iter().rev());
-    }
-    if let Some(path) = env("PATH") {
-        for dir in std::env::split_paths(&path) {
-            let python = dir.join("python3");
-            if !python.exists() {
-                continue;
-            }
-            // A virtual environment's python3 is a link to the base interpreter: its own
-            // prefix holds the environment's packages, the link's target the base ones.
-            if let Some(prefix) = dir.parent() {
-                prefixes.push(prefix.to_path_buf());
-            }
-            if let Ok(real) = std::fs::canonicalize(&python) {
-                if let Some(prefix) = real.parent().and_then(Path::parent) {
-                    prefixes.push(prefix.to_path_buf());
-                }
-            }
-        }
-    }
-    prefixes.push(PathBuf::from("/usr/local"));
-    prefixes.push(PathBuf::from("/usr"));
-    let mut sites = Vec::new();
-    for prefix in dedup(prefixes) {
-        let Ok(entries) = std::fs::read_dir(prefix.join("lib")) else {
-            continue;
-        };
-        let mut versions: Vec<PathBuf> = entries
-            .filter_map(|e| e.ok())
-            .filter(|e| e.file_name().to_string_lossy().starts_with("python3"))
-            .map(|e| e.path())
-            .collect();
-        versions.sort();
-        for v in versions.into_iter().rev() {
-            sites.push(v.join("site-packages"));
-            sites.push(v.join("dist-packages"));
-        }
-    }
-    sites
-}
-
-/// Python's site-packages folders (system, user, and the running venv), asked of
-/// `python3` once. Empty when there is no Python.
-pub(crate) fn python_site_packages() -> &'static [PathBuf] {
-    static SITES: OnceLock<Vec<PathBuf>> = OnceLock::new();
-    SITES.get_or_init(|| {
-        let script = "import site, sys\n\
-                      p = list(getattr(site, 'getsitepackages', lambda: [])())\n\
-                      p.append(site.getusersitepackages())\n\
-                      p += [x for x in sys.path if x.endswith('-packages')]\n\
-                      print('\\n'.join(p))";
-        let output = std::process::Command::new("python3")
-            .args(["-I", "-c", script])
-            .stdin(std::process::Stdio::null())
-            .stderr(std::process::Stdio::null())
-            .output();
-        match output {
-            Ok(out) if out.status.success() => dedup(
-                String::from_utf8_lossy(&out.stdout)
-                    .lines()
-                    .filter(|l| !l.is_empty())
-                    .map(PathBuf::from)
-                    .collect(),
-            ),
-            _ => Vec::new(),
-        }
-    })
-}
-
 impl Nccl {
     /// The process's NCCL, opened on the first call. Later calls return the same table,
     /// or the same error.
@@ -467,21 +373,6 @@ mod tests {
             wheel_candidates(&["/sp".into()]),
             vec![Candidate::File("/sp/nvidia/nccl/lib/libnccl.so.2".into())]
         );
-    }
-
-    #[test]
-    fn site_packages_are_guessed_from_the_environment() {
-        let root = std::env::temp_dir().join(format!("rucuda-nccl-sites-{}", std::process::id()));
-        let venv = root.join("venv");
-        std::fs::create_dir_all(venv.join("lib/python3.12/site-packages")).unwrap();
-        let env = |name: &str| match name {
-            "VIRTUAL_ENV" => Some(venv.clone().into_os_string()),
-            "HOME" => Some(root.join("home").into_os_string()),
-            _ => None,
-        };
-        let sites = guessed_site_packages(&env);
-        assert_eq!(sites[0], venv.join("lib/python3.12/site-packages"));
-        std::fs::remove_dir_all(&root).unwrap();
     }
 
     #[test]

@@ -16,6 +16,8 @@ use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
 use cuda_driver_sys::dynlib::{self, FailedCandidate};
+pub(crate) use cuda_driver_sys::python_sites::python_site_packages;
+use cuda_driver_sys::python_sites::{self, dedup};
 
 use super::functions::NvrtcFunctions;
 
@@ -146,102 +148,10 @@ pub(crate) fn wheel_candidates(site_packages: &[PathBuf]) -> Vec<Candidate> {
     out
 }
 
-fn dedup(paths: Vec<PathBuf>) -> Vec<PathBuf> {
-    let mut seen: Vec<PathBuf> = Vec::new();
-    for p in paths {
-        if !seen.contains(&p) {
-            seen.push(p);
-        }
-    }
-    seen
-}
-
-/// Site-packages folders found without running Python: those of `VIRTUAL_ENV`,
-/// `CONDA_PREFIX`, the user's `~/.local`, pyenv's interpreters, and the prefix of every
-/// `python3` binary on `PATH` (a wrapper script is skipped; Python is asked after).
+/// Site-packages folders found without running Python, from this process's environment
+/// (see [`cuda_driver_sys::python_sites::guessed_site_packages`]).
 pub(crate) fn guessed_site_packages() -> Vec<PathBuf> {
-    let mut prefixes: Vec<PathBuf> = Vec::new();
-    for var in ["VIRTUAL_ENV", "CONDA_PREFIX"] {
-        if let Some(p) = std::env::var_os(var).filter(|v| !v.is_empty()) {
-            prefixes.push(PathBuf::from(p));
-        }
-    }
-    if let Some(home) = dirs::home_dir() {
-        prefixes.push(home.join(".local"));
-    }
-    // pyenv's `python3` is a shell script; its interpreters live under versions/.
-    let pyenv_root = std::env::var_os("PYENV_ROOT")
-        .filter(|v| !v.is_empty())
-        .map(PathBuf::from)
-        .or_else(|| dirs::home_dir().map(|h| h.join(".pyenv")));
-    if let Some(Ok(versions)) = pyenv_root.map(|r| std::fs::read_dir(r.join("versions"))) {
-        let mut found: Vec<PathBuf> = versions.filter_map(|e| e.ok()).map(|e| e.path()).collect();
-        found.sort();
-        prefixes.extend(found.into_iter().rev());
-    }
-    if let Some(path) = std::env::var_os("PATH") {
-        for dir in std::env::split_paths(&path) {
-            let Ok(real) = std::fs::canonicalize(dir.join("python3")) else {
-                continue;
-            };
-            let is_binary = std::fs::File::open(&real)
-                .and_then(|mut f| {
-                    let mut magic = [0u8; 4];
-                    std::io::Read::read_exact(&mut f, &mut magic).map(|()| magic)
-                })
-                .is_ok_and(|m| m == *b"\x7fELF");
-            if let Some(prefix) = real.parent().and_then(Path::parent).filter(|_| is_binary) {
-                prefixes.push(prefix.to_path_buf());
-            }
-        }
-    }
-    let mut sites = Vec::new();
-    for prefix in dedup(prefixes) {
-        let Ok(entries) = std::fs::read_dir(prefix.join("lib")) else {
-            continue;
-        };
-        let mut versions: Vec<PathBuf> = entries
-            .filter_map(|e| e.ok())
-            .filter(|e| e.file_name().to_string_lossy().starts_with("python3"))
-            .map(|e| e.path())
-            .collect();
-        versions.sort();
-        for v in versions.into_iter().rev() {
-            sites.push(v.join("site-packages"));
-            sites.push(v.join("dist-packages"));
-        }
-    }
-    sites
-}
-
-/// Python's site-packages folders (system, user, and the running venv), asked of
-/// `python3` once. Empty when there is no Python.
-pub(crate) fn python_site_packages() -> &'static [PathBuf] {
-    static SITES: OnceLock<Vec<PathBuf>> = OnceLock::new();
-    SITES.get_or_init(|| {
-        let script = "import site, sys\n\
-                      p = list(getattr(site, 'getsitepackages', lambda: [])())\n\
-                      p.append(site.getusersitepackages())\n\
-                      p += [x for x in sys.path if x.endswith('-packages')]\n\
-                      print('\\n'.join(p))";
-        let output = std::process::Command::new("python3")
-            .args(["-I", "-c", script])
-            .stdin(std::process::Stdio::null())
-            .stderr(std::process::Stdio::null())
-            .output();
-        match output {
-            Ok(out) if out.status.success() => {
-                let text = String::from_utf8_lossy(&out.stdout);
-                dedup(
-                    text.lines()
-                        .filter(|l| !l.is_empty())
-                        .map(PathBuf::from)
-                        .collect(),
-                )
-            }
-            _ => Vec::new(),
-        }
-    })
+    python_sites::guessed_site_packages(&|name| std::env::var_os(name))
 }
 
 /// The builtins library beside `nvrtc_file`: `libnvrtc-builtins.so.<major>.<minor>`
