@@ -44,11 +44,11 @@ pub struct ScanKernel {
     spec: ScanSpec,
     compiler: Arc<dyn KernelCompiler>,
     tuning: ScanTuning,
-    loaded: Mutex<HashMap<(u64, Variant), Loaded>>,
+    loaded: Mutex<HashMap<(u64, Variant), Arc<Loaded>>>,
 }
 
-/// A compiled variant: its function, source facts, and its prefetch distance.
-#[derive(Clone)]
+/// A compiled variant: its function, source facts, and its prefetch distance (shared, so
+/// that a call clones no source text).
 struct Loaded {
     function: Function,
     rendered: RenderedScan,
@@ -204,11 +204,12 @@ impl ScanKernel {
             vectorized: src % 16 == 0 && dst % 16 == 0,
             in_place,
         };
+        let loaded = self.loaded(stream, variant)?;
         let Loaded {
             function,
             rendered,
             ahead,
-        } = self.loaded(stream, variant)?;
+        } = &*loaded;
         let tiles = n.div_ceil(rendered.tile_elements);
         if tiles > i32::MAX as usize {
             return Err(ArrayError::InvalidArgument(format!(
@@ -225,7 +226,7 @@ impl ScanKernel {
         buf.push(DevicePointerArg(dst));
         buf.push(n as i64);
         buf.push(DevicePointerArg(scratch.device_ptr()));
-        buf.push(ahead);
+        buf.push(*ahead);
         let config = LaunchConfig::linear(tiles as u32, rendered.block_size);
         // SAFETY: the kernel was generated for this element type and reads n elements at
         // `src`, writes n at `dst` (both checked: contiguous arrays of n elements, the
@@ -237,12 +238,12 @@ impl ScanKernel {
         Ok(())
     }
 
-    fn loaded(&self, stream: &Stream, variant: Variant) -> Result<Loaded> {
+    fn loaded(&self, stream: &Stream, variant: Variant) -> Result<Arc<Loaded>> {
         let ctx = stream.context();
         let key = (ctx.id(), variant);
         let mut map = self.loaded.lock().unwrap_or_else(|p| p.into_inner());
         if let Some(l) = map.get(&key) {
-            return Ok(l.clone());
+            return Ok(Arc::clone(l));
         }
         let rendered = self.spec.render_tuned(variant, self.tuning);
         let kernels = self
@@ -264,12 +265,12 @@ impl ScanKernel {
         let ahead = i64::try_from(tiles_ahead.saturating_mul(rendered.tile_elements as u64))
             .unwrap_or(i64::MAX);
         crate::pool::retain_freed_memory(ctx);
-        let loaded = Loaded {
+        let loaded = Arc::new(Loaded {
             function,
             rendered,
             ahead,
-        };
-        map.insert(key, loaded.clone());
+        });
+        map.insert(key, Arc::clone(&loaded));
         Ok(loaded)
     }
 }
