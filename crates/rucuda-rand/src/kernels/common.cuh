@@ -193,7 +193,13 @@ RR_DEV float rr_pgammainc(float a, float x)
     return rr_rcp_approx(t);
 }
 
-RR_DEV float rr_pgammaincinv(float a, float y)
+// The last step, a - t / alpha, is one multiply-add in cuRAND's compiled code for XORWOW
+// and MRG32k3a, but a rounded product then a subtraction for Philox: there the compiler
+// places the multiply above the branch that refreshes the Philox block for the second
+// uniform and the subtraction below it, and ptxas contracts only inside a block (seen in
+// the SASS of curand_poisson, CUDA 13.0). `Fused` picks which; floor() of the two differs
+// about once in a million draws.
+template <bool Fused> RR_DEV float rr_pgammaincinv(float a, float y)
 {
     float alpha = rr_rsqrt_approx(a - RR_GI_MA2);
     alpha = fmaf(RR_GI_MA1, alpha, RR_GI_MA3);
@@ -202,7 +208,8 @@ RR_DEV float rr_pgammaincinv(float a, float y)
     float t = rr_rsqrt_approx(y) - 1.0f;
     t = rr_log_approx(t);
     t = beta + t;
-    return fmaf(-t, rr_rcp_approx(alpha), a);
+    float r = rr_rcp_approx(alpha);
+    return Fused ? fmaf(-t, r, a) : a - __fmul_rn(t, r);
 }
 
 // ln((k)!) for k = 0..8.
@@ -246,14 +253,15 @@ template <class G> RR_DEV rr_u32 rr_poisson_knuth(G& g, float lambda)
     return k - 1;
 }
 
-// Rejection with the approximate incomplete gamma function as envelope.
+// Rejection with the approximate incomplete gamma function as envelope
+// (G::poisson_inverse_fused: see rr_pgammaincinv).
 template <class G> RR_DEV rr_u32 rr_poisson_gammainc(G& g, float lambda)
 {
     float y, x, t, z, v;
     float logl = rr_log_approx(lambda);
     while (true) {
         y = g.uniform();
-        x = rr_pgammaincinv(lambda, y);
+        x = rr_pgammaincinv<G::poisson_inverse_fused>(lambda, y);
         x = floorf(x);
         z = g.uniform();
         v = (rr_pgammainc(lambda, x + 1.0f) - rr_pgammainc(lambda, x)) * 1.3f;

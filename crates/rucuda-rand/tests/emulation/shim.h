@@ -31,6 +31,7 @@ static inline uint2 make_uint2(unsigned a, unsigned b) { return uint2{a, b}; }
 struct rr_dim3 { unsigned x = 0, y = 1, z = 1; };
 static rr_dim3 blockIdx, blockDim, threadIdx;
 
+static inline float __fmul_rn(float a, float b) { return a * b; }
 static inline unsigned __umulhi(unsigned a, unsigned b) { return (unsigned)(((unsigned long long)a * b) >> 32); }
 static inline unsigned __float_as_uint(float f) { unsigned u; memcpy(&u, &f, 4); return u; }
 static inline long long __double_as_longlong(double f) { long long u; memcpy(&u, &f, 8); return u; }
