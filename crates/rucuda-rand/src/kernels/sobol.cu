@@ -104,6 +104,33 @@ RR_DEV void rr_sobol_fill_strided(W start, rr_u32 d, rr_u64 w, rr_u32 dims,
     const W v1 = __ldg(vectors + dims + d);
     const W vs1 = __ldg(vectors + (rr_u64)(s - 1) * dims + d);
     const bool aligned = (((unsigned long long)out) & 15) == 0;
+    if (L <= (W)(low_mask - (C - 1))) {
+        // No carry out of the low bits inside a chunk (always so when the dimension's index
+        // is a multiple of C): the chunk's points are P(gray(H)) ^ xl[j], with xl[j] the
+        // low part of point L + j, fixed for the thread. No flips in the loop.
+        W xl[C];
+        xl[0] = x_low;
+        W l = L;
+#pragma unroll
+        for (int j = 1; j < C; j++) {
+            int b = rr_sobol_flip(l);
+            xl[j] = xl[j - 1] ^ (b == 0 ? v0 : b == 1 ? v1 : __ldg(vectors + (rr_u64)b * dims + d));
+            l++;
+        }
+        for (; c < nchunks; c += stride) {
+            T v[C];
+#pragma unroll
+            for (int j = 0; j < C; j++)
+                v[j] = D::apply(xl[j] ^ x_high, p);
+            rr_sobol_store<T, C>(out, c * C, n, v, aligned);
+            int hb = s + rr_sobol_flip((W)(H >> s));
+            x_high ^= vs1;
+            if (hb < bits)
+                x_high ^= __ldg(vectors + (rr_u64)hb * dims + d);
+            H += (W)1 << s;
+        }
+        return;
+    }
     for (; c < nchunks; c += stride) {
         W i = H | L;
         W x = x_low ^ x_high;
@@ -169,6 +196,23 @@ RR_DEV void rr_sobol_fill(const W* __restrict__ idx_in, W* __restrict__ idx_out,
     const W v0 = __ldg(vectors + d);
     const W v1 = __ldg(vectors + dims + d);
     const bool aligned = (((unsigned long long)out) & 15) == 0;
+    if ((i & (W)(C - 1)) == 0) {
+        // Chunks start at multiples of C (always so when the dimension's index is): the
+        // chunk's points are x ^ P(gray(j)), j < C, and one flip moves to the next chunk.
+        const W low[4] = {0, v0, v0 ^ v1, v1};
+        for (rr_u64 k = k0; k < k1; k++) {
+            const rr_u64 base = (d + (rr_u64)dims * k) * C;
+            T v[C];
+#pragma unroll
+            for (int j = 0; j < C; j++)
+                v[j] = D::apply(x ^ low[j], p);
+            rr_sobol_store<T, C>(out, base, n, v, aligned);
+            int b = rr_sobol_flip((W)(i + (W)(C - 1)));
+            x ^= low[C - 1] ^ (b == 1 ? v1 : __ldg(vectors + (rr_u64)b * dims + d));
+            i += (W)C;
+        }
+        return;
+    }
     for (rr_u64 k = k0; k < k1; k++) {
         const rr_u64 base = (d + (rr_u64)dims * k) * C;
         T v[C];
