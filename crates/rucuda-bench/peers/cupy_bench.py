@@ -3,7 +3,9 @@
 cases (saxpy with a cupy.ElementwiseKernel, cupy.sum, a cupy.ReductionKernel sum, cupy.dot,
 cupy.max, cupy.cumsum) on 2^28 elements (2^24 with RUCUDA_BENCH_QUICK=1), filled with ones;
 bandwidth counts the fewest bytes each must move (saxpy 12 B per float32, sum/max 4, dot 8,
-an inclusive scan one read and one write).
+an inclusive scan one read and one write). The random-number cases time CuPy's
+cupy.random.Generator over its Philox4x3210, XORWOW and MRG32k3a bit generators filling 2^28
+float32 (uniform and normal), in samples per second.
 
 Prints one JSON object a line on stdout ({"case", "lib": "cupy", "n", "value", "unit",
 "device"}); `run.sh bench` hands the lines to rucuda-bench, which merges them into its table
@@ -41,6 +43,7 @@ ALLOCS_PER_BATCH = 200 if QUICK else 1_000
 OVERHEAD = (1, 5) if QUICK else (3, 25)  # (warm-up, timed repetitions)
 TRANSFER = (1, 3) if QUICK else (3, 31)  # as the bench binary: a PCIe dip must not move the median
 DEVICE_COPY = (1, 5) if QUICK else (3, 40)
+RAND = (1, 5) if QUICK else (3, 20)  # as rucuda-bench's rng cases
 MIB = 1 << 20
 ARRAY_ELEMENTS = 1 << (24 if QUICK else 28)
 SMALL_ADD_ELEMENTS = 1000
@@ -284,6 +287,65 @@ def scan_incl_i64_GBps():
     return inclusive_scan(cp.int64)
 
 
+def rand_case(bit_generator, normal):
+    """G samples/s of CuPy's random.Generator over `bit_generator` filling one float32 array
+    (uniform with random(), normal with standard_normal()), as rucuda-bench's rng cases: 2^28
+    elements, 3 warm-up and 20 timed fills. When this CuPy's Generator cannot draw float32
+    normals, the legacy cupy.random.RandomState (cuRAND's host API) stands in, and says so."""
+    out = cp.empty(ARRAY_ELEMENTS, dtype=cp.float32)
+    generator = cp.random.Generator(bit_generator(1234))
+    if normal:
+        work = lambda: generator.standard_normal(dtype=cp.float32, out=out)  # noqa: E731
+    else:
+        work = lambda: generator.random(dtype=cp.float32, out=out)  # noqa: E731
+    try:
+        work()
+    except Exception as error:
+        if not normal:
+            raise
+        methods = {
+            cp.random.XORWOW: cp.cuda.curand.CURAND_RNG_PSEUDO_XORWOW,
+            cp.random.MRG32k3a: cp.cuda.curand.CURAND_RNG_PSEUDO_MRG32K3A,
+            cp.random.Philox4x3210: cp.cuda.curand.CURAND_RNG_PSEUDO_PHILOX4_32_10,
+        }
+        print(f"cupy_bench: Generator.standard_normal failed ({error!r}); "
+              "timing the legacy RandomState", file=sys.stderr)
+        legacy = cp.random.RandomState(1234, method=methods[bit_generator])
+        work = lambda: legacy.standard_normal(size=ARRAY_ELEMENTS, dtype=cp.float32)  # noqa: E731
+    stream = cp.cuda.Stream(non_blocking=True)
+
+    def enqueue():
+        with stream:
+            work()
+
+    samples = device_seconds(stream, RAND, enqueue)
+    return (ARRAY_ELEMENTS / statistics.median(samples) / 1e9, "GS/s"), ARRAY_ELEMENTS
+
+
+def rand_uniform_f32_philox_GSps():
+    return rand_case(cp.random.Philox4x3210, False)
+
+
+def rand_normal_f32_philox_GSps():
+    return rand_case(cp.random.Philox4x3210, True)
+
+
+def rand_uniform_f32_xorwow_GSps():
+    return rand_case(cp.random.XORWOW, False)
+
+
+def rand_normal_f32_xorwow_GSps():
+    return rand_case(cp.random.XORWOW, True)
+
+
+def rand_uniform_f32_mrg32k3a_GSps():
+    return rand_case(cp.random.MRG32k3a, False)
+
+
+def rand_normal_f32_mrg32k3a_GSps():
+    return rand_case(cp.random.MRG32k3a, True)
+
+
 SWEEP_SIZES = [1 << p for p in range(16, (24 if QUICK else 28) + 1, 2)]
 
 
@@ -404,6 +466,12 @@ CASES = [
     scan_incl_i64_GBps,
     axpy_fused_GBps,
     small_add_us,
+    rand_uniform_f32_philox_GSps,
+    rand_normal_f32_philox_GSps,
+    rand_uniform_f32_xorwow_GSps,
+    rand_normal_f32_xorwow_GSps,
+    rand_uniform_f32_mrg32k3a_GSps,
+    rand_normal_f32_mrg32k3a_GSps,
 ] + SWEEPS
 
 

@@ -1,7 +1,8 @@
 //! Random numbers: how many float32 samples per second each generator's fill writes, on
 //! 2^28 elements (the size of shared/TARGETS.md's cuRAND figures; 2^24 with `--quick`), device
 //! time with events around the fill on a non-blocking stream. Generators keep their default
-//! state counts; Sobol32 has one dimension, as cuRAND's host API by default. The NVIDIA peer
+//! state counts; Sobol32 has one dimension, as cuRAND's host API by default (and 1024 in the
+//! `_1024dims` cases, with no peer). The NVIDIA peer
 //! (`peers/nvidia_bench.cu`) measures `curandGenerateUniform` / `curandGenerateNormal` on the
 //! same sizes; the ratio column is ours over NVIDIA's.
 
@@ -16,7 +17,7 @@ use crate::harness::{Measurement, Sampling};
 /// Registers the random-number cases (rucuda's; NVIDIA's come from the peer).
 pub fn register(cases: &mut Vec<Case>) {
     type Run = fn(&Gpu, &Config) -> Result<Measurement>;
-    let list: [(&'static str, Run); 8] = [
+    let list: [(&'static str, Run); 10] = [
         ("rand_uniform_f32_philox_GSps", |_, c| {
             run(c, Gen::Philox, false)
         }),
@@ -41,6 +42,12 @@ pub fn register(cases: &mut Vec<Case>) {
         ("rand_normal_f32_sobol32_GSps", |_, c| {
             run(c, Gen::Sobol32, true)
         }),
+        ("rand_uniform_f32_sobol32_1024dims_GSps", |_, c| {
+            run(c, Gen::Sobol32Dims1024, false)
+        }),
+        ("rand_normal_f32_sobol32_1024dims_GSps", |_, c| {
+            run(c, Gen::Sobol32Dims1024, true)
+        }),
     ];
     for (name, run) in list {
         cases.push(Case {
@@ -57,6 +64,9 @@ enum Gen {
     Xorwow,
     Mrg32k3a,
     Sobol32,
+    /// 1024 dimensions: each thread walks a run of one dimension's points (PyCUDA's Sobol
+    /// generators have one dimension per thread).
+    Sobol32Dims1024,
 }
 
 /// Elements per fill.
@@ -87,6 +97,7 @@ fn run(config: &Config, which: Gen, normal: bool) -> Result<Measurement> {
         Gen::Xorwow => time(&mut Xorwow::new(&ctx, seed)?, config, normal),
         Gen::Mrg32k3a => time(&mut Mrg32k3a::new(&ctx, seed)?, config, normal),
         Gen::Sobol32 => time(&mut Sobol32::new(&ctx, 1, 0)?, config, normal),
+        Gen::Sobol32Dims1024 => time(&mut Sobol32::new(&ctx, 1024, 0)?, config, normal),
     }
 }
 
