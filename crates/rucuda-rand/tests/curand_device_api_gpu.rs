@@ -365,7 +365,9 @@ fn bulk_poisson<G: RandomGenerator>(
     let stream = Stream::null(&ctx);
     let module = curand_module(&ctx);
     let mut rng = Rng::fresh();
-    let (n, m) = (16384usize, 64usize);
+    // A million draws per case; 64 thousand under compute-sanitizer, which is slow.
+    let n = rucuda_testkit::scaled_for_sanitizer(16384, 1024);
+    let m = 64usize;
     for lambda in [64.0, 150.5, 700.0, 2047.25, 4000.0] {
         let dist = Distribution::Poisson { lambda };
         let seeds: Vec<u64> = (0..n).map(|_| rng.next_u64()).collect();
