@@ -657,6 +657,129 @@ fn gpuarray_and_unaligned_outputs() {
     assert!(i.iter().any(|&x| x < 0) && i.iter().any(|&x| x > 0));
 }
 
+/// Fills `len` elements of a view that starts off the 16-byte grid, between guards of
+/// poison (all-one bits) on both sides, for several lengths that are not multiples of what
+/// a thread writes. The tail is written, nothing outside the view is, and the values are
+/// those of a twin generator filling aligned buffers of the same lengths (so the state
+/// after a short fill continues as it should).
+fn guarded_fills<G: RandomGenerator, T: RandElement + Bits>(
+    label: &str,
+    make: &dyn Fn() -> G,
+    dist: Distribution,
+) {
+    const GUARD: usize = 67; // 268 or 536 bytes: off the 16-byte grid for 4- and 8-byte types
+    let ctx = ctx();
+    let stream = Stream::null(&ctx);
+    let (mut g, mut twin) = (make(), make());
+    let states = g.state_count();
+    for len in [1usize, 2, 3, 5, 4 * states + 1, 4 * states + 3, 1001] {
+        let mut buf = DeviceBuffer::from_slice(&ctx, &vec![T::ONES; len + 2 * GUARD]).unwrap();
+        {
+            let mut view = buf.slice_mut(GUARD..GUARD + len).unwrap();
+            g.fill(&mut view, dist, &stream).unwrap();
+        }
+        let mut plain = DeviceBuffer::<T>::zeros(&ctx, len).unwrap();
+        twin.fill(&mut plain, dist, &stream).unwrap();
+        stream.synchronize().unwrap();
+        let got = buf.to_vec().unwrap();
+        let want = plain.to_vec().unwrap();
+        let outside = got[..GUARD].iter().chain(&got[GUARD + len..]);
+        assert!(
+            outside.clone().all(|v| v.bits() == T::ONES.bits()),
+            "{label} {dist:?}, {len} elements: a guard element was written"
+        );
+        for (i, (a, b)) in got[GUARD..GUARD + len].iter().zip(&want).enumerate() {
+            assert_eq!(
+                a.bits(),
+                b.bits(),
+                "{label} {dist:?}, {len} elements: element {i} (poison: not written)"
+            );
+        }
+    }
+}
+
+/// Raw 64-bit elements from a 32-bit generator are its 32-bit stream read as little-endian
+/// pairs: a fill of `len` u64 equals a twin's fill of `2 len` u32, for odd lengths too.
+fn raw_u64_is_the_u32_stream<G: RandomGenerator>(label: &str, make: &dyn Fn() -> G) {
+    let ctx = ctx();
+    let stream = Stream::null(&ctx);
+    let (mut g, mut twin) = (make(), make());
+    let states = g.state_count();
+    for len in [1usize, 3, 2 * states + 1, 501] {
+        let mut wide = DeviceBuffer::<u64>::zeros(&ctx, len).unwrap();
+        let mut narrow = DeviceBuffer::<u32>::zeros(&ctx, 2 * len).unwrap();
+        g.fill(&mut wide, Distribution::Raw, &stream).unwrap();
+        twin.fill(&mut narrow, Distribution::Raw, &stream).unwrap();
+        stream.synchronize().unwrap();
+        let narrow = narrow.to_vec().unwrap();
+        let pairs: Vec<u64> = narrow
+            .chunks(2)
+            .map(|p| u64::from(p[0]) | (u64::from(p[1]) << 32))
+            .collect();
+        assert_eq!(wide.to_vec().unwrap(), pairs, "{label}: {len} raw u64");
+    }
+}
+
+/// `guarded_fills` for every distribution a generator offers.
+fn guarded_all<G: RandomGenerator>(label: &str, make: &dyn Fn() -> G, word_bits: u32) {
+    let normal = Distribution::Normal {
+        mean: 1.0,
+        stddev: 2.0,
+    };
+    let log_normal = Distribution::LogNormal {
+        mean: 0.1,
+        stddev: 0.5,
+    };
+    if word_bits == 32 {
+        guarded_fills::<G, u32>(label, make, Distribution::Raw);
+        raw_u64_is_the_u32_stream(label, make);
+    }
+    guarded_fills::<G, u64>(label, make, Distribution::Raw);
+    guarded_fills::<G, f32>(label, make, Distribution::Uniform);
+    guarded_fills::<G, f64>(label, make, Distribution::Uniform);
+    guarded_fills::<G, f32>(label, make, normal);
+    guarded_fills::<G, f64>(label, make, normal);
+    guarded_fills::<G, f32>(label, make, log_normal);
+    guarded_fills::<G, f64>(label, make, log_normal);
+    for lambda in [5.5, 700.0, 7000.0] {
+        guarded_fills::<G, u32>(label, make, Distribution::Poisson { lambda });
+    }
+}
+
+#[test]
+#[ignore = "needs a CUDA device"]
+fn short_tails_are_written_and_guards_are_untouched() {
+    let ctx = ctx();
+    let opts = GeneratorOptions {
+        states: Some(7),
+        seeds: Seeds::Same(99),
+        ..Default::default()
+    };
+    guarded_all(
+        "philox",
+        &|| Philox4x32_10::with_options(&ctx, &opts).unwrap(),
+        32,
+    );
+    guarded_all("xorwow", &|| Xorwow::with_options(&ctx, &opts).unwrap(), 32);
+    guarded_all(
+        "mrg32k3a",
+        &|| Mrg32k3a::with_options(&ctx, &opts).unwrap(),
+        32,
+    );
+    guarded_all("sobol32", &|| Sobol32::new(&ctx, 3, 5).unwrap(), 32);
+    guarded_all(
+        "scrambled sobol32",
+        &|| ScrambledSobol32::new(&ctx, 3, 11, 5).unwrap(),
+        32,
+    );
+    guarded_all("sobol64", &|| Sobol64::new(&ctx, 3, 5).unwrap(), 64);
+    guarded_all(
+        "scrambled sobol64",
+        &|| ScrambledSobol64::new(&ctx, 3, 11, 5).unwrap(),
+        64,
+    );
+}
+
 // ---- Sobol ------------------------------------------------------------------------------
 
 #[allow(clippy::too_many_arguments)]

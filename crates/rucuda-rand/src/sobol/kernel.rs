@@ -165,12 +165,14 @@ impl<W: Word> SobolCore<W> {
             .find(|(k, _)| *k == which)
             .map(|(_, f)| f)
             .ok_or_else(|| Error::invalid("no such kernel"))?;
-        let shape = super::launch_shape(
-            n as u64,
-            self.dims,
-            kind.chunk() as u64,
-            self.target_threads,
-        );
+        // 64-bit raw elements from a 32-bit generator are pairs of its outputs: the kernel
+        // writes twice as many 32-bit words, in the 32-bit layout (which is the 64-bit one).
+        let (words, chunk) = if which == FillKernel::RawU32 && kind == ElementKind::U64 {
+            (n as u64 * 2, ElementKind::U32.chunk() as u64)
+        } else {
+            (n as u64, kind.chunk() as u64)
+        };
+        let shape = super::launch_shape(words, self.dims, chunk, self.target_threads);
         let (mean, stddev, lambda) = params(dist);
         let cfg = LaunchConfig::linear(blocks(shape.threads)?, BLOCK);
         let (from, to) = (&self.idx[self.current], &self.idx[1 - self.current]);
@@ -191,7 +193,7 @@ impl<W: Word> SobolCore<W> {
                     DevicePointerArg(self.vectors.device_ptr()),
                     DevicePointerArg(scramble),
                     DevicePointerArg(ptr),
-                    n as u64,
+                    words,
                     shape.per_thread,
                     shape.wlog2,
                     mean,
