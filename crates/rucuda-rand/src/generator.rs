@@ -50,6 +50,19 @@ impl ElementKind {
 /// use rucuda_rand::{ElementKind, RandElement};
 /// assert_eq!(<i64 as RandElement>::KIND, ElementKind::U64);
 /// ```
+///
+/// Any other element type is refused when the program is compiled:
+///
+/// ```compile_fail
+/// use rucuda_driver::{DeviceBuffer, Stream};
+/// use rucuda_rand::{Philox4x32_10, RandomGenerator};
+/// fn fill(g: &mut Philox4x32_10, out: &mut DeviceBuffer<i8>, s: &Stream) {
+///     g.fill_uniform(out, s).unwrap(); // i8 is not a RandElement
+/// }
+/// ```
+///
+/// (A type that is one, but not for that distribution, is a typed error at run time:
+/// [`Error::Unsupported`] for normals into integers or Poisson counts into floats.)
 pub trait RandElement: rucuda_array::Element + DeviceRepr {
     /// What the kernels write into it.
     const KIND: ElementKind;
