@@ -622,14 +622,7 @@ fn ipc_event_handles_are_opened_by_a_child_process() {
     event.record(&stream).unwrap();
     assert!(!event.query().unwrap());
     let handle = event.ipc_handle().unwrap();
-    let out = std::process::Command::new(std::env::current_exe().unwrap())
-        .args([
-            "--exact",
-            "ipc_event_child",
-            "--include-ignored",
-            "--nocapture",
-            "--test-threads=1",
-        ])
+    let out = rucuda_testkit::child_test("ipc_event_child")
         .env(IPC_EVENT_VAR, hex(&handle.0))
         .output()
         .unwrap();

@@ -10,8 +10,6 @@
 
 mod common;
 
-use std::process::Command;
-
 use common::{core_module, ctx};
 use rucuda_driver::*;
 
@@ -96,15 +94,7 @@ fn a_trap_poisons_its_process_and_a_new_process_recovers() {
     // The parent works before, while and after the child traps.
     let c = ctx();
     add_one_checked(&c);
-    let exe = std::env::current_exe().unwrap();
-    let out = Command::new(exe)
-        .args([
-            "--exact",
-            TEST_NAME,
-            "--include-ignored",
-            "--nocapture",
-            "--test-threads=1",
-        ])
+    let out = rucuda_testkit::child_test(TEST_NAME)
         .env(CHILD_ENV, "1")
         .output()
         .unwrap();
@@ -122,12 +112,7 @@ fn a_trap_poisons_its_process_and_a_new_process_recovers() {
     c.synchronize().unwrap();
     c.check_deferred_errors().unwrap();
     // And a second new process gets a working primary context again.
-    let again = Command::new(std::env::current_exe().unwrap())
-        .args([
-            "--exact",
-            "a_new_process_after_a_trap_works",
-            "--include-ignored",
-        ])
+    let again = rucuda_testkit::child_test("a_new_process_after_a_trap_works")
         .output()
         .unwrap();
     assert!(

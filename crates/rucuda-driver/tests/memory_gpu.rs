@@ -5,8 +5,6 @@
 
 mod common;
 
-use std::process::Command;
-
 use common::Rng;
 use rucuda_driver::sys::CUdeviceptr;
 use rucuda_driver::*;
@@ -730,15 +728,7 @@ fn ipc_memory_is_shared_with_a_child_process() -> TestResult {
         }
         Err(e) => return Err(e),
     };
-    let exe = std::env::current_exe().expect("the test executable");
-    let out = Command::new(exe)
-        .args([
-            "--exact",
-            "ipc_child",
-            "--include-ignored",
-            "--nocapture",
-            "--test-threads=1",
-        ])
+    let out = rucuda_testkit::child_test("ipc_child")
         .env(IPC_HANDLE_VAR, handle.to_hex())
         .env(IPC_LEN_VAR, n.to_string())
         .env(IPC_SUM_VAR, checksum(&data).to_string())

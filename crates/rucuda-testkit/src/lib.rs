@@ -14,6 +14,8 @@
 //!   element leaves a value no correct result can have.
 //! - [`assert_close`] and [`check_close`]: element-wise comparison in `f64` with a
 //!   message that names the first bad index.
+//! - [`child_test`]: one test of the same binary again, in a child process (IPC, faults,
+//!   process-wide settings).
 //!
 //! ```
 //! use rucuda_testkit::{assert_close, random_f32, seed};
@@ -23,12 +25,14 @@
 //! assert_close(&doubled, &want, 1e-6);
 //! ```
 
+mod child;
 mod compare;
 pub mod poison;
 mod random;
 mod sanitizer;
 mod skip;
 
+pub use child::child_test;
 pub use compare::{assert_close, check_close, Mismatch};
 pub use random::{
     base_seed, random_f32, random_f64, random_i32, seed_for, SplitMix64, TestRng, SEED_ENV,

@@ -10,7 +10,6 @@
 //! `src/tools/default_context.rs`.)
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 use rucuda::driver::{Device, ErrorKind};
 use rucuda::tools::{
@@ -57,17 +56,8 @@ fn is_child() -> bool {
 /// Runs `test` again in a child process with `HOME=home` and `CUDA_DEVICE` set to
 /// `cuda_device` (removed when `None`), and checks that it ran and passed.
 fn run_child(test: &str, home: &Path, cuda_device: Option<&str>) {
-    let exe = std::env::current_exe().expect("the test executable");
-    let mut cmd = Command::new(exe);
-    cmd.args([
-        "--exact",
-        test,
-        "--include-ignored",
-        "--nocapture",
-        "--test-threads=1",
-    ])
-    .env(CHILD_ENV, "1")
-    .env("HOME", home);
+    let mut cmd = rucuda_testkit::child_test(test);
+    cmd.env(CHILD_ENV, "1").env("HOME", home);
     match cuda_device {
         Some(v) => cmd.env("CUDA_DEVICE", v),
         None => cmd.env_remove("CUDA_DEVICE"),

@@ -5,7 +5,7 @@
 #![allow(dead_code)]
 
 use std::path::PathBuf;
-use std::process::{Command, ExitStatus, Stdio};
+use std::process::{ExitStatus, Stdio};
 use std::time::{Duration, Instant};
 
 use rucuda_array::{bf16, f16, Complex, Element, GpuArray};
@@ -97,23 +97,15 @@ pub fn run_children(
     timeout: Duration,
     env: impl Fn(usize) -> Vec<(&'static str, String)>,
 ) -> Vec<ChildOutcome> {
-    let exe = std::env::current_exe().expect("the test executable");
     let dir = scratch("children");
     let mut children = Vec::new();
     for i in 0..n {
         let (out, err) = (dir.join(format!("{i}.out")), dir.join(format!("{i}.err")));
-        let mut cmd = Command::new(&exe);
-        cmd.args([
-            "--exact",
-            test,
-            "--include-ignored",
-            "--nocapture",
-            "--test-threads=1",
-        ])
-        .env("NCCL_NVLS_ENABLE", "0")
-        .stdin(Stdio::null())
-        .stdout(std::fs::File::create(&out).expect("a log file"))
-        .stderr(std::fs::File::create(&err).expect("a log file"));
+        let mut cmd = rucuda_testkit::child_test(test);
+        cmd.env("NCCL_NVLS_ENABLE", "0")
+            .stdin(Stdio::null())
+            .stdout(std::fs::File::create(&out).expect("a log file"))
+            .stderr(std::fs::File::create(&err).expect("a log file"));
         for (k, v) in env(i) {
             cmd.env(k, v);
         }
