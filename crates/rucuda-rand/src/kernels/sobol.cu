@@ -75,6 +75,27 @@ RR_DEV W rr_sobol_combine(W g, const W* __restrict__ vectors, rr_u32 dims, rr_u3
     return x;
 }
 
+// Direction vector b of dimension d; vectors 0 and 1, the most used, come from registers.
+template <class W>
+RR_DEV W rr_sobol_vector(int b, W v0, W v1, const W* __restrict__ vectors, rr_u32 dims, rr_u32 d)
+{
+    return b == 0 ? v0 : b == 1 ? v1 : __ldg(vectors + (rr_u64)b * dims + d);
+}
+
+// The strided fill's step from high part H to H + 2^s: P(gray(H)) flips V[s - 1] and
+// V[s + lowest zero bit of H >> s] (when below the word size).
+template <class W>
+RR_DEV void rr_sobol_next_high(W& x_high, W& H, int s, W vs1, const W* __restrict__ vectors,
+                               rr_u32 dims, rr_u32 d)
+{
+    const int bits = (int)(sizeof(W) * 8);
+    int hb = s + rr_sobol_flip((W)(H >> s));
+    x_high ^= vs1;
+    if (hb < bits)
+        x_high ^= __ldg(vectors + (rr_u64)hb * dims + d);
+    H += (W)1 << s;
+}
+
 // Few dimensions: W = 2^wlog2 threads per dimension, thread (d, w) writes chunks
 // t, t + T, t + 2T, ... (T = dims * W threads; adjacent threads, adjacent chunks). Its points
 // are i_j = start + C w + j 2^s with 2^s = C W: below bit s the index stays L, above it
@@ -88,7 +109,6 @@ RR_DEV void rr_sobol_fill_strided(W start, rr_u32 d, rr_u64 w, rr_u32 dims,
                                   T* __restrict__ out, rr_u64 n, rr_u64 nchunks, rr_u32 wlog2,
                                   const RRParams& p)
 {
-    const int bits = (int)(sizeof(W) * 8);
     const int s = (int)wlog2 + (C == 4 ? 2 : 1);
     const rr_u64 stride = (rr_u64)dims << wlog2;
     rr_u64 c = d + (rr_u64)dims * w;
@@ -114,7 +134,7 @@ RR_DEV void rr_sobol_fill_strided(W start, rr_u32 d, rr_u64 w, rr_u32 dims,
 #pragma unroll
         for (int j = 1; j < C; j++) {
             int b = rr_sobol_flip(l);
-            xl[j] = xl[j - 1] ^ (b == 0 ? v0 : b == 1 ? v1 : __ldg(vectors + (rr_u64)b * dims + d));
+            xl[j] = xl[j - 1] ^ rr_sobol_vector<W>(b, v0, v1, vectors, dims, d);
             l++;
         }
         for (; c < nchunks; c += stride) {
@@ -123,11 +143,7 @@ RR_DEV void rr_sobol_fill_strided(W start, rr_u32 d, rr_u64 w, rr_u32 dims,
             for (int j = 0; j < C; j++)
                 v[j] = D::apply(xl[j] ^ x_high, p);
             rr_sobol_store<T, C>(out, c * C, n, v, aligned);
-            int hb = s + rr_sobol_flip((W)(H >> s));
-            x_high ^= vs1;
-            if (hb < bits)
-                x_high ^= __ldg(vectors + (rr_u64)hb * dims + d);
-            H += (W)1 << s;
+            rr_sobol_next_high<W>(x_high, H, s, vs1, vectors, dims, d);
         }
         return;
     }
@@ -139,15 +155,11 @@ RR_DEV void rr_sobol_fill_strided(W start, rr_u32 d, rr_u64 w, rr_u32 dims,
         for (int j = 0; j < C; j++) {
             v[j] = D::apply(x, p);
             int b = rr_sobol_flip(i);
-            x ^= b == 0 ? v0 : b == 1 ? v1 : __ldg(vectors + (rr_u64)b * dims + d);
+            x ^= rr_sobol_vector<W>(b, v0, v1, vectors, dims, d);
             i++;
         }
         rr_sobol_store<T, C>(out, c * C, n, v, aligned);
-        int hb = s + rr_sobol_flip((W)(H >> s));
-        x_high ^= vs1;
-        if (hb < bits)
-            x_high ^= __ldg(vectors + (rr_u64)hb * dims + d);
-        H += (W)1 << s;
+        rr_sobol_next_high<W>(x_high, H, s, vs1, vectors, dims, d);
     }
 }
 
@@ -208,7 +220,7 @@ RR_DEV void rr_sobol_fill(const W* __restrict__ idx_in, W* __restrict__ idx_out,
                 v[j] = D::apply(x ^ low[j], p);
             rr_sobol_store<T, C>(out, base, n, v, aligned);
             int b = rr_sobol_flip((W)(i + (W)(C - 1)));
-            x ^= low[C - 1] ^ (b == 1 ? v1 : __ldg(vectors + (rr_u64)b * dims + d));
+            x ^= low[C - 1] ^ rr_sobol_vector<W>(b, v0, v1, vectors, dims, d);
             i += (W)C;
         }
         return;
@@ -220,7 +232,7 @@ RR_DEV void rr_sobol_fill(const W* __restrict__ idx_in, W* __restrict__ idx_out,
         for (int j = 0; j < C; j++) {
             v[j] = D::apply(x, p);
             int b = rr_sobol_flip(i);
-            x ^= b == 0 ? v0 : b == 1 ? v1 : __ldg(vectors + (rr_u64)b * dims + d);
+            x ^= rr_sobol_vector<W>(b, v0, v1, vectors, dims, d);
             i++;
         }
         rr_sobol_store<T, C>(out, base, n, v, aligned);
