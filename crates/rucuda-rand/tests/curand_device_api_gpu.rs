@@ -65,6 +65,35 @@ fn params(dist: Distribution) -> (f64, f64, f64) {
     }
 }
 
+/// `curand_init` parameters for each of `seeds.len()` states.
+struct PerStateInit {
+    seeds: Vec<u64>,
+    subs: Vec<u64>,
+    offs: Vec<u64>,
+}
+
+impl PerStateInit {
+    /// Random seeds, subsequences below `max_subsequence` and offsets below 2^40.
+    fn random(rng: &mut Rng, n: usize, max_subsequence: u64) -> PerStateInit {
+        PerStateInit {
+            seeds: (0..n).map(|_| rng.next_u64()).collect(),
+            subs: (0..n).map(|_| rng.below(max_subsequence)).collect(),
+            offs: (0..n).map(|_| rng.below(1 << 40)).collect(),
+        }
+    }
+
+    /// Generator options that seed state `i` with the `i`-th of each.
+    fn options(&self) -> GeneratorOptions {
+        GeneratorOptions {
+            states: Some(self.seeds.len()),
+            seeds: Seeds::PerState(self.seeds.clone()),
+            subsequences: Some(self.subs.clone()),
+            offsets: Some(self.offs.clone()),
+            ..Default::default()
+        }
+    }
+}
+
 /// Our two fills of `n1` and `n2` elements, then cuRAND's streams of the same states, then
 /// the CPU reference's; returns (values compared, CPU values off by more than the tolerance).
 #[allow(clippy::too_many_arguments)]
@@ -86,17 +115,9 @@ where
     T: RandElement + Bits + Element + Default,
 {
     let n_states = 2048 + rng.below(100) as usize;
-    let seeds: Vec<u64> = (0..n_states).map(|_| rng.next_u64()).collect();
-    let subs: Vec<u64> = (0..n_states).map(|_| rng.below(max_subsequence)).collect();
-    let offs: Vec<u64> = (0..n_states).map(|_| rng.below(1 << 40)).collect();
-    let opts = GeneratorOptions {
-        states: Some(n_states),
-        seeds: Seeds::PerState(seeds.clone()),
-        subsequences: Some(subs.clone()),
-        offsets: Some(offs.clone()),
-        ..Default::default()
-    };
-    let mut g = make(ctx, &opts).unwrap();
+    let init = PerStateInit::random(rng, n_states, max_subsequence);
+    let PerStateInit { seeds, subs, offs } = &init;
+    let mut g = make(ctx, &init.options()).unwrap();
     let (n1, n2) = (n_states * 8, n_states * 5 + 3);
     let mut a = DeviceBuffer::<T>::zeros(ctx, n1).unwrap();
     let mut b = DeviceBuffer::<T>::zeros(ctx, n2).unwrap();
@@ -110,9 +131,9 @@ where
     let theirs: Vec<T> = curand_pseudo(
         module,
         &format!("{gname}_{suffix}"),
-        &seeds,
-        &subs,
-        &offs,
+        seeds,
+        subs,
+        offs,
         m,
         params(dist),
         stream,
@@ -313,14 +334,12 @@ fn philox_poisson_700_known_state_matches_curand() {
     let module = curand_module(&ctx);
     let n = 64usize;
     let dist = Distribution::Poisson { lambda: 700.0 };
-    let opts = GeneratorOptions {
-        states: Some(n),
-        seeds: Seeds::PerState(vec![seed; n]),
-        subsequences: Some(vec![sub; n]),
-        offsets: Some(vec![off; n]),
-        ..Default::default()
+    let init = PerStateInit {
+        seeds: vec![seed; n],
+        subs: vec![sub; n],
+        offs: vec![off; n],
     };
-    let mut g = Philox4x32_10::with_options(&ctx, &opts).unwrap();
+    let mut g = Philox4x32_10::with_options(&ctx, &init.options()).unwrap();
     let m = 16;
     let mut fills = Vec::new();
     for _ in 0..m / 8 {
@@ -334,9 +353,9 @@ fn philox_poisson_700_known_state_matches_curand() {
     let theirs: Vec<u32> = curand_pseudo(
         &module,
         "philox_poisson_u32",
-        &vec![seed; n],
-        &vec![sub; n],
-        &vec![off; n],
+        &init.seeds,
+        &init.subs,
+        &init.offs,
         m,
         params(dist),
         &stream,
@@ -370,17 +389,9 @@ fn bulk_poisson<G: RandomGenerator>(
     let m = 64usize;
     for lambda in [64.0, 150.5, 700.0, 2047.25, 4000.0] {
         let dist = Distribution::Poisson { lambda };
-        let seeds: Vec<u64> = (0..n).map(|_| rng.next_u64()).collect();
-        let subs: Vec<u64> = (0..n).map(|_| rng.below(max_subsequence)).collect();
-        let offs: Vec<u64> = (0..n).map(|_| rng.below(1 << 40)).collect();
-        let opts = GeneratorOptions {
-            states: Some(n),
-            seeds: Seeds::PerState(seeds.clone()),
-            subsequences: Some(subs.clone()),
-            offsets: Some(offs.clone()),
-            ..Default::default()
-        };
-        let mut g = make(&ctx, &opts).unwrap();
+        let init = PerStateInit::random(&mut rng, n, max_subsequence);
+        let PerStateInit { seeds, subs, offs } = &init;
+        let mut g = make(&ctx, &init.options()).unwrap();
         let mut out = DeviceBuffer::<u32>::zeros(&ctx, n * m).unwrap();
         g.fill(&mut out, dist, &stream).unwrap();
         stream.synchronize().unwrap();
@@ -389,9 +400,9 @@ fn bulk_poisson<G: RandomGenerator>(
         let theirs: Vec<u32> = curand_pseudo(
             &module,
             &format!("{gname}_poisson_u32"),
-            &seeds,
-            &subs,
-            &offs,
+            seeds,
+            subs,
+            offs,
             m,
             params(dist),
             &stream,
@@ -447,18 +458,11 @@ fn skip_ahead_matches_curand_init() {
     let module = curand_module(&ctx);
     let mut rng = Rng::fresh();
     let n = 1000usize;
-    let seeds: Vec<u64> = (0..n).map(|_| rng.next_u64()).collect();
-    let subs: Vec<u64> = (0..n).map(|_| rng.below(1 << 40)).collect();
-    let offs: Vec<u64> = (0..n).map(|_| rng.below(1 << 40)).collect();
+    let init = PerStateInit::random(&mut rng, n, 1 << 40);
+    let PerStateInit { seeds, subs, offs } = &init;
+    let opts = init.options();
     let k = rng.below(1 << 30) + 1;
     let ks = rng.below(1000) + 1;
-    let opts = GeneratorOptions {
-        states: Some(n),
-        seeds: Seeds::PerState(seeds.clone()),
-        subsequences: Some(subs.clone()),
-        offsets: Some(offs.clone()),
-        ..Default::default()
-    };
     let offs_k: Vec<u64> = offs.iter().map(|o| o + k).collect();
     let subs_k: Vec<u64> = subs.iter().map(|s| s + ks).collect();
     let counts = DeviceBuffer::from_slice(&ctx, &vec![k; n]).unwrap();
@@ -466,7 +470,7 @@ fn skip_ahead_matches_curand_init() {
         curand_pseudo(
             &module,
             name,
-            &seeds,
+            seeds,
             subs,
             offs,
             4,
@@ -485,45 +489,45 @@ fn skip_ahead_matches_curand_init() {
     p.skip_ahead(k, &stream).unwrap();
     assert_eq!(
         ours(&mut |o| p.fill_raw(o, &stream).unwrap()),
-        first("philox_raw_u32", &subs, &offs_k)
+        first("philox_raw_u32", subs, &offs_k)
     );
     let mut p = Philox4x32_10::with_options(&ctx, &opts).unwrap();
     p.skip_ahead_sequence(ks, &stream).unwrap();
     assert_eq!(
         ours(&mut |o| p.fill_raw(o, &stream).unwrap()),
-        first("philox_raw_u32", &subs_k, &offs)
+        first("philox_raw_u32", &subs_k, offs)
     );
     let mut p = Philox4x32_10::with_options(&ctx, &opts).unwrap();
     p.skip_ahead_array(&counts, &stream).unwrap();
     assert_eq!(
         ours(&mut |o| p.fill_raw(o, &stream).unwrap()),
-        first("philox_raw_u32", &subs, &offs_k)
+        first("philox_raw_u32", subs, &offs_k)
     );
 
     let mut x = Xorwow::with_options(&ctx, &opts).unwrap();
     x.skip_ahead(k, &stream).unwrap();
     assert_eq!(
         ours(&mut |o| x.fill_raw(o, &stream).unwrap()),
-        first("xorwow_raw_u32", &subs, &offs_k)
+        first("xorwow_raw_u32", subs, &offs_k)
     );
     let mut x = Xorwow::with_options(&ctx, &opts).unwrap();
     x.skip_ahead_sequence(ks, &stream).unwrap();
     assert_eq!(
         ours(&mut |o| x.fill_raw(o, &stream).unwrap()),
-        first("xorwow_raw_u32", &subs_k, &offs)
+        first("xorwow_raw_u32", &subs_k, offs)
     );
 
     let mut r = Mrg32k3a::with_options(&ctx, &opts).unwrap();
     r.skip_ahead(k, &stream).unwrap();
     assert_eq!(
         ours(&mut |o| r.fill_raw(o, &stream).unwrap()),
-        first("mrg32k3a_raw_u32", &subs, &offs_k)
+        first("mrg32k3a_raw_u32", subs, &offs_k)
     );
     let mut r = Mrg32k3a::with_options(&ctx, &opts).unwrap();
     r.skip_ahead_subsequence(ks, &stream).unwrap();
     assert_eq!(
         ours(&mut |o| r.fill_raw(o, &stream).unwrap()),
-        first("mrg32k3a_raw_u32", &subs_k, &offs)
+        first("mrg32k3a_raw_u32", &subs_k, offs)
     );
     // Sequences (2^127 steps): against the CPU reference, state by state.
     let mut r = Mrg32k3a::with_options(&ctx, &opts).unwrap();
