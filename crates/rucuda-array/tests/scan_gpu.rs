@@ -164,18 +164,7 @@ fn every_tuning_is_exact_in_and_out_of_place() {
                 assert_same(&y.to_vec().unwrap(), &want, &format!("{what} in place"));
             }
             // The order of every combine, with 8-byte elements.
-            let order = ScanKernel::from_spec(
-                ScanSpec::builder(DType::U64)
-                    .preamble(COMPOSE)
-                    .scan("compose(a, b)")
-                    .neutral("1ull << 32")
-                    .kind(kind)
-                    .name("affine")
-                    .build()
-                    .unwrap(),
-            )
-            .with_tuning(tuning)
-            .unwrap();
+            let order = affine_scan(kind).with_tuning(tuning).unwrap();
             let t = tuning.tile_bytes() / 8;
             for n in [
                 t + 1,
@@ -274,6 +263,20 @@ const COMPOSE: &str =
     unsigned int gm = (unsigned int)(g >> 32), gc = (unsigned int)g;\n  \
     return ((unsigned long long)(fm * gm) << 32) | (unsigned int)(fc * gm + gc);\n}";
 
+/// A scan of `kind` that composes affine maps with [`COMPOSE`] (neutral: the identity map).
+fn affine_scan(kind: ScanKind) -> ScanKernel {
+    ScanKernel::from_spec(
+        ScanSpec::builder(DType::U64)
+            .preamble(COMPOSE)
+            .scan("compose(a, b)")
+            .neutral("1ull << 32")
+            .kind(kind)
+            .name("affine")
+            .build()
+            .unwrap(),
+    )
+}
+
 /// Composes affine maps x -> m x + c (mod 2^32) packed as (m << 32) | c: `compose(f, g)`
 /// applies f first. Associative, not commutative: any combine out of order shows.
 fn compose(f: u64, g: u64) -> u64 {
@@ -288,16 +291,7 @@ fn a_non_commutative_operator_keeps_the_order() {
     let mut rng = Rng::fresh();
     let s = stream();
     for kind in [ScanKind::Inclusive, ScanKind::Exclusive] {
-        let k = rucuda_array::scan::ScanKernel::from_spec(
-            ScanSpec::builder(DType::U64)
-                .preamble(COMPOSE)
-                .scan("compose(a, b)")
-                .neutral("1ull << 32")
-                .kind(kind)
-                .name("affine")
-                .build()
-                .unwrap(),
-        );
+        let k = affine_scan(kind);
         for n in boundary_sizes(8) {
             // Odd multipliers keep the maps invertible (no collapse to constants).
             let xh: Vec<u64> = (0..n).map(|_| rng.next_u64() | (1 << 32)).collect();
