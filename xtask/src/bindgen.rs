@@ -58,7 +58,7 @@ const NCCL_INCLUDE_ENV: &str = "RUCUDA_NCCL_INCLUDE";
 const TARGETS: &[Target] = &[
     Target {
         headers: &["cuda.h", "cudaGL.h"],
-        out_dir: "crates/cuda-driver-sys/src",
+        out_dir: "crates/rucuda-driver-sys/src",
         functions: "cu.*",
         types: "(CU|cu).*",
         vars: "(CU|CUDA|cu).*",

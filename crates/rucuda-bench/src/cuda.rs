@@ -1,4 +1,4 @@
-//! The raw driver calls the bench makes, through cuda-driver-sys alone: the device and its
+//! The raw driver calls the bench makes, through rucuda-driver-sys alone: the device and its
 //! primary context, and small owners (device memory, pinned memory, stream, event, module)
 //! that free what they hold. This is the `raw` floor, so nothing here may cost more than the
 //! call it wraps: the timed loops fetch their function pointers once and call them directly.
@@ -7,7 +7,7 @@ use std::ffi::{c_void, CStr, CString};
 use std::fmt;
 use std::ptr;
 
-use cuda_driver_sys::{
+use rucuda_driver_sys::{
     CUcontext, CUdevice, CUdevice_attribute, CUdeviceptr, CUevent, CUevent_flags, CUfunction,
     CUmodule, CUresult, CUstream, CUstream_flags, Driver,
 };

@@ -14,7 +14,7 @@ use crate::harness::units;
 /// The case every bandwidth ratio is taken against.
 pub const COPY_CASE: &str = "d2d_copy_GBps";
 
-/// The lib name of the floor: the same work through cuda-driver-sys calls alone.
+/// The lib name of the floor: the same work through rucuda-driver-sys calls alone.
 pub const RAW: &str = "raw";
 
 /// Column order of the table; libs not listed follow in the order seen.

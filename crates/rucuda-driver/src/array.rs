@@ -6,7 +6,7 @@
 //! [`crate::SurfaceObject`]s; the host fills and reads them with the copies of
 //! `array_copy.rs` ([`CudaArray::copy_from_host`], [`crate::Memcpy2D`], [`crate::Memcpy3D`]).
 
-use cuda_driver_sys::{CUarray, CUarray_format, CUDA_ARRAY3D_DESCRIPTOR, CUDA_ARRAY_DESCRIPTOR};
+use rucuda_driver_sys::{CUarray, CUarray_format, CUDA_ARRAY3D_DESCRIPTOR, CUDA_ARRAY_DESCRIPTOR};
 
 use crate::context::Context;
 use crate::error::{call, Error, Result};
@@ -208,8 +208,8 @@ impl CubemapFace {
     }
 
     /// The driver's value.
-    pub fn raw(self) -> cuda_driver_sys::CUarray_cubemap_face {
-        cuda_driver_sys::CUarray_cubemap_face(self as u32)
+    pub fn raw(self) -> rucuda_driver_sys::CUarray_cubemap_face {
+        rucuda_driver_sys::CUarray_cubemap_face(self as u32)
     }
 
     /// The layer of this face in cube `cube` of a (layered) cubemap array.
@@ -743,7 +743,7 @@ mod tests {
 
     #[test]
     fn flags_and_faces_match_the_header() {
-        use cuda_driver_sys as sys;
+        use rucuda_driver_sys as sys;
         assert_eq!(Array3DFlags::LAYERED.bits(), sys::CUDA_ARRAY3D_LAYERED);
         assert_eq!(
             Array3DFlags::SURFACE_LDST.bits(),

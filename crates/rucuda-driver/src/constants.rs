@@ -38,7 +38,7 @@
 //! The `crate::array`, `crate::texture` and `crate::memory` entries are written by the
 //! engineers of those modules; their exact type names may differ slightly.
 
-use cuda_driver_sys::{
+use rucuda_driver_sys::{
     CUcomputemode, CUjitInputType, CUjit_fallback, CUjit_option, CUjit_target, CUpointer_attribute,
     CUsharedconfig,
 };
@@ -657,7 +657,7 @@ mod tests {
 
     #[test]
     fn jit_targets_match_the_header_values() {
-        use cuda_driver_sys::CUjit_target as T;
+        use rucuda_driver_sys::CUjit_target as T;
         let cases = [
             (JitTarget::Compute(3, 0), T::CU_TARGET_COMPUTE_30),
             (JitTarget::Compute(7, 5), T::CU_TARGET_COMPUTE_75),

@@ -14,7 +14,7 @@ use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, Weak};
 
-use cuda_driver_sys::{CUcontext, CUfunc_cache, CUlimit};
+use rucuda_driver_sys::{CUcontext, CUfunc_cache, CUlimit};
 
 use crate::device::{init, Device};
 use crate::device_attribute::DeviceAttribute;

@@ -4,7 +4,7 @@ use std::collections::BTreeMap;
 use std::ffi::{c_char, c_int, CStr};
 use std::sync::OnceLock;
 
-use cuda_driver_sys::CUdevice;
+use rucuda_driver_sys::CUdevice;
 
 use crate::device_attribute::DeviceAttribute;
 use crate::error::{call, Error, Result};
@@ -34,7 +34,7 @@ pub fn driver_version() -> Result<i32> {
 /// The CUDA version of the headers rucuda was built from, as `(major, minor, 0)` like
 /// PyCUDA's `get_version()`.
 pub fn get_version() -> (i32, i32, i32) {
-    let v = cuda_driver_sys::HEADER_CUDA_VERSION;
+    let v = rucuda_driver_sys::HEADER_CUDA_VERSION;
     (v / 1000, (v % 1000) / 10, 0)
 }
 
@@ -126,7 +126,7 @@ impl Device {
 
     /// The device's UUID, 16 bytes.
     pub fn uuid(self) -> Result<[u8; 16]> {
-        let mut u = cuda_driver_sys::CUuuid::default();
+        let mut u = rucuda_driver_sys::CUuuid::default();
         // SAFETY: writes one CUuuid.
         unsafe { call!(cuDeviceGetUuid_v2(&mut u, self.raw))? };
         Ok(u.bytes.map(|b| b as u8))
@@ -185,7 +185,7 @@ impl Device {
                 Ok(v) => {
                     map.insert(a.name(), v);
                 }
-                Err(e) if e.code() == Some(cuda_driver_sys::CUresult::CUDA_ERROR_INVALID_VALUE) => {
+                Err(e) if e.code() == Some(rucuda_driver_sys::CUresult::CUDA_ERROR_INVALID_VALUE) => {
                 }
                 Err(e) => return Err(e),
             }

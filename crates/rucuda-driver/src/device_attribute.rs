@@ -1,10 +1,10 @@
 //! Every `CUdevice_attribute` of the bound headers as a Rust enum.
 //!
-//! Generated once from `cuda-driver-sys/src/bindings.rs` (the `CU_DEVICE_ATTRIBUTE_*` constants);
+//! Generated once from `rucuda-driver-sys/src/bindings.rs` (the `CU_DEVICE_ATTRIBUTE_*` constants);
 //! aliases of one value keep the first name. We only pass these to the driver, never
 //! receive them, so a closed enum is sound.
 
-use cuda_driver_sys::CUdevice_attribute;
+use rucuda_driver_sys::CUdevice_attribute;
 
 /// A device attribute (PyCUDA's `device_attribute`).
 #[derive(

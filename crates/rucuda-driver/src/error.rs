@@ -1,6 +1,6 @@
 //! The one error type of the driver layer, and the checks that produce it.
 
-use cuda_driver_sys::{CUresult, Driver, LoadError, MissingFunction};
+use rucuda_driver_sys::{CUresult, Driver, LoadError, MissingFunction};
 use std::ffi::CStr;
 use std::fmt;
 
@@ -207,7 +207,7 @@ pub fn driver() -> Result<&'static Driver> {
 /// Turns a `CUresult` into `Ok` or an [`Error::Driver`] naming `call`.
 ///
 /// ```
-/// use cuda_driver_sys::CUresult;
+/// use rucuda_driver_sys::CUresult;
 /// assert!(rucuda_driver::check(CUresult::CUDA_SUCCESS, "cuInit").is_ok());
 /// ```
 #[inline]

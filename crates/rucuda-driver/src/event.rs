@@ -2,7 +2,7 @@
 
 use std::sync::Arc;
 
-use cuda_driver_sys::{CUevent, CUipcEventHandle, CUresult};
+use rucuda_driver_sys::{CUevent, CUipcEventHandle, CUresult};
 
 use crate::context::Context;
 use crate::error::{call, check, Error, Result};

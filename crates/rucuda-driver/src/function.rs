@@ -3,7 +3,7 @@
 use std::ffi::c_int;
 use std::sync::{Arc, OnceLock};
 
-use cuda_driver_sys::{CUfunction, CUfunction_attribute, CUresult};
+use rucuda_driver_sys::{CUfunction, CUfunction_attribute, CUresult};
 
 use crate::context::CacheConfig;
 use crate::device_attribute::DeviceAttribute;

@@ -36,7 +36,7 @@
 //! # Ok::<(), Error>(())
 //! ```
 
-use cuda_driver_sys::{
+use rucuda_driver_sys::{
     CUgraph, CUgraphExec, CUgraphExecUpdateResult, CUgraphExecUpdateResultInfo, CUresult,
     CUstreamCaptureMode, CUstreamCaptureStatus,
 };
@@ -521,7 +521,7 @@ mod tests {
 
     #[test]
     fn instantiate_flags_match_the_header() {
-        use cuda_driver_sys::CUgraphInstantiate_flags as F;
+        use rucuda_driver_sys::CUgraphInstantiate_flags as F;
         assert_eq!(
             GraphInstantiateFlags::AUTO_FREE_ON_LAUNCH.bits(),
             F::CUDA_GRAPH_INSTANTIATE_FLAG_AUTO_FREE_ON_LAUNCH.0 as u64

@@ -37,7 +37,7 @@
 use std::ffi::c_void;
 use std::marker::PhantomData;
 
-use cuda_driver_sys::CUdeviceptr;
+use rucuda_driver_sys::CUdeviceptr;
 
 use crate::error::{call, Error, Result};
 use crate::event::{Event, EventFlags};

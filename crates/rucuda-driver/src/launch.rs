@@ -3,7 +3,7 @@
 
 use std::ffi::c_void;
 
-use cuda_driver_sys::CUdeviceptr;
+use rucuda_driver_sys::CUdeviceptr;
 
 use crate::error::{call, Error, Result};
 use crate::event::{Event, EventFlags};

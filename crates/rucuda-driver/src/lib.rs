@@ -99,7 +99,7 @@ pub use repr::{vector, DeviceRepr};
 pub use stream::{Stream, StreamFlags};
 
 /// The raw bindings this crate is built on.
-pub use cuda_driver_sys as sys;
+pub use rucuda_driver_sys as sys;
 
 // Arrays, texture and surface objects, structured copies.
 mod array;

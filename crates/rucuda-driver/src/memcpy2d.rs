@@ -12,7 +12,7 @@
 use std::ffi::c_void;
 use std::marker::PhantomData;
 
-use cuda_driver_sys::{
+use rucuda_driver_sys::{
     CUarray, CUdeviceptr, CUmemorytype, CUDA_MEMCPY2D, CUDA_MEMCPY3D, CUDA_MEMCPY3D_PEER,
 };
 

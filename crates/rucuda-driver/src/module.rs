@@ -4,7 +4,7 @@ use std::ffi::{c_void, CString};
 use std::path::Path;
 use std::sync::Arc;
 
-use cuda_driver_sys::{CUdeviceptr, CUfunction, CUjit_option, CUmodule};
+use rucuda_driver_sys::{CUdeviceptr, CUfunction, CUjit_option, CUmodule};
 
 use crate::context::Context;
 use crate::error::{call, Error, Result};
@@ -256,7 +256,7 @@ impl Module {
         // SAFETY: writes one CUfunction; the module is alive.
         unsafe { call!(cuModuleGetFunction(&mut raw, self.inner.raw, c.as_ptr())) }.map_err(
             |e| match e {
-                Error::Driver(d) if d.code == cuda_driver_sys::CUresult::CUDA_ERROR_NOT_FOUND => {
+                Error::Driver(d) if d.code == rucuda_driver_sys::CUresult::CUDA_ERROR_NOT_FOUND => {
                     Error::invalid(format!("the module has no kernel named `{name}`"))
                 }
                 e => e,
@@ -280,7 +280,7 @@ impl Module {
             ))
         }
         .map_err(|e| match e {
-            Error::Driver(d) if d.code == cuda_driver_sys::CUresult::CUDA_ERROR_NOT_FOUND => {
+            Error::Driver(d) if d.code == rucuda_driver_sys::CUresult::CUDA_ERROR_NOT_FOUND => {
                 Error::invalid(format!("the module has no global named `{name}`"))
             }
             e => e,

@@ -26,7 +26,7 @@
 
 use std::ffi::c_int;
 
-use cuda_driver_sys::CUdevice_P2PAttribute;
+use rucuda_driver_sys::CUdevice_P2PAttribute;
 
 use crate::device::Device;
 use crate::error::{call, Result};

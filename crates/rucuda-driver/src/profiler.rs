@@ -27,7 +27,7 @@
 use std::ffi::c_void;
 use std::sync::OnceLock;
 
-use cuda_driver_sys::{CUdriverProcAddressQueryResult, CUresult};
+use rucuda_driver_sys::{CUdriverProcAddressQueryResult, CUresult};
 
 use crate::context::Context;
 use crate::device::init;
@@ -48,7 +48,7 @@ fn profiler_fn(
 }
 
 fn missing(name: &'static str) -> Error {
-    Error::MissingFunction(cuda_driver_sys::MissingFunction {
+    Error::MissingFunction(rucuda_driver_sys::MissingFunction {
         name,
         library_version: crate::error::driver().map_or(0, |d| d.version()),
     })

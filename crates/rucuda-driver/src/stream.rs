@@ -4,7 +4,7 @@
 use std::ffi::c_void;
 use std::sync::Arc;
 
-use cuda_driver_sys::{CUresult, CUstream};
+use rucuda_driver_sys::{CUresult, CUstream};
 
 use crate::context::Context;
 use crate::error::{call, check, Result};

@@ -16,7 +16,7 @@
 
 use std::marker::PhantomData;
 
-use cuda_driver_sys::{
+use rucuda_driver_sys::{
     CUDA_RESOURCE_DESC_st__bindgen_ty_1, CUDA_RESOURCE_DESC_st__bindgen_ty_1__bindgen_ty_1,
     CUresourcetype, CUsurfObject, CUDA_RESOURCE_DESC,
 };

@@ -25,7 +25,7 @@
 
 use std::marker::PhantomData;
 
-use cuda_driver_sys::{
+use rucuda_driver_sys::{
     CUDA_RESOURCE_DESC_st__bindgen_ty_1, CUDA_RESOURCE_DESC_st__bindgen_ty_1__bindgen_ty_1,
     CUDA_RESOURCE_DESC_st__bindgen_ty_1__bindgen_ty_3,
     CUDA_RESOURCE_DESC_st__bindgen_ty_1__bindgen_ty_4, CUaddress_mode, CUfilter_mode,
@@ -246,7 +246,7 @@ impl TextureDescriptor {
 
     /// The `CU_TRSF_*` flags for a texture of `format`.
     pub fn flags(&self, format: ArrayFormat) -> u32 {
-        use cuda_driver_sys as sys;
+        use rucuda_driver_sys as sys;
         let mut flags = 0;
         if self.read_mode == ReadMode::ElementType && format.is_integer() {
             flags |= sys::CU_TRSF_READ_AS_INTEGER;
@@ -646,7 +646,7 @@ impl Drop for TextureObject<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use cuda_driver_sys as sys;
+    use rucuda_driver_sys as sys;
 
     #[test]
     fn enum_values_match_the_header() {

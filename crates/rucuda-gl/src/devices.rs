@@ -4,7 +4,7 @@
 
 use std::ffi::c_uint;
 
-use cuda_driver_sys::{CUGLDeviceList, CUdevice, CUresult};
+use rucuda_driver_sys::{CUGLDeviceList, CUdevice, CUresult};
 use rucuda_driver::{check, driver, Context, Device};
 
 use crate::error::{take_deferred_errors, Error, Result};

@@ -114,7 +114,7 @@ impl Error {
     /// ```
     /// assert_eq!(rucuda_gl::Error::NotMapped.code(), None);
     /// ```
-    pub fn code(&self) -> Option<cuda_driver_sys::CUresult> {
+    pub fn code(&self) -> Option<rucuda_driver_sys::CUresult> {
         match self {
             Error::Driver(e) => e.code(),
             _ => None,
@@ -122,8 +122,8 @@ impl Error {
     }
 }
 
-impl From<cuda_driver_sys::MissingFunction> for Error {
-    fn from(e: cuda_driver_sys::MissingFunction) -> Error {
+impl From<rucuda_driver_sys::MissingFunction> for Error {
+    fn from(e: rucuda_driver_sys::MissingFunction) -> Error {
         Error::Driver(e.into())
     }
 }

@@ -68,4 +68,4 @@ pub use mapping::{map_resources, ArrayDescriptor, MappedArray, RegisteredMapping
 pub use resource::{MapFlags, RegisterFlags, Registered, ResourceKind};
 
 /// The raw bindings (for `CUarray`, `CUgraphicsResource` and the like).
-pub use cuda_driver_sys as sys;
+pub use rucuda_driver_sys as sys;

@@ -4,7 +4,7 @@
 
 use std::fmt;
 
-use cuda_driver_sys::{
+use rucuda_driver_sys::{
     CUarray, CUarray_format, CUdeviceptr, CUgraphicsResource, CUresult, CUDA_ARRAY3D_DESCRIPTOR,
 };
 use rucuda_driver::{check, driver, Context, DevicePointerArg, Stream};

@@ -5,7 +5,7 @@ use std::cell::Cell;
 use std::fmt;
 use std::marker::PhantomData;
 
-use cuda_driver_sys::{CUgraphicsResource, CUresult};
+use rucuda_driver_sys::{CUgraphicsResource, CUresult};
 use rucuda_driver::{check, driver, Context};
 
 use crate::error::{defer, take_deferred_errors, Error, Result};

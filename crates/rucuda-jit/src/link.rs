@@ -5,7 +5,7 @@
 use std::ffi::{c_void, CString};
 use std::path::{Path, PathBuf};
 
-use cuda_driver_sys::{CUjitInputType, CUjit_option, CUlinkState};
+use rucuda_driver_sys::{CUjitInputType, CUjit_option, CUlinkState};
 use rucuda_driver::{Context, DeviceGlobal, Function, Module};
 
 use crate::compile::{compile, Compiled};

@@ -11,7 +11,7 @@
 
 use std::time::Duration;
 
-use cuda_driver_sys::CUdeviceptr;
+use rucuda_driver_sys::CUdeviceptr;
 use rucuda_array::{Element, GpuArray};
 use rucuda_driver::{DeviceBuffer, DeviceRepr, DeviceView, DeviceViewMut, Stream};
 

@@ -489,7 +489,7 @@ fn disagreement(ops: &[Pending]) -> Option<String> {
 /// driver layer remembers the current context per thread, so NCCL's switches must not
 /// outlive the call.
 pub(crate) struct CurrentContextGuard {
-    saved: Option<cuda_driver_sys::CUcontext>,
+    saved: Option<rucuda_driver_sys::CUcontext>,
 }
 
 impl CurrentContextGuard {
@@ -498,7 +498,7 @@ impl CurrentContextGuard {
         let get = driver
             .cuCtxGetCurrent()
             .map_err(rucuda_driver::Error::from)?;
-        let mut saved: cuda_driver_sys::CUcontext = std::ptr::null_mut();
+        let mut saved: rucuda_driver_sys::CUcontext = std::ptr::null_mut();
         // SAFETY: writes one handle.
         let code = unsafe { get(&mut saved) };
         rucuda_driver::check(code, "cuCtxGetCurrent")?;
@@ -529,7 +529,7 @@ impl Drop for CurrentContextGuard {
         let (Ok(get), Ok(set)) = (driver.cuCtxGetCurrent(), driver.cuCtxSetCurrent()) else {
             return;
         };
-        let mut now: cuda_driver_sys::CUcontext = std::ptr::null_mut();
+        let mut now: rucuda_driver_sys::CUcontext = std::ptr::null_mut();
         // SAFETY: writes one handle.
         unsafe { get(&mut now) };
         if now != saved {

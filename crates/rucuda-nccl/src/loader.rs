@@ -15,8 +15,8 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
-use cuda_driver_sys::dynlib::{self, FailedCandidate};
-use cuda_driver_sys::python_sites::{guessed_site_packages, python_site_packages};
+use rucuda_driver_sys::dynlib::{self, FailedCandidate};
+use rucuda_driver_sys::python_sites::{guessed_site_packages, python_site_packages};
 
 use crate::sys::bindings::ncclResult_t;
 use crate::sys::functions::NcclFunctions;

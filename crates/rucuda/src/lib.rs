@@ -13,7 +13,7 @@
 //! | [`rand`] | `rucuda-rand` | `pycuda.curandom` |
 //! | [`nccl`] | `rucuda-nccl` | (beyond PyCUDA: collectives across GPUs and hosts through NCCL) |
 //! | [`tools`] | this crate | `pycuda.tools`, `pycuda.autoinit`, `pycuda.autoprimaryctx` |
-//! | [`sys`] | `cuda-driver-sys` | (the raw C API) |
+//! | [`sys`] | `rucuda-driver-sys` | (the raw C API) |
 //!
 //! [`prelude`] brings in the types most programs use.
 //!
@@ -45,8 +45,8 @@ pub mod tools;
 #[doc(hidden)]
 pub use testing::__test_context;
 
-/// The raw driver bindings (`cuda-driver-sys`).
-pub use cuda_driver_sys as sys;
+/// The raw driver bindings (`rucuda-driver-sys`).
+pub use rucuda_driver_sys as sys;
 /// NumPy-style GPU arrays and kernel generators (`rucuda-array`): PyCUDA's
 /// `pycuda.gpuarray` and `pycuda.elementwise`.
 pub use rucuda_array as array;

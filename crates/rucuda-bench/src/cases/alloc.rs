@@ -2,7 +2,7 @@
 //! of pairs, median over batches; synchronous (`cuMemAlloc`/`cuMemFree`) and stream-ordered
 //! (`cuMemAllocAsync`/`cuMemFreeAsync` on one stream, synchronized at the end of a batch).
 
-use cuda_driver_sys::CUdevice_attribute;
+use rucuda_driver_sys::CUdevice_attribute;
 
 use rucuda_driver::{DeviceBuffer, Stream as RucudaStream, StreamFlags};
 

@@ -7,13 +7,13 @@
 //! - `small_add_us`: `&a + &b` on 1000 `f32` with the result allocated (stream-ordered)
 //!   and dropped, host microseconds per operation over a batch followed by one stream
 //!   synchronize, median over batches. Its `raw` floor is the same work through
-//!   cuda-driver-sys alone: `cuMemAllocAsync`, a hand-written PTX add kernel launched with
+//!   rucuda-driver-sys alone: `cuMemAllocAsync`, a hand-written PTX add kernel launched with
 //!   `cuLaunchKernel`, `cuMemFreeAsync`.
 
 use std::ffi::c_void;
 use std::ptr;
 
-use cuda_driver_sys::CUdeviceptr;
+use rucuda_driver_sys::CUdeviceptr;
 
 use rucuda_array::{fuse, GpuArray};
 use rucuda_driver::{Stream as RucudaStream, StreamFlags};

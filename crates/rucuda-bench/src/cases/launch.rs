@@ -5,7 +5,7 @@
 use std::ffi::c_void;
 use std::ptr;
 
-use cuda_driver_sys::{CUdeviceptr, CUfunction};
+use rucuda_driver_sys::{CUdeviceptr, CUfunction};
 
 use rucuda_driver::{DeviceBuffer, LaunchConfig, Stream};
 

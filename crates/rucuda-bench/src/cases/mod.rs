@@ -1,7 +1,7 @@
 //! The cases, one module per area, and the registry that lists them in run order.
 //!
 //! A [`Case`] is a name from shared/TARGETS.md, the lib it measures and a function. The `raw`
-//! cases call cuda-driver-sys alone: they are the floor a wrapper adds to.
+//! cases call rucuda-driver-sys alone: they are the floor a wrapper adds to.
 //!
 //! **Adding the `rucuda` version of a case**: write a function with the same signature in the
 //! area's module (`launch.rs` for `launch_empty_us`, ...), measuring the same work the same

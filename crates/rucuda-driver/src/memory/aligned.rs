@@ -6,7 +6,7 @@ use std::alloc::Layout;
 use std::ops::{Deref, DerefMut};
 use std::ptr::NonNull;
 
-use cuda_driver_sys::CUresult;
+use rucuda_driver_sys::CUresult;
 
 use crate::error::{DriverError, Error, Result};
 use crate::memory::device_buffer::byte_size;

@@ -5,7 +5,7 @@ use std::marker::PhantomData;
 use std::ops::{Bound, RangeBounds};
 use std::sync::Mutex;
 
-use cuda_driver_sys::CUdeviceptr;
+use rucuda_driver_sys::CUdeviceptr;
 
 use crate::context::Context;
 use crate::error::{call, Error, Result};

@@ -6,7 +6,7 @@
 use std::fmt;
 use std::str::FromStr;
 
-use cuda_driver_sys::{CUdeviceptr, CUipcMemHandle};
+use rucuda_driver_sys::{CUdeviceptr, CUipcMemHandle};
 
 use crate::context::Context;
 use crate::error::{call, Error, Result};
@@ -15,7 +15,7 @@ use crate::memory::{DeviceBuffer, DevicePtr};
 use crate::repr::DeviceRepr;
 
 /// Size of an IPC handle in bytes.
-pub const IPC_HANDLE_SIZE: usize = cuda_driver_sys::CU_IPC_HANDLE_SIZE as usize;
+pub const IPC_HANDLE_SIZE: usize = rucuda_driver_sys::CU_IPC_HANDLE_SIZE as usize;
 
 bitflags::bitflags! {
     /// Flags for opening an IPC handle (PyCUDA's `ipc_mem_flags`).
@@ -330,7 +330,7 @@ mod tests {
     fn ipc_flags_match_the_driver_constant() {
         assert_eq!(
             IpcMemFlags::LAZY_ENABLE_PEER_ACCESS.bits(),
-            cuda_driver_sys::CUipcMem_flags::CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS.0
+            rucuda_driver_sys::CUipcMem_flags::CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS.0
         );
     }
 }

@@ -13,7 +13,7 @@
 
 use std::marker::PhantomData;
 
-use cuda_driver_sys::{CUdeviceptr, CUmemLocation, CUmemLocationType, CUmem_advise};
+use rucuda_driver_sys::{CUdeviceptr, CUmemLocation, CUmemLocationType, CUmem_advise};
 
 use crate::context::Context;
 use crate::device::Device;
@@ -444,7 +444,7 @@ pub fn managed_zeros_like<T: DeviceRepr>(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use cuda_driver_sys::CUmemAttach_flags;
+    use rucuda_driver_sys::CUmemAttach_flags;
 
     #[test]
     fn attach_flags_match_the_driver_constants() {

@@ -3,7 +3,7 @@
 //! stream. Counts are in elements of the value's width and checked against the target's
 //! size and alignment before the driver sees them.
 
-use cuda_driver_sys::CUdeviceptr;
+use rucuda_driver_sys::CUdeviceptr;
 
 use crate::context::Context;
 use crate::error::{call, Error, Result};

@@ -7,7 +7,7 @@ use std::ptr::NonNull;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Mutex, PoisonError};
 
-use cuda_driver_sys::CUdeviceptr;
+use rucuda_driver_sys::CUdeviceptr;
 
 use crate::context::Context;
 use crate::error::{call, Error, Result};
@@ -22,13 +22,13 @@ bitflags::bitflags! {
     #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
     pub struct HostAllocFlags: u32 {
         /// Page-locked for every context, not only the allocating one.
-        const PORTABLE = cuda_driver_sys::CU_MEMHOSTALLOC_PORTABLE;
+        const PORTABLE = rucuda_driver_sys::CU_MEMHOSTALLOC_PORTABLE;
         /// Mapped into the device address space: kernels can read and write it through
         /// [`PinnedHostBuffer::device_view`].
-        const DEVICEMAP = cuda_driver_sys::CU_MEMHOSTALLOC_DEVICEMAP;
+        const DEVICEMAP = rucuda_driver_sys::CU_MEMHOSTALLOC_DEVICEMAP;
         /// Write-combined: faster host writes and transfers to the device, very slow host
         /// reads. For buffers the host only fills.
-        const WRITECOMBINED = cuda_driver_sys::CU_MEMHOSTALLOC_WRITECOMBINED;
+        const WRITECOMBINED = rucuda_driver_sys::CU_MEMHOSTALLOC_WRITECOMBINED;
     }
 }
 

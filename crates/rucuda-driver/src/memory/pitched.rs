@@ -1,7 +1,7 @@
 //! [`PitchedDeviceBuffer`]: a 2D device allocation whose rows are padded to a pitch the
 //! driver chooses for coalesced access (`cuMemAllocPitch`, PyCUDA's `mem_alloc_pitch`).
 
-use cuda_driver_sys::CUdeviceptr;
+use rucuda_driver_sys::CUdeviceptr;
 
 use crate::context::Context;
 use crate::error::{call, Error, Result};

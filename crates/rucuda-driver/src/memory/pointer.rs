@@ -5,7 +5,7 @@
 
 use std::ffi::c_void;
 
-use cuda_driver_sys::{CUcontext, CUdeviceptr, CUpointer_attribute};
+use rucuda_driver_sys::{CUcontext, CUdeviceptr, CUpointer_attribute};
 
 use crate::context::Context;
 use crate::error::{call, Result};
@@ -58,13 +58,13 @@ macro_rules! address_kernel_arg {
         unsafe impl<$($g)*> $crate::launch::KernelArg for $t {
             #[inline]
             fn param_ptr(&self) -> *mut std::ffi::c_void {
-                let field: &cuda_driver_sys::CUdeviceptr =
+                let field: &rucuda_driver_sys::CUdeviceptr =
                     $crate::memory::pointer::AddressField::address_field(self);
-                (field as *const cuda_driver_sys::CUdeviceptr).cast_mut().cast()
+                (field as *const rucuda_driver_sys::CUdeviceptr).cast_mut().cast()
             }
             #[inline]
             fn param_size(&self) -> usize {
-                std::mem::size_of::<cuda_driver_sys::CUdeviceptr>()
+                std::mem::size_of::<rucuda_driver_sys::CUdeviceptr>()
             }
         }
     )*};
@@ -300,7 +300,7 @@ mod tests {
         assert_eq!(MemoryType::from_raw(1), MemoryType::Host);
         assert_eq!(MemoryType::from_raw(4), MemoryType::Unified);
         assert_eq!(
-            MemoryType::from_raw(cuda_driver_sys::CUmemorytype::CU_MEMORYTYPE_ARRAY.0),
+            MemoryType::from_raw(rucuda_driver_sys::CUmemorytype::CU_MEMORYTYPE_ARRAY.0),
             MemoryType::Array
         );
     }

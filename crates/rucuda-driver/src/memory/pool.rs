@@ -3,7 +3,7 @@
 //! allocates from the device's current pool; the release threshold decides how much freed
 //! memory the pool keeps for reuse instead of returning it to the device.
 
-use cuda_driver_sys::{
+use rucuda_driver_sys::{
     CUmemAllocationHandleType, CUmemAllocationType, CUmemLocation, CUmemLocationType,
     CUmemPoolProps, CUmemPool_attribute, CUmemoryPool,
 };

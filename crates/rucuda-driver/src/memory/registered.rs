@@ -5,7 +5,7 @@ use std::marker::PhantomData;
 use std::ops::{Deref, DerefMut};
 use std::ptr::NonNull;
 
-use cuda_driver_sys::CUdeviceptr;
+use rucuda_driver_sys::CUdeviceptr;
 
 use crate::context::Context;
 use crate::error::{call, Result};
@@ -18,14 +18,14 @@ bitflags::bitflags! {
     #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
     pub struct HostRegisterFlags: u32 {
         /// Page-locked for every context, not only the registering one.
-        const PORTABLE = cuda_driver_sys::CU_MEMHOSTREGISTER_PORTABLE;
+        const PORTABLE = rucuda_driver_sys::CU_MEMHOSTREGISTER_PORTABLE;
         /// Mapped into the device address space (see
         /// [`RegisteredHostMemory::device_view`]).
-        const DEVICEMAP = cuda_driver_sys::CU_MEMHOSTREGISTER_DEVICEMAP;
+        const DEVICEMAP = rucuda_driver_sys::CU_MEMHOSTREGISTER_DEVICEMAP;
         /// The memory is I/O memory (a PCI device's BAR), not system memory.
-        const IOMEMORY = cuda_driver_sys::CU_MEMHOSTREGISTER_IOMEMORY;
+        const IOMEMORY = rucuda_driver_sys::CU_MEMHOSTREGISTER_IOMEMORY;
         /// The device only reads it.
-        const READ_ONLY = cuda_driver_sys::CU_MEMHOSTREGISTER_READ_ONLY;
+        const READ_ONLY = rucuda_driver_sys::CU_MEMHOSTREGISTER_READ_ONLY;
     }
 }
 

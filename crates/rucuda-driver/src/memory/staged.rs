@@ -25,7 +25,7 @@
 
 use std::sync::{Arc, Mutex, OnceLock, PoisonError, TryLockError, Weak};
 
-use cuda_driver_sys::{CUcontext, CUdevice, CUdeviceptr, CUevent};
+use rucuda_driver_sys::{CUcontext, CUdevice, CUdeviceptr, CUevent};
 
 use crate::context::{Context, ContextInner};
 use crate::error::{call, Result};

@@ -15,13 +15,13 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
-use cuda_driver_sys::dynlib::{self, FailedCandidate};
-pub(crate) use cuda_driver_sys::python_sites::python_site_packages;
-use cuda_driver_sys::python_sites::{self, dedup};
+use rucuda_driver_sys::dynlib::{self, FailedCandidate};
+pub(crate) use rucuda_driver_sys::python_sites::python_site_packages;
+use rucuda_driver_sys::python_sites::{self, dedup};
 
 use super::functions::NvrtcFunctions;
 
-pub use cuda_driver_sys::MissingFunction;
+pub use rucuda_driver_sys::MissingFunction;
 
 /// Environment variable naming the NVRTC library file to open instead of searching.
 pub const NVRTC_ENV: &str = "RUCUDA_NVRTC";
@@ -149,7 +149,7 @@ pub(crate) fn wheel_candidates(site_packages: &[PathBuf]) -> Vec<Candidate> {
 }
 
 /// Site-packages folders found without running Python, from this process's environment
-/// (see [`cuda_driver_sys::python_sites::guessed_site_packages`]).
+/// (see [`rucuda_driver_sys::python_sites::guessed_site_packages`]).
 pub(crate) fn guessed_site_packages() -> Vec<PathBuf> {
     python_sites::guessed_site_packages(&|name| std::env::var_os(name))
 }

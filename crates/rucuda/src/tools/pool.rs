@@ -11,7 +11,7 @@ use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
-use cuda_driver_sys::CUdeviceptr;
+use rucuda_driver_sys::CUdeviceptr;
 use rucuda_driver::{Context, DeviceBuffer, DevicePtr, Error, ErrorKind, Result};
 
 const MANTISSA_BITS: u32 = 2;

@@ -39,7 +39,7 @@ impl fmt::Display for FailedCandidate {
 /// system loader path) or a full path.
 ///
 /// ```
-/// let tried = cuda_driver_sys::dynlib::open_first(["libsurely-not-here.so.9"]).unwrap_err();
+/// let tried = rucuda_driver_sys::dynlib::open_first(["libsurely-not-here.so.9"]).unwrap_err();
 /// assert_eq!(tried[0].candidate, "libsurely-not-here.so.9");
 /// ```
 pub fn open_first<I, S>(candidates: I) -> Result<OpenedLibrary, Vec<FailedCandidate>>

@@ -6,8 +6,8 @@ const BINDINGS: &str = include_str!("../src/bindings.rs");
 
 #[test]
 fn every_table_entry_has_its_type_in_the_bindings() {
-    assert!(cuda_driver_sys::FUNCTION_NAMES.len() > 400);
-    for name in cuda_driver_sys::FUNCTION_NAMES {
+    assert!(rucuda_driver_sys::FUNCTION_NAMES.len() > 400);
+    for name in rucuda_driver_sys::FUNCTION_NAMES {
         let decl = format!("pub type PFN_{name} =");
         let at = BINDINGS
             .find(&decl)
@@ -38,7 +38,7 @@ fn current_abi_names_are_bound() {
         "cuLinkCreate_v2",
     ] {
         assert!(
-            cuda_driver_sys::FUNCTION_NAMES.contains(&name),
+            rucuda_driver_sys::FUNCTION_NAMES.contains(&name),
             "{name} missing"
         );
     }
@@ -47,15 +47,15 @@ fn current_abi_names_are_bound() {
 
 #[test]
 fn enums_are_newtypes_that_accept_unknown_values() {
-    let unknown = cuda_driver_sys::CUresult(123_456);
-    assert_ne!(unknown, cuda_driver_sys::CUresult::CUDA_SUCCESS);
-    assert_eq!(cuda_driver_sys::CUresult::CUDA_ERROR_OUT_OF_MEMORY.0, 2);
-    assert_eq!(cuda_driver_sys::HEADER_CUDA_VERSION, 13000);
+    let unknown = rucuda_driver_sys::CUresult(123_456);
+    assert_ne!(unknown, rucuda_driver_sys::CUresult::CUDA_SUCCESS);
+    assert_eq!(rucuda_driver_sys::CUresult::CUDA_ERROR_OUT_OF_MEMORY.0, 2);
+    assert_eq!(rucuda_driver_sys::HEADER_CUDA_VERSION, 13000);
 }
 
 #[test]
 fn missing_function_error_names_function_and_version() {
-    let e = cuda_driver_sys::MissingFunction {
+    let e = rucuda_driver_sys::MissingFunction {
         name: "cuFancyNewThing",
         library_version: 12040,
     };

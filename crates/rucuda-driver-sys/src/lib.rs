@@ -7,7 +7,7 @@
 //! driver lacks is an error when called, never when loading.
 //!
 //! ```no_run
-//! use cuda_driver_sys::{Driver, CUresult};
+//! use rucuda_driver_sys::{Driver, CUresult};
 //! let driver = Driver::get()?;
 //! let init = driver.cuInit()?;
 //! // SAFETY: cuInit takes a flags word that must be 0.

@@ -11,7 +11,7 @@ use std::sync::OnceLock;
 /// ```
 /// use std::path::PathBuf;
 /// let p = |s: &str| PathBuf::from(s);
-/// let d = cuda_driver_sys::python_sites::dedup(vec![p("/a"), p("/b"), p("/a")]);
+/// let d = rucuda_driver_sys::python_sites::dedup(vec![p("/a"), p("/b"), p("/a")]);
 /// assert_eq!(d, [p("/a"), p("/b")]);
 /// ```
 pub fn dedup(paths: Vec<PathBuf>) -> Vec<PathBuf> {
@@ -33,7 +33,7 @@ pub fn dedup(paths: Vec<PathBuf>) -> Vec<PathBuf> {
 /// need not exist.
 ///
 /// ```
-/// let sites = cuda_driver_sys::python_sites::guessed_site_packages(&|_| None);
+/// let sites = rucuda_driver_sys::python_sites::guessed_site_packages(&|_| None);
 /// assert!(sites.iter().all(|s| s.ends_with("site-packages") || s.ends_with("dist-packages")));
 /// ```
 pub fn guessed_site_packages(env: &dyn Fn(&str) -> Option<OsString>) -> Vec<PathBuf> {

@@ -5,20 +5,20 @@
 #[test]
 fn missing_driver_is_a_typed_error_naming_the_library() {
     std::env::set_var(
-        cuda_driver_sys::LIBCUDA_ENV,
+        rucuda_driver_sys::LIBCUDA_ENV,
         "/nonexistent/dir/libcuda.so.1",
     );
-    let err = cuda_driver_sys::Driver::get().unwrap_err();
+    let err = rucuda_driver_sys::Driver::get().unwrap_err();
     let msg = err.to_string();
     assert!(msg.contains("libcuda.so.1 was not found"), "{msg}");
     assert!(msg.contains("/nonexistent/dir/libcuda.so.1"), "{msg}");
     assert!(msg.contains("NVIDIA GPU driver"), "{msg}");
-    assert!(msg.contains(cuda_driver_sys::LIBCUDA_ENV), "{msg}");
+    assert!(msg.contains(rucuda_driver_sys::LIBCUDA_ENV), "{msg}");
     match err {
-        cuda_driver_sys::LoadError::NotFound { tried } => assert_eq!(tried.len(), 1),
+        rucuda_driver_sys::LoadError::NotFound { tried } => assert_eq!(tried.len(), 1),
         other => panic!("unexpected {other:?}"),
     }
     // The same error again: the failed load is remembered, not retried.
-    assert!(cuda_driver_sys::Driver::get().is_err());
-    assert!(!cuda_driver_sys::Driver::is_present());
+    assert!(rucuda_driver_sys::Driver::get().is_err());
+    assert!(!rucuda_driver_sys::Driver::is_present());
 }
