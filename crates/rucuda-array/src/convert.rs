@@ -56,7 +56,7 @@ impl<T: Element> GpuArray<T> {
         let args = [
             Arg::Scalar(crate::elementwise::ScalarValue::new(value)),
             Arg::Out {
-                ptr: self.device_ptr(),
+                mem: self.memory(),
                 layout: self.layout(),
             },
         ];
@@ -103,7 +103,6 @@ impl<T: Element> GpuArray<T> {
     /// # Ok::<(), rucuda_array::ArrayError>(())
     /// ```
     pub fn reinterpret<U: Element>(&self) -> Result<GpuArray<U>> {
-        use rucuda_driver::DevicePtr;
         if T::DTYPE.size_bytes() != U::DTYPE.size_bytes() {
             return Err(ArrayError::InvalidArgument(format!(
                 "cannot reinterpret {} ({} bytes) as {} ({} bytes): sizes differ",
@@ -113,10 +112,12 @@ impl<T: Element> GpuArray<T> {
                 U::DTYPE.size_bytes()
             )));
         }
-        let base = self.buffer().device_ptr();
-        if base % U::DTYPE.align_bytes() as u64 != 0 {
+        if !self
+            .buffer_elements(0, 0)?
+            .is_aligned(U::DTYPE.align_bytes())
+        {
             return Err(ArrayError::InvalidArgument(format!(
-                "cannot reinterpret as {}: the buffer at {base:#x} is not aligned to {} bytes",
+                "cannot reinterpret as {}: the buffer is not aligned to {} bytes",
                 U::DTYPE,
                 U::DTYPE.align_bytes()
             )));
@@ -156,7 +157,7 @@ pub(crate) fn cast_into<T: Element, U: Element>(
     }
     let same_type = T::DTYPE == U::DTYPE;
     if src.shares_buffer_with(out) {
-        if same_type && src.layout() == out.layout() && src.device_ptr() == out.device_ptr() {
+        if same_type && src.layout() == out.layout() && src.memory().same_start(&out.memory()) {
             return Ok(());
         }
         let tmp = contiguous_copy(src)?;
@@ -165,19 +166,19 @@ pub(crate) fn cast_into<T: Element, U: Element>(
     let stream = out.stream();
     before_on(stream, &[src.stream()])?;
     if same_type && src.len() == out.len() && src.is_c_contiguous() && out.is_c_contiguous() {
-        // SAFETY: both are contiguous ranges of `len` elements of one type, in buffers of
-        // one context, checked against their allocations, and not overlapping.
-        unsafe {
-            device_copy::device_to_device(stream, out.device_ptr(), src.device_ptr(), out.nbytes())?
-        };
+        let (o, i) = (
+            out.memory().elements(out.nbytes())?,
+            src.memory().elements(src.nbytes())?,
+        );
+        device_copy::device_to_device(stream, o, i)?;
     } else {
         let args = [
             Arg::In {
-                ptr: src.device_ptr(),
+                mem: src.memory(),
                 layout: src.layout(),
             },
             Arg::Out {
-                ptr: out.device_ptr(),
+                mem: out.memory(),
                 layout: out.layout(),
             },
         ];

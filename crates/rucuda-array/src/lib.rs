@@ -55,6 +55,7 @@ mod error;
 pub mod fusion;
 pub mod layout;
 pub mod math;
+mod memory;
 pub mod ops;
 mod pool;
 pub mod reduction;

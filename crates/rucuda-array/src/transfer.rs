@@ -8,10 +8,7 @@
 //! early waits for its copy.
 
 use ndarray::{ArrayD, IxDyn};
-use rucuda_driver::{
-    memcpy_dtoh_async, memcpy_htod_async, Event, EventFlags, ExternalDevicePtr, HostAllocFlags,
-    PinnedHostBuffer, Stream,
-};
+use rucuda_driver::{Event, EventFlags, HostAllocFlags, PinnedHostBuffer, Stream};
 
 use crate::convert::check_writable;
 use crate::dtype::Element;
@@ -153,10 +150,8 @@ impl<T: Element> GpuArray<T> {
             tmp
         };
         if !source.is_empty() {
-            // SAFETY: the contiguous array's `len` elements from its first one are device
-            // memory of this context, kept alive by the handle until the copy is done.
-            let src = unsafe { ExternalDevicePtr::new(source.device_ptr(), source.nbytes()) };
-            memcpy_dtoh_async(&mut host, &src, stream)?;
+            let src = source.memory().elements(source.nbytes())?;
+            crate::device_copy::device_to_host_async(stream, &mut host, src)?;
         }
         let done = Event::new(stream.context(), EventFlags::DISABLE_TIMING)?;
         done.record(stream)?;
@@ -215,16 +210,13 @@ impl<T: Element> GpuArray<T> {
         if !self.is_empty() {
             if self.is_c_contiguous() {
                 before_on(stream, &[self.stream()])?;
-                // SAFETY: this contiguous array's elements are device memory of this
-                // context; the buffer outlives the copy (the array is ordered after it).
-                let mut dst = unsafe { ExternalDevicePtr::new(self.device_ptr(), self.nbytes()) };
-                memcpy_htod_async(&mut dst, &host, stream)?;
+                let dst = self.memory().elements(self.nbytes())?;
+                crate::device_copy::host_to_device_async(stream, dst, &host)?;
                 after_on(stream, &[self.stream()])?;
             } else {
                 let tmp = GpuArray::<T>::empty(stream, self.shape())?;
-                // SAFETY: the new contiguous array's elements, alive in the handle.
-                let mut dst = unsafe { ExternalDevicePtr::new(tmp.device_ptr(), tmp.nbytes()) };
-                memcpy_htod_async(&mut dst, &host, stream)?;
+                let dst = tmp.memory().elements(tmp.nbytes())?;
+                crate::device_copy::host_to_device_async(stream, dst, &host)?;
                 self.copy_from(&tmp)?;
                 staged = Some(tmp);
             }

@@ -18,7 +18,8 @@ use crate::array::{check_element, Array3DFlags, ArrayDescriptor, ArrayDescriptor
 use crate::context::Context;
 use crate::error::{call, Error, Result};
 use crate::memcpy2d::{DeviceWritable, Memcpy3D};
-use crate::memory::{DeviceBuffer, DevicePtr};
+use crate::memory::tracking::finish_legacy_stream;
+use crate::memory::{Access, DeviceBuffer, DevicePtr};
 use crate::repr::DeviceRepr;
 
 /// How a shape's elements are laid out in memory (PyCUDA's `order`).
@@ -585,9 +586,14 @@ pub fn memcpy_dtoa<P: DevicePtr + ?Sized>(
         return Ok(());
     }
     if is_1d(dst.desc()) {
-        dst.context().bind()?;
-        // SAFETY: both ranges hold `len` bytes (checked).
-        return unsafe { call!(cuMemcpyDtoA_v2(dst.raw(), offset, src.device_ptr(), len)) };
+        let ctx = dst.context().clone();
+        ctx.bind()?;
+        let range = src.device_range();
+        range.wait_on_host(Access::Read)?;
+        // SAFETY: both ranges hold `len` bytes (checked); no queued work writes the source
+        // (waited above); the copy has finished when this returns (below).
+        unsafe { call!(cuMemcpyDtoA_v2(dst.raw(), offset, range.address(), len))? };
+        return finish_legacy_stream(&ctx);
     }
     let desc = *dst.desc();
     let (row, ctx) = (desc.row_bytes()?, dst.context().clone());
@@ -628,8 +634,12 @@ pub fn memcpy_atod<P: DeviceWritable + ?Sized>(
     }
     if is_1d(src.desc()) {
         src.context().bind()?;
-        // SAFETY: both ranges hold `len` bytes (checked); `dst` is writable memory.
-        return unsafe { call!(cuMemcpyAtoD_v2(dst.device_ptr(), src.raw(), offset, len)) };
+        let range = dst.device_range();
+        range.wait_on_host(Access::Write)?;
+        // SAFETY: both ranges hold `len` bytes (checked); `dst` is writable memory that no
+        // queued work uses (waited above); the copy has finished when this returns.
+        unsafe { call!(cuMemcpyAtoD_v2(range.address(), src.raw(), offset, len))? };
+        return finish_legacy_stream(src.context());
     }
     let desc = *src.desc();
     let row = desc.row_bytes()?;

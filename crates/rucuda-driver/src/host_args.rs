@@ -43,7 +43,7 @@ use crate::error::{call, Error, Result};
 use crate::event::{Event, EventFlags};
 use crate::function::Function;
 use crate::launch::{ArgBuffer, DevicePointerArg, KernelArgs, LaunchConfig};
-use crate::memory::{DeviceBuffer, DevicePtr};
+use crate::memory::{Access, DeviceBuffer, DevicePtr};
 use crate::repr::DeviceRepr;
 use crate::stream::Stream;
 
@@ -134,14 +134,24 @@ impl<'a> HostArgs<'a> {
 
     /// A device buffer or view the kernel reads, passed as its address.
     pub fn device<P: DevicePtr>(mut self, mem: &'a P) -> Self {
-        self.push_address(mem.device_ptr());
+        let ptr = self.recorded(mem.device_range().use_on(&self.stream, Access::Read));
+        self.push_address(ptr);
         self
     }
 
     /// A device buffer or view the kernel writes, passed as its address.
     pub fn device_mut<P: DevicePtr>(mut self, mem: &'a mut P) -> Self {
-        self.push_address(mem.device_ptr());
+        let ptr = self.recorded(mem.device_range().use_on(&self.stream, Access::Write));
+        self.push_address(ptr);
         self
+    }
+
+    /// The address a use returned, or 0 after recording the error (reported by the call).
+    fn recorded(&mut self, used: Result<CUdeviceptr>) -> CUdeviceptr {
+        used.unwrap_or_else(|e| {
+            self.error.get_or_insert(e);
+            0
+        })
     }
 
     /// PyCUDA's `In(host)`: copied to a temporary device buffer before the launch; the
@@ -202,7 +212,8 @@ impl<'a> HostArgs<'a> {
         }
         match DeviceBuffer::<u8>::uninit_async(&self.stream, bytes) {
             Ok(buf) => {
-                self.push_address(buf.device_ptr());
+                let ptr = self.recorded(buf.device_range().use_on(&self.stream, Access::Write));
+                self.push_address(ptr);
                 self.temps.push(buf);
                 Some(self.temps.len() - 1)
             }
@@ -324,7 +335,7 @@ impl Function {
                 if c.bytes == 0 {
                     continue;
                 }
-                let dst = temp_ptr(&args.temps, c)?;
+                let dst = temp_ptr(&args.temps, c, &stream)?;
                 // SAFETY: the temporary holds `bytes` bytes; the host slice holds `bytes`
                 // readable bytes and stays borrowed until the stream is synchronised below.
                 unsafe {
@@ -350,7 +361,7 @@ impl Function {
                 if c.bytes == 0 {
                     continue;
                 }
-                let src = temp_ptr(&args.temps, c)?;
+                let src = temp_ptr(&args.temps, c, &stream)?;
                 // SAFETY: the host slice holds `bytes` writable bytes, borrowed mutably
                 // until the stream is synchronised below; any bit pattern is a valid
                 // DeviceRepr value.
@@ -368,9 +379,10 @@ impl Function {
     }
 }
 
-fn temp_ptr(temps: &[DeviceBuffer<u8>], c: &HostCopy) -> Result<CUdeviceptr> {
+fn temp_ptr(temps: &[DeviceBuffer<u8>], c: &HostCopy, stream: &Stream) -> Result<CUdeviceptr> {
     temps
         .get(c.temp)
-        .map(DevicePtr::device_ptr)
-        .ok_or_else(|| Error::invalid("host argument without its temporary buffer"))
+        .ok_or_else(|| Error::invalid("host argument without its temporary buffer"))?
+        .device_range()
+        .use_on(stream, Access::Write)
 }

@@ -8,7 +8,7 @@ use rucuda_driver_sys::CUdeviceptr;
 use crate::error::{call, Error, Result};
 use crate::event::{Event, EventFlags};
 use crate::function::{Function, FunctionAttribute};
-use crate::memory::{DeviceBuffer, DevicePtr, DeviceView, DeviceViewMut};
+use crate::memory::{Access, DeviceBuffer, DevicePtr, DeviceView, DeviceViewMut};
 use crate::repr::DeviceRepr;
 use crate::stream::Stream;
 
@@ -57,42 +57,54 @@ impl LaunchConfig {
     }
 }
 
-/// One kernel argument: where its bytes are and how many there are.
+/// One kernel argument as a launch passes it.
+#[derive(Debug, Clone, Copy)]
+pub enum Param {
+    /// `size` bytes at `ptr`, passed by value (numbers, vector types, structs).
+    Bytes(*mut c_void, usize),
+    /// A device address for a pointer parameter, from [`DeviceRange::use_on`](crate::DeviceRange::use_on).
+    Address(CUdeviceptr),
+}
+
+/// One kernel argument.
 ///
 /// Values ([`DeviceRepr`] types: numbers, vector types, your `#[repr(C)]` structs) are
-/// passed by value; buffers and views by reference (`&buf` for input, `&mut buf` for
-/// output), which keeps them borrowed until the launch call returns.
+/// passed by value; memory (buffers, views and the other memory kinds) by reference
+/// (`&buf` for input, `&mut buf` for output), which keeps it borrowed until the launch
+/// call returns, and records the launch's use of it in the memory's log (read for `&`,
+/// write for `&mut`), so that frees, host access and conflicting work on other streams
+/// wait for the kernel.
 ///
 /// # Safety
-/// `param_ptr` must point to `param_size` readable bytes that stay valid while `self`
-/// is borrowed, laid out as the kernel's C parameter expects.
+/// A `Bytes` parameter must point to that many readable bytes that stay valid while
+/// `self` is borrowed, laid out as the kernel's C parameter expects; an `Address` must
+/// come from [`DeviceRange::use_on`](crate::DeviceRange::use_on) on the launch's stream.
 pub unsafe trait KernelArg {
-    /// Address of the argument's bytes (what `cuLaunchKernel` reads).
-    fn param_ptr(&self) -> *mut c_void;
-    /// Number of bytes.
-    fn param_size(&self) -> usize;
-    /// Called after a launch on `stream` that used this argument: device memory that is
-    /// freed stream-ordered on another stream records the use, so its free waits for the
-    /// kernel (see [`DeviceBuffer::record_use`]). Nothing for values: the default.
-    fn record_use(&self, stream: &Stream) -> Result<()> {
-        let _ = stream;
-        Ok(())
-    }
+    /// The argument for a launch about to be queued on `stream`. Memory arguments need
+    /// the stream (their use is recorded on it) and fail without one; values ignore it
+    /// (`None` packs value-only argument lists without a context, as the tests do).
+    fn param(&self, stream: Option<&Stream>) -> Result<Param>;
+}
+
+/// The launch's stream, which a memory argument needs.
+pub(crate) fn launch_stream(stream: Option<&Stream>) -> Result<&Stream> {
+    stream.ok_or_else(|| Error::invalid("a memory argument is packed without the launch's stream"))
 }
 
 // SAFETY: a DeviceRepr value is its own C representation.
 unsafe impl<T: DeviceRepr> KernelArg for T {
     #[inline]
-    fn param_ptr(&self) -> *mut c_void {
-        (self as *const T).cast_mut().cast()
-    }
-    #[inline]
-    fn param_size(&self) -> usize {
-        std::mem::size_of::<T>()
+    fn param(&self, _stream: Option<&Stream>) -> Result<Param> {
+        Ok(Param::Bytes(
+            (self as *const T).cast_mut().cast(),
+            std::mem::size_of::<T>(),
+        ))
     }
 }
 
-/// A device pointer passed by value: what a kernel's `T*` parameter receives.
+/// A device pointer passed by value: what a kernel's `T*` parameter receives. Get the
+/// address from [`DeviceRange::use_on`](crate::DeviceRange::use_on) for the stream the
+/// kernel runs on.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[repr(transparent)]
 pub struct DevicePointerArg(pub CUdeviceptr);
@@ -102,98 +114,59 @@ unsafe impl DeviceRepr for DevicePointerArg {
     const C_TYPE: &'static str = "void*";
 }
 
-macro_rules! pointer_arg {
-    ($($t:ty),*) => {$(
-        // SAFETY: the buffer's address field is a CUdeviceptr (8 bytes) that lives as long
-        // as the borrow; a kernel's pointer parameter is 8 bytes.
-        unsafe impl<T: DeviceRepr> KernelArg for $t {
+/// Implements [`KernelArg`] for memory types passed by reference: the kernel receives the
+/// address that the memory's log hands out for the launch's stream.
+macro_rules! memory_kernel_arg {
+    ($access:ident; $([$($g:tt)*] $t:ty),* $(,)?) => {$(
+        // SAFETY: the address comes from `use_on` on the launch's stream.
+        unsafe impl<$($g)*> $crate::launch::KernelArg for $t {
             #[inline]
-            fn param_ptr(&self) -> *mut c_void {
-                self.ptr_field()
-            }
-            #[inline]
-            fn param_size(&self) -> usize {
-                std::mem::size_of::<CUdeviceptr>()
-            }
-            #[inline]
-            fn record_use(&self, stream: &Stream) -> Result<()> {
-                self.record_ptr_use(stream)
+            fn param(
+                &self,
+                stream: Option<&$crate::Stream>,
+            ) -> $crate::Result<$crate::launch::Param> {
+                let stream = $crate::launch::launch_stream(stream)?;
+                let range = $crate::memory::DevicePtr::device_range(self);
+                Ok($crate::launch::Param::Address(
+                    range.use_on(stream, $crate::memory::Access::$access)?,
+                ))
             }
         }
     )*};
 }
+pub(crate) use memory_kernel_arg;
 
-/// Gives the address of the field that stores the device pointer.
-pub(crate) trait PtrField {
-    fn ptr_field(&self) -> *mut c_void;
-    /// [`DevicePtr::record_use`] of the memory behind the argument.
-    fn record_ptr_use(&self, stream: &Stream) -> Result<()>;
-}
-impl<P: PtrField + ?Sized> PtrField for &P {
-    fn ptr_field(&self) -> *mut c_void {
-        (**self).ptr_field()
-    }
-    fn record_ptr_use(&self, stream: &Stream) -> Result<()> {
-        (**self).record_ptr_use(stream)
-    }
-}
-impl<P: PtrField + ?Sized> PtrField for &mut P {
-    fn ptr_field(&self) -> *mut c_void {
-        (**self).ptr_field()
-    }
-    fn record_ptr_use(&self, stream: &Stream) -> Result<()> {
-        (**self).record_ptr_use(stream)
-    }
-}
-impl<T: DeviceRepr> PtrField for DeviceBuffer<T> {
-    fn ptr_field(&self) -> *mut c_void {
-        self.ptr_ref() as *const CUdeviceptr as *mut c_void
-    }
-    fn record_ptr_use(&self, stream: &Stream) -> Result<()> {
-        DeviceBuffer::record_use(self, stream)
-    }
-}
-impl<T: DeviceRepr> PtrField for DeviceView<'_, T> {
-    fn ptr_field(&self) -> *mut c_void {
-        self.ptr_ref() as *const CUdeviceptr as *mut c_void
-    }
-    fn record_ptr_use(&self, stream: &Stream) -> Result<()> {
-        DevicePtr::record_use(self, stream)
-    }
-}
-impl<T: DeviceRepr> PtrField for DeviceViewMut<'_, T> {
-    fn ptr_field(&self) -> *mut c_void {
-        self.ptr_ref() as *const CUdeviceptr as *mut c_void
-    }
-    fn record_ptr_use(&self, stream: &Stream) -> Result<()> {
-        DevicePtr::record_use(self, stream)
-    }
-}
-pointer_arg!(
-    &DeviceBuffer<T>,
-    &mut DeviceBuffer<T>,
-    DeviceView<'_, T>,
-    &DeviceView<'_, T>,
-    DeviceViewMut<'_, T>,
-    &mut DeviceViewMut<'_, T>
+memory_kernel_arg!(Read;
+    [T: DeviceRepr] &DeviceBuffer<T>,
+    [T: DeviceRepr] DeviceView<'_, T>,
+    [T: DeviceRepr] &DeviceView<'_, T>,
+);
+memory_kernel_arg!(Write;
+    [T: DeviceRepr] &mut DeviceBuffer<T>,
+    [T: DeviceRepr] DeviceViewMut<'_, T>,
+    [T: DeviceRepr] &mut DeviceViewMut<'_, T>,
 );
 
 /// A tuple of kernel arguments, `()` up to 16 elements.
 pub trait KernelArgs {
     /// Number of arguments.
     const COUNT: usize;
-    /// Calls `f` with the argument pointers and sizes, in order.
-    fn with_params<R>(&self, f: impl FnOnce(&mut [*mut c_void], &[usize]) -> R) -> R;
-    /// [`KernelArg::record_use`] of every argument, after a launch on `stream`.
-    fn record_uses(&self, stream: &Stream) -> Result<()> {
-        let _ = stream;
-        Ok(())
-    }
+    /// Calls `f` with the argument pointers and sizes, in order, for a launch on `stream`
+    /// (memory arguments record their use on it first, and fail with `None`).
+    fn with_params<R>(
+        &self,
+        stream: Option<&Stream>,
+        f: impl FnOnce(&mut [*mut c_void], &[usize]) -> Result<R>,
+    ) -> Result<R>;
 }
 
 impl KernelArgs for () {
     const COUNT: usize = 0;
-    fn with_params<R>(&self, f: impl FnOnce(&mut [*mut c_void], &[usize]) -> R) -> R {
+    fn with_params<R>(
+        &self,
+        _stream: Option<&Stream>,
+        f: impl FnOnce(&mut [*mut c_void], &[usize]) -> Result<R>,
+    ) -> Result<R> {
         f(&mut [], &[])
     }
 }
@@ -203,15 +176,30 @@ macro_rules! tuple_args {
         impl<$($name: KernelArg),+> KernelArgs for ($($name,)+) {
             const COUNT: usize = $n;
             #[inline]
-            fn with_params<R>(&self, f: impl FnOnce(&mut [*mut c_void], &[usize]) -> R) -> R {
-                let mut ptrs = [$(self.$idx.param_ptr()),+];
-                let sizes = [$(self.$idx.param_size()),+];
+            fn with_params<R>(
+                &self,
+                stream: Option<&Stream>,
+                f: impl FnOnce(&mut [*mut c_void], &[usize]) -> Result<R>,
+            ) -> Result<R> {
+                let params = [$(self.$idx.param(stream)?),+];
+                let mut addrs = [0 as CUdeviceptr; $n];
+                for (slot, p) in addrs.iter_mut().zip(&params) {
+                    if let Param::Address(a) = p {
+                        *slot = *a;
+                    }
+                }
+                let mut ptrs = [std::ptr::null_mut::<c_void>(); $n];
+                let mut sizes = [0usize; $n];
+                for i in 0..$n {
+                    (ptrs[i], sizes[i]) = match params[i] {
+                        Param::Bytes(p, size) => (p, size),
+                        Param::Address(_) => (
+                            (&addrs[i] as *const CUdeviceptr).cast_mut().cast(),
+                            std::mem::size_of::<CUdeviceptr>(),
+                        ),
+                    };
+                }
                 f(&mut ptrs, &sizes)
-            }
-            #[inline]
-            fn record_uses(&self, stream: &Stream) -> Result<()> {
-                $(KernelArg::record_use(&self.$idx, stream)?;)+
-                Ok(())
             }
         }
     };
@@ -264,9 +252,16 @@ impl ArgBuffer {
         self
     }
 
-    /// Appends a device pointer argument.
-    pub fn push_ptr(&mut self, mem: &impl DevicePtr) -> &mut Self {
-        self.push(DevicePointerArg(mem.device_ptr()))
+    /// Appends the address of `mem` for a launch on `stream` that uses it as `access`
+    /// says, recording the use in its log (see [`DeviceRange::use_on`](crate::DeviceRange::use_on)).
+    pub fn push_memory(
+        &mut self,
+        mem: &impl DevicePtr,
+        stream: &Stream,
+        access: Access,
+    ) -> Result<&mut Self> {
+        let ptr = mem.device_range().use_on(stream, access)?;
+        Ok(self.push(DevicePointerArg(ptr)))
     }
 
     /// Number of arguments.
@@ -279,7 +274,10 @@ impl ArgBuffer {
         self.offsets.is_empty()
     }
 
-    fn with_params<R>(&self, f: impl FnOnce(&mut [*mut c_void], &[usize]) -> R) -> R {
+    fn with_params<R>(
+        &self,
+        f: impl FnOnce(&mut [*mut c_void], &[usize]) -> Result<R>,
+    ) -> Result<R> {
         let base = self.storage.as_ptr();
         let mut ptrs: Vec<*mut c_void> = self
             .offsets
@@ -387,20 +385,19 @@ impl Function {
         stream: &Stream,
         args: A,
     ) -> Result<()> {
-        args.with_params(|ptrs, sizes| {
+        args.with_params(Some(stream), |ptrs, sizes| {
             self.check_launch(&cfg, sizes)?;
             // SAFETY: checked above; the caller vouches for the kernel's accesses.
             unsafe { self.launch_raw(&cfg, stream, ptrs) }
-        })?;
-        args.record_uses(stream)
+        })
     }
 
-    /// Launches with an [`ArgBuffer`] built at run time, after the same checks. An
-    /// `ArgBuffer` holds addresses only: call [`DeviceBuffer::record_use`] for buffers
-    /// it passes that are freed on another stream.
+    /// Launches with an [`ArgBuffer`] built at run time, after the same checks.
     ///
     /// # Safety
-    /// As for [`Function::launch`].
+    /// As for [`Function::launch`]; and every address in `args` must come from
+    /// [`ArgBuffer::push_memory`] (or [`DeviceRange::use_on`](crate::DeviceRange::use_on))
+    /// for this stream.
     pub unsafe fn launch_args(
         &self,
         cfg: LaunchConfig,
@@ -425,7 +422,7 @@ impl Function {
         stream: &Stream,
         args: A,
     ) -> Result<()> {
-        args.with_params(|ptrs, sizes| {
+        args.with_params(Some(stream), |ptrs, sizes| {
             self.check_launch(&cfg, sizes)?;
             self.context().bind()?;
             // SAFETY: checked above; the caller vouches for the kernel's accesses.
@@ -443,8 +440,7 @@ impl Function {
                     ptrs.as_mut_ptr()
                 ))
             }
-        })?;
-        args.record_uses(stream)
+        })
     }
 
     /// # Safety
@@ -519,7 +515,7 @@ impl PreparedLaunch {
     /// As for [`Function::launch`].
     #[inline]
     pub unsafe fn launch<A: KernelArgs>(&self, stream: &Stream, args: A) -> Result<()> {
-        args.with_params(|ptrs, sizes| {
+        args.with_params(Some(stream), |ptrs, sizes| {
             if sizes != self.sizes.as_slice() {
                 return Err(Error::LaunchCheck {
                     kernel: self.function.name().to_string(),
@@ -532,8 +528,7 @@ impl PreparedLaunch {
             }
             // SAFETY: shape and layout checked in `prepare`; the caller vouches for the kernel.
             unsafe { self.function.launch_raw(&self.cfg, stream, ptrs) }
-        })?;
-        args.record_uses(stream)
+        })
     }
 
     /// Launches and waits, returning the kernel's device time in seconds measured with

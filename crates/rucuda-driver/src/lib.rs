@@ -74,7 +74,7 @@ pub use function::{Function, FunctionAttribute};
 pub use graph::{CaptureMode, CaptureStatus, Graph, GraphExec, GraphInstantiateFlags, GraphUpdate};
 pub use host_args::HostArgs;
 pub use launch::{
-    ArgBuffer, DevicePointerArg, KernelArg, KernelArgs, LaunchConfig, PreparedLaunch,
+    ArgBuffer, DevicePointerArg, KernelArg, KernelArgs, LaunchConfig, Param, PreparedLaunch,
 };
 pub use memory::{
     aligned_empty, aligned_empty_like, aligned_zeros, aligned_zeros_like, from_device,
@@ -90,7 +90,9 @@ pub use memory::{
     MemPool, MemoryType, PinnedHostBuffer, PitchedDeviceBuffer, PointerAttributes,
     RegisteredHostMemory, DEFAULT_HOST_ALIGNMENT, IPC_HANDLE_SIZE,
 };
-pub use memory::{DeviceBuffer, DevicePtr, DeviceView, DeviceViewMut};
+pub use memory::{
+    tracking, Access, DeviceBuffer, DevicePtr, DeviceRange, DeviceView, DeviceViewMut, UseLog,
+};
 pub use module::{DeviceGlobal, JitLog, JitOptions, Module};
 pub use occupancy::{Occupancy, OccupancyFlags, SuggestedBlockSize};
 pub use peer::{P2PAttribute, P2PInfo};

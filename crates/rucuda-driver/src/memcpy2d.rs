@@ -19,7 +19,8 @@ use rucuda_driver_sys::{
 use crate::array::{ArrayDescriptor3D, CudaArray};
 use crate::context::Context;
 use crate::error::{call, Error, Result};
-use crate::memory::{DeviceBuffer, DevicePtr, DeviceViewMut};
+use crate::memory::tracking::finish_legacy_stream;
+use crate::memory::{Access, DeviceBuffer, DevicePtr, DeviceViewMut, UseLog};
 use crate::repr::DeviceRepr;
 use crate::stream::Stream;
 
@@ -33,9 +34,20 @@ impl<T> DeviceWritable for DeviceViewMut<'_, T> {}
 #[derive(Clone, Copy)]
 pub(crate) enum Endpoint<'a> {
     Unset,
-    Host { ptr: *mut c_void, len: usize },
-    Device { ptr: CUdeviceptr, len: usize },
-    Unified { ptr: CUdeviceptr, len: usize },
+    Host {
+        ptr: *mut c_void,
+        len: usize,
+    },
+    /// Device memory with the log of its uses (`None`: untracked, from `unsafe` code).
+    Device {
+        ptr: CUdeviceptr,
+        len: usize,
+        log: Option<&'a UseLog>,
+    },
+    Unified {
+        ptr: CUdeviceptr,
+        len: usize,
+    },
     Array(&'a CudaArray),
 }
 
@@ -62,9 +74,10 @@ impl Endpoint<'_> {
                 len: len.checked_sub(bytes).ok_or_else(|| short(len))?,
                 ptr: ptr.cast::<u8>().wrapping_add(bytes).cast(),
             },
-            Endpoint::Device { ptr, len } => Endpoint::Device {
+            Endpoint::Device { ptr, len, log } => Endpoint::Device {
                 len: len.checked_sub(bytes).ok_or_else(|| short(len))?,
                 ptr: ptr.wrapping_add(bytes as u64),
+                log,
             },
             Endpoint::Unified { ptr, len } => Endpoint::Unified {
                 len: len.checked_sub(bytes).ok_or_else(|| short(len))?,
@@ -165,6 +178,28 @@ impl<'a> Geometry<'a> {
             | Endpoint::Unified { len, .. } => len,
         };
         check_linear_box(op, which, side, len, self)
+    }
+
+    /// Waits on the host until no queued work conflicts with a synchronous copy: the
+    /// source's writers, every use of the destination.
+    fn wait_sides_on_host(&self) -> Result<()> {
+        for (side, access) in [(&self.src, Access::Read), (&self.dst, Access::Write)] {
+            if let Endpoint::Device { log: Some(log), .. } = side.end {
+                log.wait_on_host(access)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Orders a copy on `stream` after conflicting work on the device sides and records
+    /// its use.
+    fn use_sides_on(&self, stream: &Stream) -> Result<()> {
+        for (side, access) in [(&self.src, Access::Read), (&self.dst, Access::Write)] {
+            if let Endpoint::Device { log: Some(log), .. } = side.end {
+                log.note(stream, access)?;
+            }
+        }
+        Ok(())
     }
 
     fn raw_side(&self, side: &Side<'_>) -> RawSide {
@@ -451,10 +486,12 @@ fn unified_endpoint_mut<T: DeviceRepr>(data: &mut [T]) -> Endpoint<'static> {
     }
 }
 
-fn device_endpoint<P: DevicePtr + ?Sized>(mem: &P) -> Endpoint<'static> {
+fn device_endpoint<P: DevicePtr + ?Sized>(mem: &P) -> Endpoint<'_> {
+    let range = mem.device_range();
     Endpoint::Device {
-        ptr: mem.device_ptr(),
-        len: mem.byte_len(),
+        ptr: range.address(),
+        len: range.byte_len(),
+        log: range.log(),
     }
 }
 
@@ -665,8 +702,11 @@ impl<'a> Memcpy2D<'a> {
             return Ok(());
         }
         self.ctx.bind()?;
-        // SAFETY: every side was checked to lie inside memory the builder borrows.
-        unsafe { call!(cuMemcpy2D_v2(&raw)) }
+        self.g.wait_sides_on_host()?;
+        // SAFETY: every side was checked to lie inside memory the builder borrows; no
+        // queued work conflicts with the copy (waited above).
+        unsafe { call!(cuMemcpy2D_v2(&raw))? };
+        finish_legacy_stream(&self.ctx)
     }
 
     /// Copies and waits, tolerating device-side misalignment at a cost in bandwidth
@@ -677,8 +717,10 @@ impl<'a> Memcpy2D<'a> {
             return Ok(());
         }
         self.ctx.bind()?;
-        // SAFETY: every side was checked to lie inside memory the builder borrows.
-        unsafe { call!(cuMemcpy2DUnaligned_v2(&raw)) }
+        self.g.wait_sides_on_host()?;
+        // SAFETY: as for `execute`.
+        unsafe { call!(cuMemcpy2DUnaligned_v2(&raw))? };
+        finish_legacy_stream(&self.ctx)
     }
 
     /// Queues the copy on `stream` (`cuMemcpy2DAsync`; PyCUDA's `__call__(stream)`).
@@ -696,7 +738,9 @@ impl<'a> Memcpy2D<'a> {
             return Ok(());
         }
         self.ctx.bind()?;
-        // SAFETY: sides checked; the caller keeps them alive until the stream is done.
+        self.g.use_sides_on(stream)?;
+        // SAFETY: sides checked; device sides record the use (above); the caller keeps
+        // host sides alive and untouched until the stream is done.
         unsafe { call!(cuMemcpy2DAsync_v2(&raw, stream.raw())) }
     }
 }
@@ -795,8 +839,11 @@ impl<'a> Memcpy3D<'a> {
             return Ok(());
         }
         self.ctx.bind()?;
-        // SAFETY: every side was checked to lie inside memory the builder borrows.
-        unsafe { call!(cuMemcpy3D_v2(&raw)) }
+        self.g.wait_sides_on_host()?;
+        // SAFETY: every side was checked to lie inside memory the builder borrows; no
+        // queued work conflicts with the copy (waited above).
+        unsafe { call!(cuMemcpy3D_v2(&raw))? };
+        finish_legacy_stream(&self.ctx)
     }
 
     /// Queues the copy on `stream` (`cuMemcpy3DAsync`).
@@ -811,7 +858,9 @@ impl<'a> Memcpy3D<'a> {
             return Ok(());
         }
         self.ctx.bind()?;
-        // SAFETY: sides checked; the caller keeps them alive until the stream is done.
+        self.g.use_sides_on(stream)?;
+        // SAFETY: sides checked; device sides record the use (above); the caller keeps
+        // host sides alive and untouched until the stream is done.
         unsafe { call!(cuMemcpy3DAsync_v2(&raw, stream.raw())) }
     }
 }
@@ -890,9 +939,12 @@ impl<'a> Memcpy3DPeer<'a> {
             return Ok(());
         }
         self.dst_ctx.bind()?;
+        self.g.wait_sides_on_host()?;
         // SAFETY: every side was checked to lie inside memory the builder borrows; both
-        // contexts are alive (held).
-        unsafe { call!(cuMemcpy3DPeer(&raw)) }
+        // contexts are alive (held); no queued work conflicts (waited above).
+        unsafe { call!(cuMemcpy3DPeer(&raw))? };
+        finish_legacy_stream(&self.dst_ctx)?;
+        finish_legacy_stream(&self.src_ctx)
     }
 
     /// Queues the copy on `stream` (`cuMemcpy3DPeerAsync`).
@@ -905,7 +957,9 @@ impl<'a> Memcpy3DPeer<'a> {
             return Ok(());
         }
         stream.context().bind()?;
-        // SAFETY: sides checked; the caller keeps them alive until the stream is done.
+        self.g.use_sides_on(stream)?;
+        // SAFETY: sides checked; device sides record the use (above); the caller keeps
+        // host sides alive and untouched until the stream is done.
         unsafe { call!(cuMemcpy3DPeerAsync(&raw, stream.raw())) }
     }
 }
@@ -928,6 +982,7 @@ mod tests {
         g.dst.end = Endpoint::Device {
             ptr: 0,
             len: dst_len,
+            log: None,
         };
         g.width_in_bytes = w;
         g.height = h;
@@ -1066,6 +1121,7 @@ mod tests {
         let e = Endpoint::Device {
             ptr: 0x1000,
             len: 8,
+            log: None,
         }
         .advanced(8)
         .ok();
@@ -1073,7 +1129,8 @@ mod tests {
             e,
             Some(Endpoint::Device {
                 ptr: 0x1008,
-                len: 0
+                len: 0,
+                ..
             })
         ));
         assert!(host(4).advanced(5).is_err());

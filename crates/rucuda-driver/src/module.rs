@@ -13,6 +13,9 @@ use crate::function::Function;
 pub(crate) struct ModuleInner {
     pub(crate) raw: CUmodule,
     pub(crate) ctx: Context,
+    /// One log for the uses of all its globals by copies (kernels of the module touch
+    /// them implicitly, under the unsafe launch's contract).
+    globals: crate::memory::UseLog,
 }
 
 // SAFETY: a CUmodule may be used from any thread of its context's process.
@@ -122,23 +125,31 @@ impl JitOptions {
     }
 }
 
-/// A global variable of a module (`__device__` or `__constant__`): its address and size.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// A global variable of a module (`__device__` or `__constant__`): device memory that
+/// keeps its module loaded. Copy to and from it like a buffer.
+#[derive(Debug, Clone)]
 pub struct DeviceGlobal {
-    /// The device address.
-    pub ptr: CUdeviceptr,
-    /// The size in bytes.
-    pub bytes: usize,
+    ptr: CUdeviceptr,
+    bytes: usize,
+    module: Module,
 }
 
-impl crate::memory::DevicePtr for DeviceGlobal {
-    fn device_ptr(&self) -> CUdeviceptr {
-        self.ptr
-    }
-    fn byte_len(&self) -> usize {
+impl DeviceGlobal {
+    /// The size in bytes.
+    pub fn bytes(&self) -> usize {
         self.bytes
     }
 }
+
+impl crate::memory::DevicePtr for DeviceGlobal {
+    fn device_range(&self) -> crate::memory::DeviceRange<'_> {
+        // SAFETY: the global lives as long as its module, which `self` keeps loaded; the
+        // module's log is the one every use of its globals goes through.
+        unsafe { crate::memory::DeviceRange::new(self.ptr, self.bytes, &self.module.inner.globals) }
+    }
+}
+
+impl crate::memory::DevicePtrMut for DeviceGlobal {}
 
 fn nul_terminated(image: &[u8]) -> std::borrow::Cow<'_, [u8]> {
     // PTX is text and must end in NUL; cubin/fatbin are ELF/fatbin containers that carry
@@ -234,6 +245,7 @@ impl Module {
             inner: Arc::new(ModuleInner {
                 raw,
                 ctx: ctx.clone(),
+                globals: crate::memory::UseLog::new(),
             }),
         }
     }
@@ -285,7 +297,11 @@ impl Module {
             }
             e => e,
         })?;
-        Ok(DeviceGlobal { ptr, bytes })
+        Ok(DeviceGlobal {
+            ptr,
+            bytes,
+            module: self.clone(),
+        })
     }
 }
 

@@ -456,12 +456,13 @@ impl<'a> TextureObject<'a> {
                  {elem}-byte elements"
             )));
         }
-        check_aligned(ctx, "linear memory", mem.device_ptr())?;
+        check_aligned(ctx, "linear memory", mem.device_range().address())?;
         let res = CUDA_RESOURCE_DESC {
             resType: CUresourcetype::CU_RESOURCE_TYPE_LINEAR,
             res: CUDA_RESOURCE_DESC_st__bindgen_ty_1 {
                 linear: CUDA_RESOURCE_DESC_st__bindgen_ty_1__bindgen_ty_3 {
-                    devPtr: mem.device_ptr(),
+                    // The texture object borrows `mem`; kernels read it under the unsafe launch's contract.
+                    devPtr: mem.device_range().address(),
                     format: format.raw(),
                     numChannels: num_channels,
                     sizeInBytes: len,
@@ -528,12 +529,13 @@ impl<'a> TextureObject<'a> {
                  texture pitch alignment ({pitch_align} bytes)"
             )));
         }
-        check_aligned(ctx, "pitched memory", mem.device_ptr())?;
+        check_aligned(ctx, "pitched memory", mem.device_range().address())?;
         let res = CUDA_RESOURCE_DESC {
             resType: CUresourcetype::CU_RESOURCE_TYPE_PITCH2D,
             res: CUDA_RESOURCE_DESC_st__bindgen_ty_1 {
                 pitch2D: CUDA_RESOURCE_DESC_st__bindgen_ty_1__bindgen_ty_4 {
-                    devPtr: mem.device_ptr(),
+                    // The texture object borrows `mem`; kernels read it under the unsafe launch's contract.
+                    devPtr: mem.device_range().address(),
                     format: shape.format.raw(),
                     numChannels: shape.num_channels,
                     width: shape.width,

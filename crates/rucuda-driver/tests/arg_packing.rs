@@ -51,13 +51,15 @@ fn tuples_point_at_each_arguments_bytes() {
         bytes_of(&0xdead_beef_u64),
         bytes_of(&42i32),
     ];
-    args.with_params(|ptrs, sizes| {
+    args.with_params(None, |ptrs, sizes| {
         assert_eq!(sizes, [1, 2, 4, 8, 8, 4]);
         for (k, (&p, &s)) in ptrs.iter().zip(sizes).enumerate() {
             // SAFETY: each pointer is the argument's own bytes, `s` of them.
             assert_eq!(unsafe { bytes_at(p, s) }, want[k], "argument {k}");
         }
-    });
+        Ok(())
+    })
+    .unwrap();
 }
 
 #[test]
@@ -71,43 +73,52 @@ fn vector_types_and_pointers_keep_their_layout() {
     let d = Double2 { x: -1.0, y: 0.5 };
     let i = Int2 { x: 1, y: -2 };
     let p = DevicePointerArg(0x7f00_0000_1000);
-    (v, d, i, p).with_params(|ptrs, sizes| {
-        assert_eq!(sizes, [16, 16, 8, 8]);
-        // SAFETY: as above.
-        let f: Vec<u8> = unsafe { bytes_at(ptrs[0], 16) };
-        let floats: Vec<f32> = f
-            .chunks_exact(4)
-            .map(|c| f32::from_le_bytes(c.try_into().unwrap()))
-            .collect();
-        assert_eq!(floats, [1.0, 2.0, 3.0, 4.0]);
-        // SAFETY: as above.
-        let ptr = unsafe { bytes_at(ptrs[3], 8) };
-        assert_eq!(
-            u64::from_le_bytes(ptr.try_into().unwrap()),
-            0x7f00_0000_1000
-        );
-        for (k, &ptr) in ptrs.iter().enumerate() {
-            assert_eq!(ptr as usize % 4, 0, "argument {k} is misaligned");
-        }
-    });
+    (v, d, i, p)
+        .with_params(None, |ptrs, sizes| {
+            assert_eq!(sizes, [16, 16, 8, 8]);
+            // SAFETY: as above.
+            let f: Vec<u8> = unsafe { bytes_at(ptrs[0], 16) };
+            let floats: Vec<f32> = f
+                .chunks_exact(4)
+                .map(|c| f32::from_le_bytes(c.try_into().unwrap()))
+                .collect();
+            assert_eq!(floats, [1.0, 2.0, 3.0, 4.0]);
+            // SAFETY: as above.
+            let ptr = unsafe { bytes_at(ptrs[3], 8) };
+            assert_eq!(
+                u64::from_le_bytes(ptr.try_into().unwrap()),
+                0x7f00_0000_1000
+            );
+            for (k, &ptr) in ptrs.iter().enumerate() {
+                assert_eq!(ptr as usize % 4, 0, "argument {k} is misaligned");
+            }
+            Ok(())
+        })
+        .unwrap();
 }
 
 #[test]
 fn the_empty_and_the_largest_tuples() {
     assert_eq!(<() as KernelArgs>::COUNT, 0);
-    ().with_params(|ptrs, sizes| assert!(ptrs.is_empty() && sizes.is_empty()));
+    ().with_params(None, |ptrs, sizes| {
+        assert!(ptrs.is_empty() && sizes.is_empty());
+        Ok(())
+    })
+    .unwrap();
     let t = (
         0u8, 1u16, 2u32, 3u64, 4i8, 5i16, 6i32, 7i64, 8f32, 9f64, 10u8, 11u16, 12u32, 13u64, 14i8,
         15i16,
     );
-    t.with_params(|ptrs, sizes| {
+    t.with_params(None, |ptrs, sizes| {
         assert_eq!(ptrs.len(), 16);
         assert_eq!(sizes, [1, 2, 4, 8, 1, 2, 4, 8, 4, 8, 1, 2, 4, 8, 1, 2]);
         // SAFETY: as above.
         assert_eq!(unsafe { bytes_at(ptrs[9], 8) }, bytes_of(&9f64));
         // SAFETY: as above.
         assert_eq!(unsafe { bytes_at(ptrs[15], 2) }, bytes_of(&15i16));
-    });
+        Ok(())
+    })
+    .unwrap();
 }
 
 #[test]

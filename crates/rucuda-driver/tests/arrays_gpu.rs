@@ -1186,7 +1186,7 @@ fn matrix_orders_and_multichannel_textures_fetch_like_pycuda() {
 /// An f32 view of `n` elements of `buf` starting at an element whose address is a
 /// multiple of `align` bytes (`buf` must have `align / 4` spare elements).
 fn aligned_start(buf: &DeviceBuffer<f32>, align: usize) -> usize {
-    let addr = buf.device_ptr() as usize;
+    let addr = buf.device_range().address() as usize;
     ((align - addr % align) % align) / 4
 }
 
@@ -1243,7 +1243,10 @@ fn texture_over_linear_memory_fetches_elements() {
         ));
     }
     let whole = TextureObject::from_buffer(&buf, &TextureDescriptor::new());
-    assert_eq!(whole.is_ok(), buf.device_ptr() as usize % align == 0);
+    assert_eq!(
+        whole.is_ok(),
+        buf.device_range().address() as usize % align == 0
+    );
 }
 
 #[test]

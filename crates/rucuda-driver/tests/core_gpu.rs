@@ -195,7 +195,8 @@ fn every_scalar_type_is_packed_right() {
         .push(args.8)
         .push(args.9);
     let mut out2 = DeviceBuffer::from_slice(&c, &[f64::NAN]).unwrap();
-    list.push_ptr(&out2);
+    list.push_memory(&out2, &Stream::null(&c), rucuda_driver::Access::Write)
+        .unwrap();
     // SAFETY: as above.
     unsafe {
         f.launch_args(LaunchConfig::linear(1, 1), &Stream::null(&c), &list)
@@ -364,9 +365,9 @@ fn globals_and_constants_are_reachable() {
     let c = ctx();
     let m = core_module(&c);
     let coeffs = m.global("coefficients").unwrap();
-    assert_eq!(coeffs.bytes, 16);
+    assert_eq!(coeffs.bytes(), 16);
     let counter = m.global("device_counter").unwrap();
-    assert_eq!(counter.bytes, 4);
+    assert_eq!(counter.bytes(), 4);
     let mut rng = Rng::fresh();
     let host: Vec<f32> = rng.vec_f32(4);
     // Write the constants through a temporary buffer copied device to device.
@@ -374,7 +375,15 @@ fn globals_and_constants_are_reachable() {
     // SAFETY: 16 bytes to a 16-byte global.
     unsafe {
         let f = rucuda_driver::driver().unwrap().cuMemcpyDtoD_v2().unwrap();
-        rucuda_driver::check(f(coeffs.ptr, staging.device_ptr(), 16), "cuMemcpyDtoD_v2").unwrap();
+        rucuda_driver::check(
+            f(
+                coeffs.device_range().address(),
+                staging.device_range().address(),
+                16,
+            ),
+            "cuMemcpyDtoD_v2",
+        )
+        .unwrap();
     }
     let f = m.function("use_constants").unwrap();
     let mut out = DeviceBuffer::from_slice(&c, &[f32::NAN; 4]).unwrap();

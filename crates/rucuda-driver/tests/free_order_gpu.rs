@@ -44,7 +44,7 @@ fn a_kernel_on_another_stream_delays_a_stream_ordered_free() {
     // Initialised, so that add_one reads set memory (initcheck).
     memset_d32_async(&mut b, 1, N, &home).unwrap();
     home.synchronize().unwrap();
-    let old = b.device_ptr();
+    let old = b.device_range().address();
     spin(&m, &other);
     // SAFETY: add_one(int* x, int n) touches x[0..n).
     unsafe {
@@ -57,7 +57,7 @@ fn a_kernel_on_another_stream_delays_a_stream_ordered_free() {
     memset_d32_async(&mut again, 7, N, &home).unwrap();
     home.synchronize().unwrap();
     other.synchronize().unwrap();
-    println!("memory reused: {}", again.device_ptr() == old);
+    println!("memory reused: {}", again.device_range().address() == old);
     let got = again.to_vec().unwrap();
     assert!(
         got.iter().all(|&v| v == 7),
@@ -75,7 +75,7 @@ fn a_safe_async_copy_on_another_stream_delays_a_stream_ordered_free() {
     let ones = DeviceBuffer::from_slice(&c, &vec![1u32; N]).unwrap();
     let mut b = DeviceBuffer::<u32>::uninit_async(&home, N).unwrap();
     home.synchronize().unwrap();
-    let old = b.device_ptr();
+    let old = b.device_range().address();
     spin(&m, &other);
     // Safe calls only from here: a copy into a view of `b` queued behind the spin.
     memcpy_dtod_async(&mut b.slice_mut(..).unwrap(), &ones, &other).unwrap();
@@ -84,7 +84,7 @@ fn a_safe_async_copy_on_another_stream_delays_a_stream_ordered_free() {
     memset_d32_async(&mut again, 5, N, &home).unwrap();
     home.synchronize().unwrap();
     other.synchronize().unwrap();
-    println!("memory reused: {}", again.device_ptr() == old);
+    println!("memory reused: {}", again.device_range().address() == old);
     let got = again.to_vec().unwrap();
     assert!(
         got.iter().all(|&v| v == 5),
@@ -102,7 +102,7 @@ fn a_synchronous_free_waits_for_work_on_other_streams() {
     let add_one = m.function("add_one").unwrap();
     let (_, other) = streams(&c);
     let b = DeviceBuffer::<i32>::zeros(&c, N).unwrap();
-    let old = b.device_ptr();
+    let old = b.device_range().address();
     spin(&m, &other);
     // SAFETY: add_one(int* x, int n) touches x[0..n).
     unsafe {
@@ -114,7 +114,7 @@ fn a_synchronous_free_waits_for_work_on_other_streams() {
     let mut again = DeviceBuffer::<i32>::uninit(&c, N).unwrap();
     memset_d32(&c, &mut again, 7, N).unwrap();
     other.synchronize().unwrap();
-    println!("memory reused: {}", again.device_ptr() == old);
+    println!("memory reused: {}", again.device_range().address() == old);
     let got = again.to_vec().unwrap();
     assert!(
         got.iter().all(|&v| v == 7),

@@ -100,7 +100,7 @@ fn mapped_pinned_memory_is_written_by_a_kernel() -> TestResult {
     let mut host = PinnedHostBuffer::from_slice(&ctx, &x, HostAllocFlags::DEVICEMAP)?;
     let dptr = host.device_pointer()?;
     assert_ne!(dptr, 0);
-    assert_eq!(host.device_view()?.device_ptr(), dptr);
+    assert_eq!(host.device_view()?.device_range().address(), dptr);
     // SAFETY: fma_f32(float* x, float a, float b, unsigned n) rewrites x[0..n).
     unsafe {
         fma.launch(
@@ -409,7 +409,7 @@ fn memsets_fill_exactly_their_range() -> TestResult {
     let e = memset_d32(&ctx, &mut buf32, 0, n32 + 1).expect_err("one too many");
     assert_eq!(e.kind(), ErrorKind::Logic, "{e}");
     // SAFETY: inside buf32 (never written: the call is refused).
-    let mut misaligned = unsafe { ExternalDevicePtr::new(buf32.device_ptr() + 2, 64) };
+    let mut misaligned = unsafe { ExternalDevicePtr::new(buf32.device_range().address() + 2, 64) };
     let e = memset_d32(&ctx, &mut misaligned, 0, 4).expect_err("not 4-byte aligned");
     assert_eq!(e.kind(), ErrorKind::Logic, "{e}");
     Ok(())
@@ -587,20 +587,23 @@ fn peer_copies_across_two_devices() -> TestResult {
 fn pointer_attributes_of_device_pinned_and_managed_memory() -> TestResult {
     let ctx = common::ctx();
     let buf = DeviceBuffer::<u8>::zeros(&ctx, 4096)?;
-    let attrs = pointer_attributes(&ctx, buf.device_ptr() + 16)?;
+    let attrs = pointer_attributes(&ctx, buf.device_range().address() + 16)?;
     assert_eq!(attrs.memory_type, MemoryType::Device);
     assert_eq!(
-        pointer_memory_type(&ctx, buf.device_ptr())?,
+        pointer_memory_type(&ctx, buf.device_range().address())?,
         MemoryType::Device
     );
     assert_eq!(attrs.context, Some(ctx.raw()));
-    assert_eq!(attrs.device_pointer, Some(buf.device_ptr() + 16));
+    assert_eq!(
+        attrs.device_pointer,
+        Some(buf.device_range().address() + 16)
+    );
     assert!(!attrs.is_managed);
-    assert_eq!(attrs.range_start, Some(buf.device_ptr()));
+    assert_eq!(attrs.range_start, Some(buf.device_range().address()));
     assert!(attrs.range_size.is_some_and(|s| s >= 4096), "{attrs:?}");
     assert_eq!(attrs.device_ordinal, Some(ctx.device().ordinal() as i32));
     let other = DeviceBuffer::<u8>::zeros(&ctx, 4096)?;
-    let other_id = pointer_attributes(&ctx, other.device_ptr())?.buffer_id;
+    let other_id = pointer_attributes(&ctx, other.device_range().address())?.buffer_id;
     assert!(attrs.buffer_id.is_some() && other_id.is_some());
     assert_ne!(attrs.buffer_id, other_id);
 
@@ -642,8 +645,8 @@ fn external_pointers_are_copy_memset_and_kernel_targets() -> TestResult {
     // SAFETY: both wrap live buffers of `n` u32 that outlive them.
     let (ext_in, mut ext_out) = unsafe {
         (
-            ExternalDevicePtr::new(input.device_ptr(), input.byte_len()),
-            ExternalDevicePtr::new(output.device_ptr(), output.byte_len()),
+            ExternalDevicePtr::new(input.device_range().address(), input.byte_len()),
+            ExternalDevicePtr::new(output.device_range().address(), output.byte_len()),
         )
     };
     memset_d32(&ctx, &mut ext_out, 0xFFFF_FFFF, n)?;

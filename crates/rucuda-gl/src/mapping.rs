@@ -4,10 +4,12 @@
 
 use std::fmt;
 
+use rucuda_driver::{
+    check, driver, Access, Context, DevicePointerArg, DeviceRange, Stream, UseLog,
+};
 use rucuda_driver_sys::{
     CUarray, CUarray_format, CUdeviceptr, CUgraphicsResource, CUresult, CUDA_ARRAY3D_DESCRIPTOR,
 };
-use rucuda_driver::{check, driver, Context, DevicePointerArg, Stream};
 
 use crate::error::{defer, take_deferred_errors, Error, Result};
 use crate::resource::{Registered, ResourceCore, ResourceKind};
@@ -78,6 +80,7 @@ pub fn map_resources<'r>(
         raws,
         stream: stream.clone(),
         mapped: true,
+        uses: UseLog::new(),
     })
 }
 
@@ -112,6 +115,9 @@ pub struct RegisteredMapping<'r> {
     raws: Vec<CUgraphicsResource>,
     stream: Stream,
     mapped: bool,
+    /// Uses of the mapped buffers through [`RegisteredMapping::device_range_of`] (copies,
+    /// memsets, launches); unmapping waits for them.
+    uses: UseLog,
 }
 
 impl fmt::Debug for RegisteredMapping<'_> {
@@ -200,9 +206,26 @@ impl<'r> RegisteredMapping<'r> {
         Ok((ptr, size))
     }
 
-    /// The first buffer's device pointer as a kernel argument.
+    /// The first buffer's device pointer as a kernel argument (for `unsafe` launches,
+    /// whose contract keeps the mapping alive while the kernel runs; safe copies take
+    /// [`RegisteredMapping::device_range`]).
     pub fn device_ptr(&self) -> Result<DevicePointerArg> {
         Ok(DevicePointerArg(self.device_ptr_and_size()?.0))
+    }
+
+    /// The first mapped buffer as device memory for rucuda's copies, memsets and launches:
+    /// its uses are recorded in the mapping's log, and unmapping waits for them.
+    pub fn device_range(&self) -> Result<DeviceRange<'_>> {
+        self.device_range_of(0)
+    }
+
+    /// Mapped buffer `index` as device memory (see [`RegisteredMapping::device_range`]).
+    pub fn device_range_of(&self, index: usize) -> Result<DeviceRange<'_>> {
+        let (ptr, size) = self.device_ptr_and_size_of(index)?;
+        // SAFETY: the buffer stays mapped while `self` is borrowed (unmapping needs
+        // `&mut self` or the drop), and unmapping first waits for every use the log
+        // recorded.
+        Ok(unsafe { DeviceRange::new(ptr, size, &self.uses) })
     }
 
     /// The CUDA array of sub-resource (`array_index`, `mip_level`) of the mapped image
@@ -242,6 +265,9 @@ impl<'r> RegisteredMapping<'r> {
     }
 
     fn unmap_now(&mut self) -> Result<()> {
+        // Work queued through `device_range` on any stream finishes before GL gets the
+        // resources back; where the wait fails they stay mapped.
+        self.uses.wait_on_host(Access::Write)?;
         let ctx = self.stream.context();
         ctx.bind()?;
         let f = driver()?.cuGraphicsUnmapResources()?;

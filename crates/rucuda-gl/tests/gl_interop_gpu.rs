@@ -287,7 +287,9 @@ fn renderbuffer_written_by_memcpy_reads_back_through_framebuffer() {
         );
         copy_device_to_array(
             &env.ctx,
-            rucuda_driver::DevicePtr::device_ptr(&src),
+            rucuda_driver::DevicePtr::device_range(&src)
+                .use_on(&stream, rucuda_driver::Access::Read)
+                .unwrap(),
             array.raw(),
             w as usize,
             h as usize,

@@ -245,9 +245,9 @@ __constant__ float coeff[4];
 __global__ void count(int n) { atomicAdd(&counter, n); }
 "#;
     let m = SourceModule::for_context(&ctx, src, &CompileOptions::new()).unwrap();
-    assert_eq!(m.global("coeff").unwrap().bytes, 16);
+    assert_eq!(m.global("coeff").unwrap().bytes(), 16);
     let counter = m.global("counter").unwrap();
-    assert_eq!(counter.bytes, 4);
+    assert_eq!(counter.bytes(), 4);
     let mut zero = DeviceBuffer::from_slice(&ctx, &[0i32]).unwrap();
     let count = m.function("count").unwrap();
     // SAFETY: count(int n) adds n to the module's `counter` once per thread.

@@ -5,15 +5,20 @@
 //! and buffers are on its GPU, arrays are contiguous, input and output hold the same
 //! type, sizes fit the operation (all-gather: output = ranks × input; reduce-scatter:
 //! input = ranks × output; the others: equal), roots and peers are ranks. Like every
-//! asynchronous copy in rucuda, an operation only queues work on the stream: the buffers
-//! must stay alive until the stream has run it (wait on the stream, or
-//! [`Communicator::wait`] with a time limit).
+//! asynchronous copy in rucuda, an operation only queues work on the stream, and takes
+//! its buffers' addresses through their use logs
+//! ([`DeviceRange::use_on`](rucuda_driver::DeviceRange::use_on)): the stream first waits
+//! for conflicting work on other streams, and dropping a buffer, host access and later
+//! work on other streams wait for the collective. Inside a [`group`](crate::group()) the
+//! use is recorded when the call is, and the group issues it on the same stream.
 
 use std::time::Duration;
 
-use rucuda_driver_sys::CUdeviceptr;
 use rucuda_array::{Element, GpuArray};
-use rucuda_driver::{DeviceBuffer, DeviceRepr, DeviceView, DeviceViewMut, Stream};
+use rucuda_driver::{
+    Access, DeviceBuffer, DevicePtr, DeviceRepr, DeviceView, DeviceViewMut, Stream,
+};
+use rucuda_driver_sys::CUdeviceptr;
 
 use crate::comm::Communicator;
 use crate::dtype::{DataType, ElementLayout, ReduceOp};
@@ -44,8 +49,16 @@ pub struct Region {
 /// it must be device memory of that many elements, alive as long as the implementor is;
 /// a `keep_alive` handle must keep that memory allocated while it lives.
 pub unsafe trait SendBuffer {
-    /// Its elements, or why NCCL cannot use it (a non-contiguous array).
-    fn region(&self, call: &'static str, what: &'static str) -> Result<Region>;
+    /// Its elements for an operation queued on `stream` that uses them as `access` says
+    /// (the address comes from the memory's use log, which records the use), or why NCCL
+    /// cannot use it (a non-contiguous array).
+    fn region(
+        &self,
+        call: &'static str,
+        what: &'static str,
+        stream: &Stream,
+        access: Access,
+    ) -> Result<Region>;
 
     /// A handle that keeps this memory allocated for as long as it lives, or `None`
     /// when there is none (plain buffers and views: only their owner frees them).
@@ -69,9 +82,15 @@ pub unsafe trait RecvBuffer: SendBuffer {}
 // SAFETY: the region is the buffer's own device memory, alive while it is; a GpuArray's
 // keep-alive handle shares its storage Arc.
 unsafe impl<T: DeviceRepr> SendBuffer for DeviceBuffer<T> {
-    fn region(&self, _: &'static str, _: &'static str) -> Result<Region> {
+    fn region(
+        &self,
+        _: &'static str,
+        _: &'static str,
+        stream: &Stream,
+        access: Access,
+    ) -> Result<Region> {
         Ok(Region {
-            ptr: rucuda_driver::DevicePtr::device_ptr(self),
+            ptr: self.device_range().use_on(stream, access)?,
             len: self.len(),
             layout: ElementLayout::of_repr::<T>(),
             device: Some(self.context().device().ordinal()),
@@ -85,9 +104,15 @@ unsafe impl<T: DeviceRepr> RecvBuffer for DeviceBuffer<T> {}
 // SAFETY: the region is the buffer's own device memory, alive while it is; a GpuArray's
 // keep-alive handle shares its storage Arc.
 unsafe impl<T: DeviceRepr> SendBuffer for DeviceView<'_, T> {
-    fn region(&self, _: &'static str, _: &'static str) -> Result<Region> {
+    fn region(
+        &self,
+        _: &'static str,
+        _: &'static str,
+        stream: &Stream,
+        access: Access,
+    ) -> Result<Region> {
         Ok(Region {
-            ptr: rucuda_driver::DevicePtr::device_ptr(self),
+            ptr: self.device_range().use_on(stream, access)?,
             len: self.len(),
             layout: ElementLayout::of_repr::<T>(),
             device: None,
@@ -98,9 +123,15 @@ unsafe impl<T: DeviceRepr> SendBuffer for DeviceView<'_, T> {
 // SAFETY: the region is the buffer's own device memory, alive while it is; a GpuArray's
 // keep-alive handle shares its storage Arc.
 unsafe impl<T: DeviceRepr> SendBuffer for DeviceViewMut<'_, T> {
-    fn region(&self, _: &'static str, _: &'static str) -> Result<Region> {
+    fn region(
+        &self,
+        _: &'static str,
+        _: &'static str,
+        stream: &Stream,
+        access: Access,
+    ) -> Result<Region> {
         Ok(Region {
-            ptr: rucuda_driver::DevicePtr::device_ptr(self),
+            ptr: self.device_range().use_on(stream, access)?,
             len: self.len(),
             layout: ElementLayout::of_repr::<T>(),
             device: None,
@@ -114,7 +145,13 @@ unsafe impl<T: DeviceRepr> RecvBuffer for DeviceViewMut<'_, T> {}
 // SAFETY: the region is the buffer's own device memory, alive while it is; a GpuArray's
 // keep-alive handle shares its storage Arc.
 unsafe impl<E: Element> SendBuffer for GpuArray<E> {
-    fn region(&self, call: &'static str, what: &'static str) -> Result<Region> {
+    fn region(
+        &self,
+        call: &'static str,
+        what: &'static str,
+        stream: &Stream,
+        access: Access,
+    ) -> Result<Region> {
         if !self.is_c_contiguous() {
             return Err(Error::NotContiguous {
                 call,
@@ -124,7 +161,10 @@ unsafe impl<E: Element> SendBuffer for GpuArray<E> {
             });
         }
         Ok(Region {
-            ptr: self.device_ptr(),
+            ptr: self.use_on(stream, access).map_err(|e| match e {
+                rucuda_array::ArrayError::Driver(d) => Error::Driver(d),
+                other => Error::invalid(format!("{call}: {what}: {other}")),
+            })?,
             len: self.len(),
             layout: ElementLayout::of_dtype(E::DTYPE),
             device: Some(self.context().device().ordinal()),
@@ -338,8 +378,15 @@ impl Communicator {
                 keep.extend(owner(s, call, "the input")?);
             }
             keep.extend(owner(recv, call, recv_what)?);
-            let send = send.map(|s| s.region(call, "the input")).transpose()?;
-            let recv = recv.region(call, recv_what)?;
+            let send = send
+                .map(|s| s.region(call, "the input", stream, Access::Read))
+                .transpose()?;
+            // The output is written; a `send` only reads its buffer.
+            let recv_access = match kind {
+                OpKind::Send => Access::Read,
+                _ => Access::Write,
+            };
+            let recv = recv.region(call, recv_what, stream, recv_access)?;
             let plan = plan(kind, op, other, send.as_ref(), &recv, self.me())?;
             let held = group::depth() > 0;
             if held {
@@ -621,8 +668,8 @@ impl Communicator {
                 root: None,
                 peer: None,
             },
-            send: rucuda_driver::DevicePtr::device_ptr(&send),
-            recv: rucuda_driver::DevicePtr::device_ptr(&all),
+            send: send.device_range().use_on(stream, Access::Read)?,
+            recv: all.device_range().use_on(stream, Access::Write)?,
         };
         // SAFETY: 4 u64 in, 4 × size u64 out, both allocated above on this device and
         // kept until the stream was waited for below; the communicator is live.
@@ -704,7 +751,13 @@ mod tests {
 
     // SAFETY: a test stand-in; its region is never handed to NCCL.
     unsafe impl SendBuffer for Plain {
-        fn region(&self, _: &'static str, _: &'static str) -> Result<Region> {
+        fn region(
+            &self,
+            _: &'static str,
+            _: &'static str,
+            _: &Stream,
+            _: Access,
+        ) -> Result<Region> {
             Ok(f32s(4))
         }
     }
@@ -714,7 +767,13 @@ mod tests {
 
     // SAFETY: a test stand-in; its region is never handed to NCCL.
     unsafe impl SendBuffer for Shared {
-        fn region(&self, _: &'static str, _: &'static str) -> Result<Region> {
+        fn region(
+            &self,
+            _: &'static str,
+            _: &'static str,
+            _: &Stream,
+            _: Access,
+        ) -> Result<Region> {
             Ok(f32s(4))
         }
         fn keep_alive(&self) -> Option<Box<dyn Any>> {

@@ -7,7 +7,8 @@ use std::sync::Arc;
 use rucuda_array::GpuArray;
 use rucuda_driver::sys::CUdeviceptr;
 use rucuda_driver::{
-    Context, DeviceAttribute, DeviceBuffer, DevicePtr, DeviceRepr, DeviceViewMut, Function, Stream,
+    Access, Context, DeviceAttribute, DeviceBuffer, DevicePtr, DeviceRepr, DeviceViewMut, Function,
+    Stream,
 };
 use rucuda_jit::{CompileOptions, SourceModule};
 
@@ -90,34 +91,42 @@ impl RandElement for i64 {
 /// Device memory a generator can fill: a [`DeviceBuffer`], a [`DeviceViewMut`], or a
 /// contiguous [`GpuArray`].
 pub trait RandOutput<T: RandElement> {
-    /// The first element's address and the number of elements; the context when known.
-    fn target(&mut self) -> Result<(CUdeviceptr, usize, Option<Context>)>;
+    /// The first element's address for a fill queued on `stream` (taken through the
+    /// memory's use log, which records the write), the number of elements, and the
+    /// context when known.
+    fn target(&mut self, stream: &Stream) -> Result<(CUdeviceptr, usize, Option<Context>)>;
 }
 
 impl<T: RandElement> RandOutput<T> for DeviceBuffer<T> {
-    fn target(&mut self) -> Result<(CUdeviceptr, usize, Option<Context>)> {
-        Ok((self.device_ptr(), self.len(), Some(self.context().clone())))
+    fn target(&mut self, stream: &Stream) -> Result<(CUdeviceptr, usize, Option<Context>)> {
+        let ptr = self.device_range().use_on(stream, Access::Write)?;
+        Ok((ptr, self.len(), Some(self.context().clone())))
     }
 }
 
 impl<T: RandElement> RandOutput<T> for DeviceViewMut<'_, T> {
-    fn target(&mut self) -> Result<(CUdeviceptr, usize, Option<Context>)> {
-        Ok((self.device_ptr(), self.len(), None))
+    fn target(&mut self, stream: &Stream) -> Result<(CUdeviceptr, usize, Option<Context>)> {
+        let ptr = self.device_range().use_on(stream, Access::Write)?;
+        Ok((ptr, self.len(), None))
     }
 }
 
 impl<T: RandElement> RandOutput<T> for GpuArray<T> {
     /// Any array whose elements form one run of memory (C or Fortran order) is filled
     /// in memory order.
-    fn target(&mut self) -> Result<(CUdeviceptr, usize, Option<Context>)> {
+    fn target(&mut self, stream: &Stream) -> Result<(CUdeviceptr, usize, Option<Context>)> {
         if !(self.is_c_contiguous() || self.is_f_contiguous()) {
             return Err(Error::NotContiguous {
                 shape: self.shape().to_vec(),
                 strides: self.strides().to_vec(),
             });
         }
+        if self.context() != stream.context() {
+            return Err(Error::ContextMismatch("output"));
+        }
         // C or Fortran order: element 0 on every axis is the lowest address.
-        Ok((self.device_ptr(), self.len(), Some(self.context().clone())))
+        let ptr = self.use_on(stream, Access::Write)?;
+        Ok((ptr, self.len(), Some(self.context().clone())))
     }
 }
 
@@ -184,15 +193,17 @@ pub trait RandomGenerator {
     where
         Self: Sized,
     {
-        let (ptr, n, ctx) = out.target()?;
+        if stream.context() != self.context() {
+            return Err(Error::ContextMismatch("stream"));
+        }
+        let (ptr, n, ctx) = out.target(stream)?;
         if let Some(ctx) = ctx {
             if &ctx != self.context() {
                 return Err(Error::ContextMismatch("output"));
             }
         }
-        // SAFETY: the output borrows its memory for this call; the work is ordered on
-        // `stream`, which the memory's owner orders its own work against (as for any
-        // kernel launch on it).
+        // SAFETY: the output holds `n` elements at `ptr`, borrowed for this call; its use
+        // log recorded the write on `stream` (in `target`).
         unsafe { self.fill_ptr(ptr, n, T::KIND, dist, stream) }
     }
 

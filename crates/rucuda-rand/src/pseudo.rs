@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use rucuda_driver::sys::CUdeviceptr;
 use rucuda_driver::{
-    Context, DeviceBuffer, DevicePointerArg, DevicePtr, Function, LaunchConfig, Stream,
+    Access, Context, DeviceBuffer, DevicePointerArg, DevicePtr, Function, LaunchConfig, Stream,
 };
 use rucuda_jit::SourceModule;
 
@@ -77,8 +77,12 @@ fn upload_opt(
     }
 }
 
-fn arg(b: &Option<DeviceBuffer<u64>>) -> DevicePointerArg {
-    DevicePointerArg(b.as_ref().map_or(0, DevicePtr::device_ptr))
+/// An optional input table's address for a launch on `stream` (0 when absent).
+fn arg(b: &Option<DeviceBuffer<u64>>, stream: &Stream) -> Result<DevicePointerArg> {
+    Ok(DevicePointerArg(match b {
+        Some(b) => b.device_range().use_on(stream, Access::Read)?,
+        None => 0,
+    }))
 }
 
 impl PseudoCore {
@@ -159,7 +163,7 @@ impl PseudoCore {
         let offs = upload_opt(&ctx, &o.offsets, n, "offsets")?;
         let stream = Stream::null(&ctx);
         let cfg = LaunchConfig::linear(blocks(n as u64)?, BLOCK);
-        let states = DevicePointerArg(self.states.device_ptr());
+        let states = DevicePointerArg(self.states.device_range().use_on(&stream, Access::Write)?);
         match &self.table {
             None => {
                 // SAFETY: G_init(State*, unsigned n, const u64* seeds, u64, const u64* subs,
@@ -172,11 +176,11 @@ impl PseudoCore {
                         (
                             states,
                             self.count,
-                            arg(&seeds),
+                            arg(&seeds, &stream)?,
                             seed,
-                            arg(&subs),
+                            arg(&subs, &stream)?,
                             o.subsequence,
-                            arg(&offs),
+                            arg(&offs, &stream)?,
                             o.offset,
                         ),
                     )?
@@ -191,13 +195,13 @@ impl PseudoCore {
                         (
                             states,
                             self.count,
-                            arg(&seeds),
+                            arg(&seeds, &stream)?,
                             seed,
-                            arg(&subs),
+                            arg(&subs, &stream)?,
                             o.subsequence,
-                            arg(&offs),
+                            arg(&offs, &stream)?,
                             o.offset,
-                            DevicePointerArg(table.device_ptr()),
+                            DevicePointerArg(table.device_range().use_on(&stream, Access::Read)?),
                             *powers,
                         ),
                     )?
@@ -258,7 +262,7 @@ impl PseudoCore {
                 cfg,
                 stream,
                 (
-                    DevicePointerArg(self.states.device_ptr()),
+                    DevicePointerArg(self.states.device_range().use_on(&stream, Access::Write)?),
                     self.count,
                     DevicePointerArg(ptr),
                     words,
@@ -291,8 +295,11 @@ impl PseudoCore {
             }
         }
         let cfg = LaunchConfig::linear(blocks(u64::from(self.count))?, BLOCK);
-        let states = DevicePointerArg(self.states.device_ptr());
-        let counts = DevicePointerArg(counts.map_or(0, DevicePtr::device_ptr));
+        let states = DevicePointerArg(self.states.device_range().use_on(&stream, Access::Write)?);
+        let counts = DevicePointerArg(match counts {
+            Some(c) => c.device_range().use_on(&stream, Access::Read)?,
+            None => 0,
+        });
         match &self.table {
             // SAFETY: G_skipahead(State*, unsigned n, const u64* counts, u64 count,
             // unsigned kind) updates states[0..n); counts holds n values or is null.
@@ -311,7 +318,7 @@ impl PseudoCore {
                         counts,
                         count,
                         kind,
-                        DevicePointerArg(table.device_ptr()),
+                        DevicePointerArg(table.device_range().use_on(&stream, Access::Read)?),
                         *powers,
                     ),
                 )?

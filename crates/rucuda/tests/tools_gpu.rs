@@ -180,12 +180,12 @@ fn device_memory_pool_reuses_blocks_and_counts() {
     );
     let managed = pool.managed_bytes();
     assert!((1_000_000..=1_250_000).contains(&managed));
-    let addr = rucuda::driver::DevicePtr::device_ptr(&a);
+    let addr = rucuda::driver::DevicePtr::device_range(&a).address();
     drop(a);
     assert_eq!((pool.active_blocks(), pool.held_blocks()), (0, 1));
     let b = pool.allocate(999_999).unwrap();
     assert_eq!(
-        rucuda::driver::DevicePtr::device_ptr(&b),
+        rucuda::driver::DevicePtr::device_range(&b).address(),
         addr,
         "same bin reuses the block"
     );
@@ -200,7 +200,7 @@ fn device_memory_pool_reuses_blocks_and_counts() {
         let cp = rucuda::driver::driver().unwrap().cuMemcpyHtoD_v2().unwrap();
         rucuda::driver::check(
             cp(
-                rucuda::driver::DevicePtr::device_ptr(&blk),
+                rucuda::driver::DevicePtr::device_range(&blk).address(),
                 host.as_ptr().cast(),
                 n * 4,
             ),
@@ -224,7 +224,7 @@ fn device_memory_pool_reuses_blocks_and_counts() {
         rucuda::driver::check(
             cp(
                 out.as_mut_ptr().cast(),
-                rucuda::driver::DevicePtr::device_ptr(&blk),
+                rucuda::driver::DevicePtr::device_range(&blk).address(),
                 n * 4,
             ),
             "cuMemcpyDtoH_v2",

@@ -28,8 +28,7 @@ impl<T: Element> GpuArray<T> {
     /// An array of zeros (all bits zero: `0`, `0.0`, `false`, `0+0i`).
     pub fn zeros(stream: &Stream, shape: &[usize]) -> Result<Self> {
         let a = Self::empty(stream, shape)?;
-        // SAFETY: the range is the new buffer's whole allocation.
-        unsafe { device_copy::fill_pattern(stream, a.element_ptr(0), &[0], a.nbytes())? };
+        device_copy::fill_pattern(stream, a.buffer_elements(0, a.len())?, &[0])?;
         Ok(a)
     }
 
@@ -52,10 +51,8 @@ impl<T: Element> GpuArray<T> {
     fn fill_with_memset_or_upload(&mut self, value: T) -> Result<()> {
         let bits = value.to_storage();
         let pattern = bytemuck::bytes_of(&bits);
-        // SAFETY: a contiguous array made by `empty` covers its buffer from the offset.
-        let done = unsafe {
-            device_copy::fill_pattern(self.stream(), self.device_ptr(), pattern, self.len())?
-        };
+        let elements = self.memory().elements(self.nbytes())?;
+        let done = device_copy::fill_pattern(self.stream(), elements, pattern)?;
         if !done {
             self.fill(value)?;
         }
@@ -111,8 +108,7 @@ impl<T: Element> GpuArray<T> {
             });
         }
         let stored = T::slice_to_storage(data);
-        // SAFETY: the new contiguous buffer holds exactly `data.len()` elements.
-        unsafe { device_copy::host_to_device(stream, a.device_ptr(), &stored)? };
+        device_copy::host_to_device(stream, a.memory().elements(a.nbytes())?, &stored)?;
         Ok(a)
     }
 

@@ -59,9 +59,8 @@ impl<T: Element> GpuArray<T> {
         }
         if self.is_c_contiguous() {
             let mut stored = vec![T::from_f64(0.0).to_storage(); self.len()];
-            // SAFETY: a non-empty contiguous layout checked against the buffer covers
-            // `len` elements from its offset.
-            unsafe { device_copy::device_to_host(self.stream(), self.device_ptr(), &mut stored)? };
+            let elements = self.memory().elements(self.nbytes())?;
+            device_copy::device_to_host(self.stream(), elements, &mut stored)?;
             return Ok(T::vec_from_storage(stored));
         }
         self.copy()?.to_vec()
@@ -112,11 +111,8 @@ impl<T: Element> GpuArray<T> {
         }
         if self.is_c_contiguous() {
             let stored = T::slice_to_storage(data);
-            // SAFETY: a non-empty contiguous layout checked against the buffer covers
-            // `len` elements from its offset.
-            return unsafe {
-                device_copy::host_to_device(self.stream(), self.device_ptr(), &stored)
-            };
+            let elements = self.memory().elements(self.nbytes())?;
+            return device_copy::host_to_device(self.stream(), elements, &stored);
         }
         let staged = Self::from_shape_slice(self.stream(), self.shape(), data)?;
         self.copy_from(&staged)

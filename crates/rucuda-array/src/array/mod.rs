@@ -5,55 +5,26 @@ mod create;
 mod host_io;
 mod views;
 
-use std::mem::ManuallyDrop;
 use std::sync::Arc;
 
 use rucuda_driver::sys::CUdeviceptr;
-use rucuda_driver::{Context, DeviceBuffer, DevicePtr, Stream};
+use rucuda_driver::{Access, Context, DeviceBuffer, DevicePtr, DeviceRange, Stream};
 
 use crate::dtype::{DType, Element};
 use crate::layout::Layout;
+use crate::memory::ArrayMemory;
 
 /// The allocation behind an array and its views, with the stream its work is ordered on.
 ///
 /// `buffer` either owns the allocation (`owner` is `None`) or, for arrays that see another
 /// array's memory as another element type (`reinterpret`, `real`, `imag`), is a
-/// non-owning handle to that memory that is never dropped, while `owner` keeps the
-/// allocation's real owner alive (and receives the uses recorded on other streams, so that
-/// its free waits for them).
+/// non-owning alias of that memory sharing its use log
+/// ([`DeviceBuffer::alias_of`]), while `owner` keeps the allocation's real owner alive.
 struct Storage<T: Element> {
-    buffer: ManuallyDrop<DeviceBuffer<T::Storage>>,
-    owner: Option<Arc<dyn DevicePtr + Send + Sync>>,
+    buffer: DeviceBuffer<T::Storage>,
+    /// Keeps the real owner of an aliased allocation alive (never read).
+    _owner: Option<Arc<dyn Send + Sync>>,
     stream: Stream,
-}
-
-/// A storage as the device memory it stands for: recording a use reaches the buffer that
-/// really frees the memory (the owner's, for aliasing storages).
-impl<T: Element> DevicePtr for Storage<T> {
-    fn device_ptr(&self) -> CUdeviceptr {
-        self.buffer.device_ptr()
-    }
-
-    fn byte_len(&self) -> usize {
-        self.buffer.byte_len()
-    }
-
-    fn record_use(&self, stream: &Stream) -> rucuda_driver::Result<()> {
-        match &self.owner {
-            None => self.buffer.record_use(stream),
-            Some(owner) => owner.record_use(stream),
-        }
-    }
-}
-
-impl<T: Element> Drop for Storage<T> {
-    fn drop(&mut self) {
-        if self.owner.is_none() {
-            // SAFETY: an owning storage drops its buffer exactly once, here; aliasing
-            // storages never drop theirs (the owner frees the memory).
-            unsafe { ManuallyDrop::drop(&mut self.buffer) };
-        }
-    }
 }
 
 /// An n-dimensional array in device memory (PyCUDA's `GPUArray`).
@@ -100,8 +71,8 @@ impl<T: Element> GpuArray<T> {
     ) -> Self {
         GpuArray {
             storage: Arc::new(Storage {
-                buffer: ManuallyDrop::new(buffer),
-                owner: None,
+                buffer,
+                _owner: None,
                 stream: stream.clone(),
             }),
             layout,
@@ -122,16 +93,15 @@ impl<T: Element> GpuArray<T> {
         buffer_len: usize,
         layout: Layout,
     ) -> Self {
-        let base = other.storage.buffer.device_ptr();
-        // SAFETY: the caller vouches for size, alignment and contents; the handle is
-        // wrapped in ManuallyDrop inside an aliasing storage, so it never frees the
-        // memory, and `owner` keeps the real owner (and its allocation) alive.
-        let buffer = unsafe { DeviceBuffer::from_raw(other.context(), base, buffer_len) };
-        let owner: Arc<dyn DevicePtr + Send + Sync> = Arc::clone(&other.storage) as _;
+        // SAFETY: the caller vouches for size, alignment and contents; the alias never
+        // frees the memory and shares the owner's use log; `owner` keeps the real owner
+        // (and its allocation) alive as long as the alias.
+        let buffer = unsafe { DeviceBuffer::alias_of(&other.storage.buffer, buffer_len) };
+        let owner: Arc<dyn Send + Sync> = Arc::clone(&other.storage) as _;
         GpuArray {
             storage: Arc::new(Storage {
-                buffer: ManuallyDrop::new(buffer),
-                owner: Some(owner),
+                buffer,
+                _owner: Some(owner),
                 stream: other.stream().clone(),
             }),
             layout,
@@ -219,49 +189,60 @@ impl<T: Element> GpuArray<T> {
     }
 
     /// The whole buffer behind this array and its views (elements in their storage type).
-    ///
     /// For an array that sees another array's memory as another type (`reinterpret`,
-    /// `real`, `imag`) this is a handle that does not own the memory: record uses on
-    /// other streams with [`GpuArray::record_use`], which reaches the owner.
+    /// `real`, `imag`) it is an alias sharing the owner's use log, so work queued through
+    /// either is ordered against the other and the owner's free waits for both.
     pub fn buffer(&self) -> &DeviceBuffer<T::Storage> {
         &self.storage.buffer
     }
 
-    /// Notes that work just enqueued on `stream` uses this array's memory, so that its
-    /// stream-ordered free (on the home stream of the array that owns the allocation)
-    /// waits for that work (see `DeviceBuffer::record_use`). rucuda-array's kernels do
-    /// this for their array arguments.
-    pub fn record_use(&self, stream: &Stream) -> crate::Result<()> {
-        Ok(self.storage.record_use(stream)?)
+    /// The address of element 0 for your own work about to be queued on `stream` (a
+    /// kernel launched with it as a pointer argument), which uses the array as `access`
+    /// says: `stream` waits for conflicting earlier work on other streams, and the use is
+    /// recorded so that the array's free, host reads and later conflicting work wait for
+    /// it. Elements at negative strides lie below this address.
+    ///
+    /// ```no_run
+    /// # let stream = rucuda_driver::Stream::null(&rucuda_driver::Device::get(0)?.primary_context()?);
+    /// use rucuda_driver::Access;
+    /// let a = rucuda_array::GpuArray::<f32>::zeros(&stream, &[256])?;
+    /// let ptr = a.use_on(&stream, Access::Write)?;
+    /// // ... launch a kernel on `stream` with `rucuda_driver::DevicePointerArg(ptr)` ...
+    /// # Ok::<(), rucuda_array::ArrayError>(())
+    /// ```
+    pub fn use_on(&self, stream: &Stream, access: Access) -> crate::Result<CUdeviceptr> {
+        self.memory().use_on(stream, access)
     }
 
-    /// The memory behind this array as a `DevicePtr` whose `record_use` reaches the
-    /// allocation's owner (for kernels that take arrays type-erased).
-    pub(crate) fn use_recorder(&self) -> &dyn DevicePtr {
-        &*self.storage
+    /// The memory of this array for the operations: the buffer and element 0's offset.
+    pub(crate) fn memory(&self) -> ArrayMemory<'_> {
+        ArrayMemory {
+            range: self.storage.buffer.device_range(),
+            offset: self.layout.offset() * T::DTYPE.size_bytes(),
+        }
+    }
+
+    /// The contiguous elements `start..start + count` of the buffer (not of the layout).
+    pub(crate) fn buffer_elements(
+        &self,
+        start: usize,
+        count: usize,
+    ) -> crate::Result<DeviceRange<'_>> {
+        let size = T::DTYPE.size_bytes();
+        Ok(self
+            .storage
+            .buffer
+            .device_range()
+            .sub(start * size, count * size)?)
     }
 
     /// True when both arrays are views of one buffer (also across `reinterpret`, `real`
     /// and `imag`, which see one allocation as another element type).
     pub fn shares_buffer_with<U: Element>(&self, other: &GpuArray<U>) -> bool {
-        let (a, b) = (&self.storage.buffer, &other.storage.buffer);
-        let bytes = |p: u64, len: usize, size: usize| (p, p + (len * size) as u64);
-        let (a0, a1) = bytes(a.device_ptr(), a.len(), T::DTYPE.size_bytes());
-        let (b0, b1) = bytes(b.device_ptr(), b.len(), U::DTYPE.size_bytes());
-        std::ptr::eq(
-            Arc::as_ptr(&self.storage).cast::<u8>(),
-            Arc::as_ptr(&other.storage).cast::<u8>(),
-        ) || (a0 < b1 && b0 < a1)
-    }
-
-    /// The device address of the element at index 0 on every axis (what a kernel's
-    /// pointer argument receives; elements at negative strides lie below it).
-    pub fn device_ptr(&self) -> CUdeviceptr {
-        self.storage.buffer.device_ptr() + (self.layout.offset() * T::DTYPE.size_bytes()) as u64
-    }
-
-    /// The device address of buffer element `k`.
-    pub(crate) fn element_ptr(&self, k: usize) -> CUdeviceptr {
-        self.storage.buffer.device_ptr() + (k * T::DTYPE.size_bytes()) as u64
+        let (a, b) = (
+            self.storage.buffer.device_range(),
+            other.storage.buffer.device_range(),
+        );
+        a.same_log(&b) || a.overlaps(&b)
     }
 }

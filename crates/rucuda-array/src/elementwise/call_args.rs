@@ -1,12 +1,12 @@
 //! [`KernelValue`]: one argument of a generated-kernel call, with its type erased so that
 //! a call can mix element types; checked against the kernel's [`ArgSpec`]s at the call.
 
-use rucuda_driver::sys::CUdeviceptr;
-use rucuda_driver::{DevicePtr, Stream};
+use rucuda_driver::Stream;
 
 use crate::array::GpuArray;
 use crate::dtype::{DType, Element};
 use crate::layout::Layout;
+use crate::memory::ArrayMemory;
 
 /// A scalar argument: its type and stored bytes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -78,23 +78,24 @@ impl ScalarValue {
 /// caller lent it mutably.
 #[derive(Debug, Clone)]
 pub struct ArrayValue<'a> {
-    pub(crate) ptr: CUdeviceptr,
+    /// The array's memory; the launch takes its address through the use log.
+    pub(crate) mem: ArrayMemory<'a>,
     pub(crate) dtype: DType,
     pub(crate) layout: &'a Layout,
     pub(crate) stream: &'a Stream,
     pub(crate) mutable: bool,
-    /// The buffer behind the array, to record a use on another stream (its free, on
-    /// the array's home stream, then waits for the kernel).
-    pub(crate) owner: BufferRef<'a>,
 }
 
-/// The device buffer behind an [`ArrayValue`], type-erased.
-#[derive(Clone, Copy)]
-pub(crate) struct BufferRef<'a>(pub(crate) &'a dyn DevicePtr);
-
-impl std::fmt::Debug for BufferRef<'_> {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "BufferRef({:#x})", self.0.device_ptr())
+impl ArrayValue<'_> {
+    /// The address of element 0 for a launch on `stream`, recording the use (a write for
+    /// arrays passed as `&mut`).
+    pub(crate) fn use_on(&self, stream: &Stream) -> crate::Result<rucuda_driver::sys::CUdeviceptr> {
+        let access = if self.mutable {
+            rucuda_driver::Access::Write
+        } else {
+            rucuda_driver::Access::Read
+        };
+        self.mem.use_on(stream, access)
     }
 }
 
@@ -138,12 +139,11 @@ impl From<ScalarValue> for KernelValue<'_> {
 impl<'a, T: Element> From<&'a GpuArray<T>> for KernelValue<'a> {
     fn from(a: &'a GpuArray<T>) -> Self {
         KernelValue::Array(ArrayValue {
-            ptr: a.device_ptr(),
+            mem: a.memory(),
             dtype: T::DTYPE,
             layout: a.layout(),
             stream: a.stream(),
             mutable: false,
-            owner: BufferRef(a.use_recorder()),
         })
     }
 }
@@ -151,12 +151,11 @@ impl<'a, T: Element> From<&'a GpuArray<T>> for KernelValue<'a> {
 impl<'a, T: Element> From<&'a mut GpuArray<T>> for KernelValue<'a> {
     fn from(a: &'a mut GpuArray<T>) -> Self {
         KernelValue::Array(ArrayValue {
-            ptr: a.device_ptr(),
+            mem: a.memory(),
             dtype: T::DTYPE,
             layout: a.layout(),
             stream: a.stream(),
             mutable: true,
-            owner: BufferRef(a.use_recorder()),
         })
     }
 }

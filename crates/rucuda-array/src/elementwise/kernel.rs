@@ -167,7 +167,7 @@ impl ElementwiseKernel {
         let all_contiguous = resolved.iter().all(|a| a.layout.is_c_contiguous());
         let mut extra: Vec<i64> = vec![n as i64];
         let (variant, work) = if all_contiguous {
-            let aligned = resolved.iter().all(|a| a.value.ptr % 16 == 0);
+            let aligned = resolved.iter().all(|a| a.value.mem.is_aligned(16));
             if self.vectorizable && aligned {
                 let k = super::render::tile_elements(&self.spec);
                 (Variant::Vectorized, n.div_ceil(k))
@@ -358,7 +358,7 @@ impl ElementwiseKernel {
             match v {
                 KernelValue::Scalar(s) => push_scalar(&mut buf, s),
                 KernelValue::Array(a) => {
-                    buf.push(DevicePointerArg(a.ptr));
+                    buf.push(DevicePointerArg(a.use_on(stream)?));
                 }
             }
         }
@@ -376,13 +376,6 @@ impl ElementwiseKernel {
         // each array's own layout, which was checked against its buffer; the ranged
         // variant's indices were checked against every array's length above.
         unsafe { loaded.function.launch_args(cfg, stream, &buf)? };
-        // An array used on a stream other than its home stream (where it is freed):
-        // its free must wait for this kernel.
-        for v in values {
-            if let KernelValue::Array(a) = v {
-                a.owner.0.record_use(stream)?;
-            }
-        }
         Ok(())
     }
 }

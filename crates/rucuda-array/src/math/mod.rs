@@ -240,7 +240,7 @@ fn ldexp_run<T: RealFloat>(
             (
                 MathSpecial::Ldexp,
                 Arg::In {
-                    ptr: a.device_ptr(),
+                    mem: a.memory(),
                     layout: a.layout(),
                 },
             )

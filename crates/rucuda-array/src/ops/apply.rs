@@ -241,7 +241,7 @@ fn binary_assign_ref(op: BinaryOp, x: &ArrayRef<'_>, b: Operand<'_>) -> Result<(
     };
     let args = [
         Arg::Out {
-            ptr: x.ptr,
+            mem: x.mem,
             layout: x.layout,
         },
         b.as_in(),

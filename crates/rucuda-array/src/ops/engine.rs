@@ -13,7 +13,7 @@ use std::sync::{Arc, Mutex, OnceLock, RwLock};
 
 use rucuda_driver::sys::CUdeviceptr;
 use rucuda_driver::{
-    ArgBuffer, Context, DeviceAttribute, DevicePointerArg, Event, EventFlags, Function,
+    Access, ArgBuffer, Context, DeviceAttribute, DevicePointerArg, Event, EventFlags, Function,
     LaunchConfig, Stream,
 };
 
@@ -23,6 +23,7 @@ use crate::compile::default_compiler;
 use crate::elementwise::{ElementwiseSpec, ScalarValue, Variant};
 use crate::error::{ArrayError, Result};
 use crate::layout::Layout;
+use crate::memory::ArrayMemory;
 
 /// Threads per block of built-in launches.
 const BLOCK: u32 = 256;
@@ -34,33 +35,49 @@ const BLOCKS_PER_SM: u32 = 16;
 pub(crate) enum Arg<'a> {
     /// An array read as `x[i]`; its layout broadcasts to the iteration shape.
     In {
-        /// Address of its element 0.
-        ptr: CUdeviceptr,
+        /// Its memory.
+        mem: ArrayMemory<'a>,
         /// Its layout.
         layout: &'a Layout,
     },
     /// An array written as `x[i]`; its shape is the iteration shape.
     Out {
-        /// Address of its element 0.
-        ptr: CUdeviceptr,
+        /// Its memory.
+        mem: ArrayMemory<'a>,
         /// Its layout.
         layout: &'a Layout,
     },
-    /// A contiguous array the kernel indexes itself (gather and scatter sources).
+    /// A contiguous array the kernel indexes itself (gather and scatter sources, read).
     Whole {
-        /// Address of its element 0.
-        ptr: CUdeviceptr,
+        /// Its memory.
+        mem: ArrayMemory<'a>,
+    },
+    /// A contiguous array the kernel indexes itself and writes (scatter targets).
+    WholeOut {
+        /// Its memory.
+        mem: ArrayMemory<'a>,
     },
     /// A value.
     Scalar(ScalarValue),
 }
 
 impl Arg<'_> {
-    fn layout(&self) -> Option<(CUdeviceptr, &Layout)> {
-        match *self {
-            Arg::In { ptr, layout } | Arg::Out { ptr, layout } => Some((ptr, layout)),
+    fn layout(&self) -> Option<(&ArrayMemory<'_>, &Layout)> {
+        match self {
+            Arg::In { mem, layout } | Arg::Out { mem, layout } => Some((mem, layout)),
             _ => None,
         }
+    }
+
+    /// The address for a launch on `stream` (recording the use), or `None` for a value.
+    fn address_on(&self, stream: &Stream) -> Result<Option<CUdeviceptr>> {
+        Ok(match self {
+            Arg::In { mem, .. } | Arg::Whole { mem } => Some(mem.use_on(stream, Access::Read)?),
+            Arg::Out { mem, .. } | Arg::WholeOut { mem } => {
+                Some(mem.use_on(stream, Access::Write)?)
+            }
+            Arg::Scalar(_) => None,
+        })
     }
 }
 
@@ -263,9 +280,10 @@ pub(crate) fn run(stream: &Stream, key: OpKey, shape: &[usize], args: &[Arg<'_>]
     let mut pack = ParamPack::new();
     let mut fits = true;
     for a in args {
-        fits &= match a {
-            Arg::In { ptr, .. } | Arg::Out { ptr, .. } | Arg::Whole { ptr } => pack.push_u64(*ptr),
-            Arg::Scalar(s) => pack.push_bytes(s.bytes()),
+        fits &= match (a.address_on(stream)?, a) {
+            (Some(ptr), _) => pack.push_u64(ptr),
+            (None, Arg::Scalar(s)) => pack.push_bytes(s.bytes()),
+            (None, _) => false,
         };
     }
     fits &= pack.push_u64(n as u64);
@@ -279,22 +297,24 @@ pub(crate) fn run(stream: &Stream, key: OpKey, shape: &[usize], args: &[Arg<'_>]
         return Ok(());
     }
     let mut buf = ArgBuffer::new();
-    push_args(&mut buf, args);
+    push_args(&mut buf, stream, args)?;
     buf.push(n as i64);
     // SAFETY: as above, with the same parameters in a heap-built list.
     unsafe { function.launch_args(cfg, stream, &buf)? };
     Ok(())
 }
 
-fn push_args(buf: &mut ArgBuffer, args: &[Arg<'_>]) {
+fn push_args(buf: &mut ArgBuffer, stream: &Stream, args: &[Arg<'_>]) -> Result<()> {
     for a in args {
-        match a {
-            Arg::In { ptr, .. } | Arg::Out { ptr, .. } | Arg::Whole { ptr } => {
-                buf.push(DevicePointerArg(*ptr));
+        match (a.address_on(stream)?, a) {
+            (Some(ptr), _) => {
+                buf.push(DevicePointerArg(ptr));
             }
-            Arg::Scalar(s) => push_scalar(buf, s),
+            (None, Arg::Scalar(s)) => push_scalar(buf, s),
+            (None, _) => {}
         }
     }
+    Ok(())
 }
 
 fn push_scalar(buf: &mut ArgBuffer, s: &ScalarValue) {
@@ -321,11 +341,11 @@ fn push_scalar(buf: &mut ArgBuffer, s: &ScalarValue) {
 fn contiguous_plan(n: usize, args: &[Arg<'_>]) -> Option<bool> {
     let mut aligned = true;
     for a in args {
-        if let Some((ptr, layout)) = a.layout() {
+        if let Some((mem, layout)) = a.layout() {
             if layout.len() != n || !layout.is_c_contiguous() {
                 return None;
             }
-            aligned &= ptr % 16 == 0;
+            aligned &= mem.is_aligned(16);
         }
     }
     Some(aligned)
@@ -379,7 +399,7 @@ fn strided_plan(shape: &[usize], args: &[Arg<'_>]) -> Result<StridedPlan> {
                 }
                 k += 1;
             }
-            Arg::Whole { .. } => mask.push(false),
+            Arg::Whole { .. } | Arg::WholeOut { .. } => mask.push(false),
             Arg::Scalar(_) => {}
         }
     }
@@ -400,7 +420,7 @@ fn run_strided(
     let plan = strided_plan(shape, args)?;
     let function = e.strided(stream.context(), plan.shape.len(), &plan.mask)?;
     let mut buf = ArgBuffer::new();
-    push_args(&mut buf, args);
+    push_args(&mut buf, stream, args)?;
     buf.push(n as i64);
     for &d in &plan.shape {
         buf.push(d as i64);
@@ -460,11 +480,25 @@ mod tests {
     use crate::layout::SliceArg;
     use std::hash::Hash;
 
+    fn mem(ptr: u64) -> ArrayMemory<'static> {
+        ArrayMemory {
+            // SAFETY: never used for work.
+            range: unsafe { rucuda_driver::DeviceRange::untracked(ptr, 1 << 20) },
+            offset: 0,
+        }
+    }
+
     fn arr(layout: &Layout, out: bool, ptr: u64) -> Arg<'_> {
         if out {
-            Arg::Out { ptr, layout }
+            Arg::Out {
+                mem: mem(ptr),
+                layout,
+            }
         } else {
-            Arg::In { ptr, layout }
+            Arg::In {
+                mem: mem(ptr),
+                layout,
+            }
         }
     }
 
@@ -487,7 +521,7 @@ mod tests {
         // Scalars and gather sources do not count.
         let args = [
             Arg::Scalar(ScalarValue::new(1.0f32)),
-            Arg::Whole { ptr: 3 },
+            Arg::Whole { mem: mem(3) },
             arr(&a, true, 0),
         ];
         assert_eq!(contiguous_plan(20, &args), Some(true));
@@ -531,7 +565,11 @@ mod tests {
         // Gather sources are never strided.
         let p = strided_plan(
             &[7],
-            &[arr(&r, false, 0), Arg::Whole { ptr: 0 }, arr(&o, true, 0)],
+            &[
+                arr(&r, false, 0),
+                Arg::Whole { mem: mem(0) },
+                arr(&o, true, 0),
+            ],
         )
         .unwrap();
         assert_eq!(p.mask, vec![true, false, false]);

@@ -121,9 +121,7 @@ pub fn multi_take<T: Element, I: Element>(
         };
         let idx = indices.as_ref();
         let mut args = vec![idx.as_in(), Arg::Scalar(ScalarValue::new(len as i64))];
-        args.extend(srcs.iter().map(|s| Arg::Whole {
-            ptr: s.device_ptr(),
-        }));
+        args.extend(srcs.iter().map(|s| Arg::Whole { mem: s.memory() }));
         let refs: Vec<_> = dsts.iter().map(|d| d.as_ref()).collect();
         args.extend(refs.iter().map(|r| r.as_out()));
         run(stream, key, indices.shape(), &args)?;
@@ -212,9 +210,7 @@ pub fn multi_put<T: Element, I: Element>(
         let mut args = vec![idx.as_in(), Arg::Scalar(ScalarValue::new(len as i64))];
         let vrefs: Vec<_> = vs.iter().map(|v| v.as_ref()).collect();
         args.extend(vrefs.iter().map(|r| r.as_in()));
-        args.extend(ds.iter().map(|d| Arg::Whole {
-            ptr: d.device_ptr(),
-        }));
+        args.extend(ds.iter().map(|d| Arg::WholeOut { mem: d.memory() }));
         run(stream, key, indices.shape(), &args)?;
     }
     after_on(stream, &homes)?;

@@ -1,7 +1,6 @@
 //! Operands of the operations: an array (any element type, any layout) or a Rust scalar,
 //! with its static result type through [`BinaryOperand`].
 
-use rucuda_driver::sys::CUdeviceptr;
 use rucuda_driver::Stream;
 
 use super::engine::Arg;
@@ -10,40 +9,40 @@ use crate::dtype::{DType, Element};
 use crate::elementwise::ScalarValue;
 use crate::error::{ArrayError, Result};
 use crate::layout::Layout;
+use crate::memory::ArrayMemory;
 use crate::GpuArray;
 
 /// A borrowed, type-erased array operand.
 #[derive(Debug, Clone, Copy)]
 pub struct ArrayRef<'a> {
-    pub(crate) ptr: CUdeviceptr,
+    /// Its memory (the whole buffer and element 0's offset).
+    pub(crate) mem: ArrayMemory<'a>,
     pub(crate) dtype: DType,
     pub(crate) layout: &'a Layout,
     pub(crate) stream: &'a Stream,
-    /// The whole buffer's byte range, to detect overlaps.
-    pub(crate) span: (CUdeviceptr, CUdeviceptr),
 }
 
 impl ArrayRef<'_> {
     /// True when the two arrays' buffers overlap.
     pub(crate) fn overlaps(&self, other: &ArrayRef<'_>) -> bool {
-        self.span.0 < other.span.1 && other.span.0 < self.span.1
+        self.mem.overlaps(&other.mem)
     }
 
     /// True when both see the same elements in the same order as the same type.
     pub(crate) fn same_elements(&self, other: &ArrayRef<'_>) -> bool {
-        self.ptr == other.ptr && self.dtype == other.dtype && self.layout == other.layout
+        self.mem.same_start(&other.mem) && self.dtype == other.dtype && self.layout == other.layout
     }
 
     pub(crate) fn as_in(&self) -> Arg<'_> {
         Arg::In {
-            ptr: self.ptr,
+            mem: self.mem,
             layout: self.layout,
         }
     }
 
     pub(crate) fn as_out(&self) -> Arg<'_> {
         Arg::Out {
-            ptr: self.ptr,
+            mem: self.mem,
             layout: self.layout,
         }
     }
@@ -88,26 +87,12 @@ impl<'a> Operand<'a> {
 impl<T: Element> GpuArray<T> {
     /// This array as a type-erased operand.
     pub(crate) fn as_ref(&self) -> ArrayRef<'_> {
-        let base = self.buffer_base();
         ArrayRef {
-            ptr: self.device_ptr(),
+            mem: self.memory(),
             dtype: T::DTYPE,
             layout: self.layout(),
             stream: self.stream(),
-            span: (
-                base,
-                base + (self.buffer_len() * T::DTYPE.size_bytes()) as u64,
-            ),
         }
-    }
-
-    fn buffer_base(&self) -> CUdeviceptr {
-        use rucuda_driver::DevicePtr;
-        self.buffer().device_ptr()
-    }
-
-    fn buffer_len(&self) -> usize {
-        self.buffer().len()
     }
 }
 

@@ -58,8 +58,14 @@ impl KernelArgs for &ParamPack {
     /// Not known statically: the driver only uses the sizes handed to the callback.
     const COUNT: usize = 0;
 
+    /// The pack holds addresses the engine took through each array's use log
+    /// (`ArrayMemory::use_on`) for this launch's stream.
     #[inline]
-    fn with_params<R>(&self, f: impl FnOnce(&mut [*mut c_void], &[usize]) -> R) -> R {
+    fn with_params<R>(
+        &self,
+        _stream: Option<&rucuda_driver::Stream>,
+        f: impl FnOnce(&mut [*mut c_void], &[usize]) -> rucuda_driver::Result<R>,
+    ) -> rucuda_driver::Result<R> {
         let mut ptrs = [std::ptr::null_mut::<c_void>(); PACK_CAPACITY];
         for (p, w) in ptrs.iter_mut().zip(&self.words[..self.len]) {
             *p = w.as_ptr().cast_mut().cast();
@@ -79,7 +85,7 @@ mod tests {
         assert!(p.push_bytes(&2.5f32.to_ne_bytes()));
         assert!(p.push_bytes(&[1u8; 16]));
         assert!(!p.push_bytes(&[1u8; 17]));
-        (&p).with_params(|ptrs, sizes| {
+        (&p).with_params(None, |ptrs, sizes| {
             assert_eq!(sizes, &[8, 4, 16]);
             // SAFETY: each pointer addresses the words of its parameter.
             let v = unsafe { *(ptrs[0] as *const u64) };
@@ -87,7 +93,9 @@ mod tests {
             // SAFETY: as above, 4 bytes of an f32.
             let f = unsafe { *(ptrs[1] as *const f32) };
             assert_eq!(f, 2.5);
-        });
+            Ok(())
+        })
+        .unwrap();
         for _ in 3..PACK_CAPACITY {
             assert!(p.push_u64(1));
         }

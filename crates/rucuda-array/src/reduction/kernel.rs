@@ -5,10 +5,9 @@
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
-use rucuda_driver::sys::CUdeviceptr;
 use rucuda_driver::{
-    ArgBuffer, DeviceAttribute, DeviceBuffer, DevicePointerArg, DevicePtr, DeviceRepr, Function,
-    LaunchConfig, OccupancyFlags, Stream,
+    Access, ArgBuffer, DeviceAttribute, DeviceBuffer, DevicePointerArg, DevicePtr, DeviceRange,
+    DeviceRepr, Function, LaunchConfig, OccupancyFlags, Stream,
 };
 
 use super::render::{tile_plan, RenderedReduction, TilePlan, Variant, BLOCK_SIZE};
@@ -173,7 +172,7 @@ impl ReductionKernel {
     ) -> Result<GpuArray<T>> {
         self.check_output(&ReductionType::DType(T::DTYPE), "result")?;
         let out = GpuArray::<T>::empty(stream, &[])?;
-        self.launch_into(stream, args, out.device_ptr())?;
+        self.launch_into(stream, args, out.memory().elements(out.nbytes())?)?;
         Ok(out)
     }
 
@@ -198,8 +197,7 @@ impl ReductionKernel {
         if out.context() != stream.context() {
             return Err(ArrayError::ContextMismatch);
         }
-        self.launch_into(stream, args, out.device_ptr())?;
-        out.record_use(stream)
+        self.launch_into(stream, args, out.memory().elements(out.nbytes())?)
     }
 
     /// The reduction brought to the host (waits for `stream`).
@@ -230,7 +228,7 @@ impl ReductionKernel {
         };
         self.check_output(&want, "result")?;
         let out = DeviceBuffer::<S>::uninit_async(stream, 1)?;
-        self.launch_into(stream, args, out.device_ptr())?;
+        self.launch_into(stream, args, out.device_range())?;
         Ok(out)
     }
 
@@ -242,9 +240,7 @@ impl ReductionKernel {
     ) -> Result<S> {
         let out = self.call_struct::<S>(stream, args)?;
         let mut host = [S::zeroed()];
-        // SAFETY: `out` holds one S, written by the kernels ordered before this copy on
-        // `stream`; S is plain data.
-        unsafe { device_copy::device_to_host(stream, out.device_ptr(), &mut host)? };
+        device_copy::device_to_host(stream, out.device_range(), &mut host)?;
         Ok(host[0])
     }
 
@@ -284,7 +280,7 @@ impl ReductionKernel {
         &self,
         stream: &Stream,
         args: &[KernelValue<'_>],
-        out: CUdeviceptr,
+        out: DeviceRange<'_>,
     ) -> Result<()> {
         let arrays = self.check_args(stream, args)?;
         let kernel = &self.spec.name;
@@ -330,7 +326,7 @@ impl ReductionKernel {
                     if indexed
                         .iter()
                         .filter(|a| plan.tiled.contains(&name_of(a)))
-                        .all(|a| a.value.ptr % 16 == 0) =>
+                        .all(|a| a.value.mem.is_aligned(16)) =>
                 {
                     (Variant::Vectorized, (n / plan.k).max(1))
                 }
@@ -371,13 +367,17 @@ impl ReductionKernel {
         } else {
             None
         };
-        let partials_ptr = partials.as_ref().map_or(0, DevicePtr::device_ptr);
+        let partials_ptr = match &partials {
+            Some(p) => p.device_range().use_on(stream, Access::Write)?,
+            None => 0,
+        };
+        let out = out.use_on(stream, Access::Write)?;
         let mut buf = ArgBuffer::new();
         for v in args {
             match v {
                 KernelValue::Scalar(s) => push_scalar(&mut buf, s),
                 KernelValue::Array(a) => {
-                    buf.push(DevicePointerArg(a.ptr));
+                    buf.push(DevicePointerArg(a.use_on(stream)?));
                 }
             }
         }
@@ -401,7 +401,7 @@ impl ReductionKernel {
         };
         if let Some(partials) = &partials {
             let mut buf2 = ArgBuffer::new();
-            buf2.push(DevicePointerArg(partials.device_ptr()));
+            buf2.push_memory(partials, stream, Access::Read)?;
             buf2.push(DevicePointerArg(out));
             buf2.push(blocks as i64);
             // SAFETY: stage 2 reads the `blocks` partials stage 1 wrote (ordered before it
@@ -411,12 +411,6 @@ impl ReductionKernel {
                     .stage2
                     .launch_args(LaunchConfig::linear(1, BLOCK_SIZE), stream, &buf2)?
             };
-        }
-        // Arrays freed on another (home) stream wait for this reduction.
-        for v in args {
-            if let KernelValue::Array(a) = v {
-                a.owner.0.record_use(stream)?;
-            }
         }
         // `partials` is freed here, ordered on `stream` after both launches.
         Ok(())

@@ -6,8 +6,8 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
 use rucuda_driver::{
-    memset_d32_async, ArgBuffer, DeviceAttribute, DeviceBuffer, DevicePointerArg, DevicePtr,
-    Function, LaunchConfig, Stream,
+    memset_d32_async, Access, ArgBuffer, DeviceAttribute, DeviceBuffer, DevicePointerArg,
+    DeviceRange, Function, LaunchConfig, Stream,
 };
 
 use super::render::{RenderedScan, ScanTuning, Variant};
@@ -138,18 +138,16 @@ impl ScanKernel {
                 host: input.len(),
             });
         }
-        let (src, dst, bytes) = (input.device_ptr(), output.device_ptr(), input.nbytes());
-        let in_place = src == dst;
-        if !in_place && src < dst + bytes as u64 && dst < src + bytes as u64 {
+        let src = input.memory().elements(input.nbytes())?;
+        let dst = output.memory().elements(output.nbytes())?;
+        let in_place = src.same_start(&dst);
+        if !in_place && src.overlaps(&dst) {
             return Err(ArrayError::InvalidArgument(format!(
                 "scan `{}`: input and output overlap without being the same array",
                 self.spec.name
             )));
         }
-        self.launch(stream, src, dst, input.len(), in_place)?;
-        // Arrays freed on another (home) stream wait for this scan.
-        input.record_use(stream)?;
-        output.record_use(stream)
+        self.launch(stream, src, dst, input.len(), in_place)
     }
 
     /// Scans `data` in place, ordered on `stream`.
@@ -162,9 +160,8 @@ impl ScanKernel {
                 strides: data.strides().to_vec(),
             });
         }
-        let p = data.device_ptr();
-        self.launch(stream, p, p, data.len(), true)?;
-        data.record_use(stream)
+        let p = data.memory().elements(data.nbytes())?;
+        self.launch(stream, p, p, data.len(), true)
     }
 
     fn check_type(&self, got: DType) -> Result<()> {
@@ -196,12 +193,19 @@ impl ScanKernel {
         Ok(())
     }
 
-    fn launch(&self, stream: &Stream, src: u64, dst: u64, n: usize, in_place: bool) -> Result<()> {
+    fn launch(
+        &self,
+        stream: &Stream,
+        src: DeviceRange<'_>,
+        dst: DeviceRange<'_>,
+        n: usize,
+        in_place: bool,
+    ) -> Result<()> {
         if n == 0 {
             return Ok(());
         }
         let variant = Variant {
-            vectorized: src % 16 == 0 && dst % 16 == 0,
+            vectorized: src.is_aligned(16) && dst.is_aligned(16),
             in_place,
         };
         let loaded = self.loaded(stream, variant)?;
@@ -222,10 +226,10 @@ impl ScanKernel {
         let mut scratch = DeviceBuffer::<u32>::uninit_async(stream, 2 * words)?;
         memset_d32_async(&mut scratch, 0, 2 * words, stream)?;
         let mut buf = ArgBuffer::new();
-        buf.push(DevicePointerArg(src));
-        buf.push(DevicePointerArg(dst));
+        buf.push(DevicePointerArg(src.use_on(stream, Access::Read)?));
+        buf.push(DevicePointerArg(dst.use_on(stream, Access::Write)?));
         buf.push(n as i64);
-        buf.push(DevicePointerArg(scratch.device_ptr()));
+        buf.push_memory(&scratch, stream, Access::Write)?;
         buf.push(*ahead);
         let config = LaunchConfig::linear(tiles as u32, rendered.block_size);
         // SAFETY: the kernel was generated for this element type and reads n elements at

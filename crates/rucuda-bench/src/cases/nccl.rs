@@ -329,7 +329,7 @@ impl AllReduce for RawRing {
         nccl_check("ncclGroupStart", unsafe { start() })?;
         for (i, comm) in self.comms.iter().enumerate() {
             self.lanes.ctxs[i].bind()?;
-            let ptr = rucuda_driver::DevicePtr::device_ptr(&self.buffers[i]);
+            let ptr = rucuda_driver::DevicePtr::device_range(&self.buffers[i]).address();
             // SAFETY: the buffer holds at least `count` f32 on the communicator's device and
             // outlives the synchronised samples.
             nccl_check("ncclAllReduce", unsafe {

@@ -12,6 +12,7 @@ use crate::memory::device_buffer::byte_size;
 use crate::memory::pinned::PinnedHostBuffer;
 use crate::memory::pointer::DevicePtrMut;
 use crate::memory::staged::{copy_dtoh, copy_htod};
+use crate::memory::tracking::{finish_legacy_stream, Access};
 use crate::memory::{DeviceBuffer, DevicePtr};
 use crate::repr::DeviceRepr;
 use crate::stream::Stream;
@@ -47,9 +48,11 @@ pub fn memcpy_htod<T: DeviceRepr>(
 ) -> Result<()> {
     let bytes = byte_size::<T>(src.len())?;
     same_size("memcpy_htod", dst.byte_len(), bytes)?;
-    // SAFETY: `src` is a readable slice borrowed for the call; `dst` holds `bytes` bytes
-    // and is borrowed mutably.
-    unsafe { copy_htod(ctx, dst.device_ptr(), src.as_ptr().cast(), bytes) }
+    let range = dst.device_range();
+    range.wait_on_host(Access::Write)?;
+    // SAFETY: `src` is a readable slice borrowed for the call; `dst` holds `bytes` bytes,
+    // is borrowed mutably and no queued work uses it any more (waited above).
+    unsafe { copy_htod(ctx, range.address(), src.as_ptr().cast(), bytes) }
 }
 
 /// Copies `src` from the device into `dst` on the host (same size in bytes),
@@ -71,28 +74,29 @@ pub fn memcpy_dtoh<T: DeviceRepr>(
 ) -> Result<()> {
     let bytes = byte_size::<T>(dst.len())?;
     same_size("memcpy_dtoh", bytes, src.byte_len())?;
+    let range = src.device_range();
+    range.wait_on_host(Access::Read)?;
     // SAFETY: `dst` is a writable slice borrowed mutably for the call (any bit pattern is
-    // a valid T); `src` holds `bytes` bytes.
-    unsafe { copy_dtoh(ctx, dst.as_mut_ptr().cast(), src.device_ptr(), bytes) }
+    // a valid T); `src` holds `bytes` bytes that no queued work writes (waited above).
+    unsafe { copy_dtoh(ctx, dst.as_mut_ptr().cast(), range.address(), bytes) }
 }
 
-/// Copies device memory to device memory of the same size (PyCUDA's `memcpy_dtod`).
-/// Like `cuMemcpyDtoD` it is ordered on the legacy default stream and may return before
-/// the copy has run.
+/// Copies device memory to device memory of the same size (PyCUDA's `memcpy_dtod`),
+/// synchronously: the copy is ordered after the work queued on either range on any
+/// stream, and has run when this returns, so the source may be dropped or reused at once.
 pub fn memcpy_dtod(ctx: &Context, dst: &mut impl DevicePtrMut, src: &impl DevicePtr) -> Result<()> {
     same_size("memcpy_dtod", dst.byte_len(), src.byte_len())?;
     if src.byte_len() == 0 {
         return Ok(());
     }
     ctx.bind()?;
-    // SAFETY: both ranges hold `byte_len` bytes; `dst` is borrowed mutably.
-    unsafe {
-        call!(cuMemcpyDtoD_v2(
-            dst.device_ptr(),
-            src.device_ptr(),
-            src.byte_len()
-        ))
-    }
+    let legacy = Stream::null(ctx);
+    let s = src.device_range().use_on(&legacy, Access::Read)?;
+    let d = dst.device_range().use_on(&legacy, Access::Write)?;
+    // SAFETY: both ranges hold `byte_len` bytes; `dst` is borrowed mutably; the legacy
+    // stream waits for the recorded work on both (above) and is finished below.
+    unsafe { call!(cuMemcpyDtoD_v2(d, s, src.byte_len()))? };
+    finish_legacy_stream(ctx)
 }
 
 /// Queues a copy of page-locked `src` into `dst` on `stream` and returns (PyCUDA's
@@ -119,22 +123,19 @@ pub fn memcpy_htod_async<T: DeviceRepr>(
     if bytes == 0 {
         return Ok(());
     }
-    let (host, pending) = src.raw_parts();
-    pending.order_before(stream)?;
     stream.context().bind()?;
-    // SAFETY: `bytes` bytes of page-locked memory to a device range of the same size. The
-    // host memory stays valid until the copy is done: dropping the buffer and host writes
-    // wait for the event recorded below; so does the free of a stream-ordered `dst`.
+    let host = src.host_range().use_on(stream, Access::Read)?;
+    let d = dst.device_range().use_on(stream, Access::Write)?;
+    // SAFETY: `bytes` bytes of page-locked memory to a device range of the same size. Both
+    // logs record the use (above): dropping either and host writes to `src` wait for it.
     unsafe {
         call!(cuMemcpyHtoDAsync_v2(
-            dst.device_ptr(),
-            host.cast(),
+            d,
+            host as usize as *const _,
             bytes,
             stream.raw()
-        ))?
-    };
-    pending.record(stream)?;
-    dst.record_use(stream)
+        ))
+    }
 }
 
 /// Queues a copy of `src` into page-locked `dst` on `stream` and returns (PyCUDA's
@@ -161,22 +162,20 @@ pub fn memcpy_dtoh_async<T: DeviceRepr>(
     if bytes == 0 {
         return Ok(());
     }
-    let (host, pending) = dst.raw_parts();
-    pending.order_before(stream)?;
     stream.context().bind()?;
+    let s = src.device_range().use_on(stream, Access::Read)?;
+    let host = dst.host_range().use_on(stream, Access::Write)?;
     // SAFETY: a device range into `bytes` bytes of page-locked memory borrowed mutably.
-    // Host access and dropping wait for the event recorded below, so nobody reads or
-    // frees the memory while the copy writes it.
+    // Both logs record the use (above): host access and dropping wait for it, so nobody
+    // reads or frees the memory while the copy writes it.
     unsafe {
         call!(cuMemcpyDtoHAsync_v2(
-            host.cast(),
-            src.device_ptr(),
+            host as usize as *mut _,
+            s,
             bytes,
             stream.raw()
-        ))?
-    };
-    pending.record(stream)?;
-    src.record_use(stream)
+        ))
+    }
 }
 
 /// Queues a device-to-device copy of the same size on `stream` (PyCUDA's
@@ -191,18 +190,10 @@ pub fn memcpy_dtod_async(
         return Ok(());
     }
     stream.context().bind()?;
-    // SAFETY: both ranges hold `byte_len` bytes and are borrowed for the call; the free
-    // of a stream-ordered buffer waits for the uses recorded below.
-    unsafe {
-        call!(cuMemcpyDtoDAsync_v2(
-            dst.device_ptr(),
-            src.device_ptr(),
-            src.byte_len(),
-            stream.raw()
-        ))?
-    };
-    dst.record_use(stream)?;
-    src.record_use(stream)
+    let s = src.device_range().use_on(stream, Access::Read)?;
+    let d = dst.device_range().use_on(stream, Access::Write)?;
+    // SAFETY: both ranges hold `byte_len` bytes; both logs record the use (above).
+    unsafe { call!(cuMemcpyDtoDAsync_v2(d, s, src.byte_len(), stream.raw())) }
 }
 
 fn check_peer(dst: &impl DevicePtr, src: &impl DevicePtr, bytes: usize) -> Result<()> {
@@ -240,16 +231,14 @@ pub fn memcpy_peer(
         return Ok(());
     }
     dst_ctx.bind()?;
-    // SAFETY: both ranges hold at least `bytes` bytes of their contexts, both alive.
-    unsafe {
-        call!(cuMemcpyPeer(
-            dst.device_ptr(),
-            dst_ctx.raw(),
-            src.device_ptr(),
-            src_ctx.raw(),
-            bytes
-        ))
-    }
+    let legacy = Stream::null(dst_ctx);
+    let s = src.device_range().use_on(&legacy, Access::Read)?;
+    let d = dst.device_range().use_on(&legacy, Access::Write)?;
+    // SAFETY: both ranges hold at least `bytes` bytes of their contexts, both alive; the
+    // copy is ordered after the recorded work on both (above) and finished below.
+    unsafe { call!(cuMemcpyPeer(d, dst_ctx.raw(), s, src_ctx.raw(), bytes))? };
+    finish_legacy_stream(dst_ctx)?;
+    finish_legacy_stream(src_ctx)
 }
 
 /// [`memcpy_peer`] queued on `stream` (PyCUDA's `memcpy_peer_async`).
@@ -266,20 +255,19 @@ pub fn memcpy_peer_async(
         return Ok(());
     }
     stream.context().bind()?;
-    // SAFETY: as for `memcpy_peer`; both are borrowed for the call, and the free of a
-    // stream-ordered buffer waits for the uses recorded below.
+    let s = src.device_range().use_on(stream, Access::Read)?;
+    let d = dst.device_range().use_on(stream, Access::Write)?;
+    // SAFETY: as for `memcpy_peer`; both logs record the use (above).
     unsafe {
         call!(cuMemcpyPeerAsync(
-            dst.device_ptr(),
+            d,
             dst_ctx.raw(),
-            src.device_ptr(),
+            s,
             src_ctx.raw(),
             bytes,
             stream.raw()
-        ))?
-    };
-    dst.record_use(stream)?;
-    src.record_use(stream)
+        ))
+    }
 }
 
 /// A new device buffer holding `data` (PyCUDA's `to_device`).
@@ -309,10 +297,12 @@ pub fn from_device<T: DeviceRepr>(
         )));
     }
     let mut v = Vec::<T>::with_capacity(len);
+    let range = src.device_range();
+    range.wait_on_host(Access::Read)?;
     // SAFETY: the Vec has room for `len` elements; the copy writes all `bytes` of them
-    // (any bit pattern is a valid T) before `set_len`.
+    // (any bit pattern is a valid T) before `set_len`; no queued work writes `src` (above).
     unsafe {
-        copy_dtoh(ctx, v.as_mut_ptr().cast(), src.device_ptr(), bytes)?;
+        copy_dtoh(ctx, v.as_mut_ptr().cast(), range.address(), bytes)?;
         v.set_len(len);
     }
     Ok(v)

@@ -3,101 +3,23 @@
 
 use std::marker::PhantomData;
 use std::ops::{Bound, RangeBounds};
-use std::sync::Mutex;
+use std::sync::Arc;
 
 use rucuda_driver_sys::CUdeviceptr;
 
 use crate::context::Context;
 use crate::error::{call, Error, Result};
-use crate::event::{Event, EventFlags};
 use crate::memory::staged;
+use crate::memory::tracking::{finish_legacy_stream, Access, DevicePtr, DeviceRange, UseLog};
 use crate::repr::DeviceRepr;
 use crate::stream::Stream;
-
-/// Anything that names device memory: buffers and views. Its address is what a kernel
-/// receives for a pointer parameter.
-pub trait DevicePtr {
-    /// The device address of the first element.
-    fn device_ptr(&self) -> CUdeviceptr;
-    /// The size in bytes.
-    fn byte_len(&self) -> usize;
-    /// Notes that work just enqueued on `stream` uses this memory, so that freeing it
-    /// waits for that work (see [`DeviceBuffer::record_use`]). Nothing to do for memory
-    /// that is not freed stream-ordered: the default.
-    fn record_use(&self, stream: &Stream) -> Result<()> {
-        let _ = stream;
-        Ok(())
-    }
-}
-
-/// The legacy per-thread default stream's handle: one handle, a different stream on
-/// every host thread, so it is never taken for "the same stream".
-const PER_THREAD_STREAM: usize = 2;
-
-fn same_stream(a: &Stream, b: &Stream) -> bool {
-    a.raw() == b.raw() && a.raw() as usize != PER_THREAD_STREAM && a.context() == b.context()
-}
-
-/// Entries past which [`ForeignUses`] waits for its events and forgets them (only the
-/// per-thread stream adds an entry per use).
-const MAX_FOREIGN_USES: usize = 64;
-
-/// Streams other than a stream-ordered buffer's own that used it, each with an event
-/// recorded after its latest use there. The buffer's free waits for all of them.
-#[derive(Default)]
-pub(crate) struct ForeignUses(Mutex<Vec<(Stream, Event)>>);
-
-impl std::fmt::Debug for ForeignUses {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let n = self.0.lock().map_or(0, |v| v.len());
-        write!(f, "ForeignUses({n} streams)")
-    }
-}
-
-impl ForeignUses {
-    /// Records an event on `stream` after the work enqueued so far (re-recording the
-    /// event of that stream when there is one). Nothing while `stream` is capturing a
-    /// graph: captured work runs when the graph is launched, and keeping its buffers
-    /// alive until then is the (unsafe) graph launch's contract.
-    fn record(&self, stream: &Stream) -> Result<()> {
-        if stream.is_capturing()? {
-            return Ok(());
-        }
-        let mut uses = self
-            .0
-            .lock()
-            .map_err(|_| Error::invalid("a buffer's use log was poisoned by a panic"))?;
-        if let Some((_, event)) = uses.iter().find(|(s, _)| same_stream(s, stream)) {
-            return event.record(stream);
-        }
-        if uses.len() >= MAX_FOREIGN_USES {
-            for (_, event) in uses.iter() {
-                event.synchronize()?;
-            }
-            uses.clear();
-        }
-        let event = Event::new(stream.context(), EventFlags::DISABLE_TIMING)?;
-        event.record(stream)?;
-        uses.push((stream.clone(), event));
-        Ok(())
-    }
-
-    /// Takes every recorded use (for the free).
-    fn take(&self) -> Vec<(Stream, Event)> {
-        match self.0.lock() {
-            Ok(mut v) => std::mem::take(&mut *v),
-            Err(poisoned) => std::mem::take(&mut *poisoned.into_inner()),
-        }
-    }
-}
 
 /// An owned device allocation of `len` elements of `T` (PyCUDA's `DeviceAllocation`).
 ///
 /// Freed when dropped: with `cuMemFreeAsync` on the stream it was allocated on when it
 /// was allocated stream-ordered, else with `cuMemFree`. Freeing twice is impossible:
-/// dropping consumes the only owner. Work on other streams that used a stream-ordered
-/// buffer through rucuda (launches, async copies and memsets) is recorded with events,
-/// and the free waits for it; see [`DeviceBuffer::record_use`] and the
+/// dropping consumes the only owner. Every use by queued work goes through the buffer's
+/// [`UseLog`] (see [`DeviceRange::use_on`]), and the free waits for all of them; see the
 /// [module docs](crate::memory#when-memory-is-freed).
 ///
 /// ```no_run
@@ -112,7 +34,9 @@ pub struct DeviceBuffer<T: DeviceRepr> {
     len: usize,
     ctx: Context,
     free_on: Option<Stream>,
-    uses: ForeignUses,
+    uses: Arc<UseLog>,
+    /// False for a handle that sees memory another buffer owns (never freed).
+    owns: bool,
     _marker: PhantomData<T>,
 }
 
@@ -156,7 +80,8 @@ impl<T: DeviceRepr> DeviceBuffer<T> {
             len,
             ctx: ctx.clone(),
             free_on: None,
-            uses: ForeignUses::default(),
+            uses: Arc::new(UseLog::new()),
+            owns: true,
             _marker: PhantomData,
         })
     }
@@ -182,7 +107,8 @@ impl<T: DeviceRepr> DeviceBuffer<T> {
             len,
             ctx: ctx.clone(),
             free_on: Some(stream.clone()),
-            uses: ForeignUses::default(),
+            uses: Arc::new(UseLog::written_on(stream)),
+            owns: true,
             _marker: PhantomData,
         })
     }
@@ -193,9 +119,9 @@ impl<T: DeviceRepr> DeviceBuffer<T> {
         let buf = Self::uninit(ctx, len)?;
         buf.ctx.bind()?;
         if buf.byte_len() > 0 {
-            // SAFETY: the range lies inside the allocation.
+            // SAFETY: the range lies inside the new allocation, which no work uses yet.
             unsafe { call!(cuMemsetD8_v2(buf.ptr, 0, buf.byte_len()))? };
-            super::memset::finish_legacy_stream()?;
+            finish_legacy_stream(&buf.ctx)?;
         }
         Ok(buf)
     }
@@ -218,7 +144,28 @@ impl<T: DeviceRepr> DeviceBuffer<T> {
             len,
             ctx: ctx.clone(),
             free_on: None,
-            uses: ForeignUses::default(),
+            uses: Arc::new(UseLog::new()),
+            owns: true,
+            _marker: PhantomData,
+        }
+    }
+
+    /// A handle that sees the memory of `owner` as `len` elements of `T`, sharing its
+    /// [`UseLog`]: uses through either are ordered against each other and the owner's free
+    /// waits for them. It never frees the memory (rucuda-array's `reinterpret`, `real`
+    /// and `imag`).
+    ///
+    /// # Safety
+    /// `len * size_of::<T>()` must not exceed `owner`'s byte size, its address must be
+    /// aligned for `T`, and the returned handle must not outlive `owner`.
+    pub unsafe fn alias_of<U: DeviceRepr>(owner: &DeviceBuffer<U>, len: usize) -> Self {
+        DeviceBuffer {
+            ptr: owner.ptr,
+            len,
+            ctx: owner.ctx.clone(),
+            free_on: owner.free_on.clone(),
+            uses: Arc::clone(&owner.uses),
+            owns: false,
             _marker: PhantomData,
         }
     }
@@ -241,11 +188,6 @@ impl<T: DeviceRepr> DeviceBuffer<T> {
         self.len
     }
 
-    #[inline]
-    pub(crate) fn ptr_ref(&self) -> &CUdeviceptr {
-        &self.ptr
-    }
-
     /// True when it holds no element.
     #[inline]
     pub fn is_empty(&self) -> bool {
@@ -263,46 +205,22 @@ impl<T: DeviceRepr> DeviceBuffer<T> {
         self.free_on.as_ref()
     }
 
-    /// Notes that work just enqueued on `stream` uses this buffer. For a buffer freed
-    /// stream-ordered on another stream, an event is recorded on `stream` (one per
-    /// stream, re-recorded on later uses) and the free waits for it, so dropping the
-    /// buffer right after queueing work on any stream is safe. rucuda's own operations
-    /// call this (launches with buffer or view arguments, async copies and memsets,
-    /// rucuda-array's kernels); call it yourself after handing the buffer's raw address
-    /// to work on another stream (an [`ArgBuffer`](crate::ArgBuffer), a raw driver call).
-    /// Free for a buffer used on its own stream, and for synchronously freed buffers.
-    ///
-    /// ```no_run
-    /// use rucuda_driver::*;
-    /// let ctx = Device::get(0)?.primary_context()?;
-    /// let (home, other) = (Stream::new(&ctx, StreamFlags::NON_BLOCKING)?, Stream::new(&ctx, StreamFlags::NON_BLOCKING)?);
-    /// let buf = DeviceBuffer::<u8>::uninit_async(&home, 1 << 20)?;
-    /// let mut args = ArgBuffer::new();
-    /// args.push_ptr(&buf);
-    /// // ... launch with `args` on `other` ...
-    /// buf.record_use(&other)?;
-    /// drop(buf); // freed on `home` once `other` has passed this point
-    /// # Ok::<(), Error>(())
-    /// ```
-    pub fn record_use(&self, stream: &Stream) -> Result<()> {
-        match &self.free_on {
-            Some(own) if !same_stream(own, stream) => self.uses.record(stream),
-            _ => Ok(()),
-        }
-    }
-
     /// Copies `src` (same length) from the host, synchronously. Large pageable copies
     /// are staged through page-locked buffers (see `memory/staged.rs`).
     pub fn copy_from_host(&mut self, src: &[T]) -> Result<()> {
         self.check_len(src.len())?;
-        // SAFETY: both ranges hold `byte_len` bytes; `src` is borrowed for the call.
+        self.uses.wait_on_host(Access::Write)?;
+        // SAFETY: both ranges hold `byte_len` bytes; `src` is borrowed for the call; no
+        // queued work uses the buffer (waited above) and `&mut self` keeps new work out.
         unsafe { staged::copy_htod(&self.ctx, self.ptr, src.as_ptr().cast(), self.byte_len()) }
     }
 
     /// Copies to `dst` (same length) on the host, synchronously (staged when large).
     pub fn copy_to_host(&self, dst: &mut [T]) -> Result<()> {
         self.check_len(dst.len())?;
-        // SAFETY: both ranges hold `byte_len` bytes; any bit pattern is a valid T.
+        self.uses.wait_on_host(Access::Read)?;
+        // SAFETY: both ranges hold `byte_len` bytes; any bit pattern is a valid T; no
+        // queued work writes the buffer any more (waited above).
         unsafe {
             staged::copy_dtoh(
                 &self.ctx,
@@ -316,8 +234,10 @@ impl<T: DeviceRepr> DeviceBuffer<T> {
     /// Copies the whole buffer into a new `Vec` (PyCUDA's `from_device`).
     pub fn to_vec(&self) -> Result<Vec<T>> {
         let mut v = Vec::<T>::with_capacity(self.len);
+        self.uses.wait_on_host(Access::Read)?;
         // SAFETY: the Vec has capacity for `len` elements; the copy fills all of them
-        // (any bit pattern is a valid T) before `set_len`.
+        // (any bit pattern is a valid T) before `set_len`; no queued work writes the
+        // buffer any more (waited above).
         unsafe {
             staged::copy_dtoh(&self.ctx, v.as_mut_ptr().cast(), self.ptr, self.byte_len())?;
             v.set_len(self.len);
@@ -337,18 +257,15 @@ impl<T: DeviceRepr> DeviceBuffer<T> {
         if self.len == 0 {
             return Ok(());
         }
-        self.ctx.bind()?;
-        // SAFETY: both ranges hold `byte_len` bytes.
-        unsafe { call!(cuMemcpyDtoD_v2(self.ptr, src.device_ptr(), self.byte_len())) }
+        super::copy::memcpy_dtod(&self.ctx.clone(), self, src)
     }
 
     /// A read-only view of `range`.
     pub fn slice(&self, range: impl RangeBounds<usize>) -> Result<DeviceView<'_, T>> {
         let (start, end) = resolve_range(range, self.len)?;
         Ok(DeviceView {
-            ptr: self.ptr + (start * std::mem::size_of::<T>()) as u64,
+            range: self.sub_range(start, end),
             len: end - start,
-            owner: self.free_on.as_ref().map(|s| (s, &self.uses)),
             _marker: PhantomData,
         })
     }
@@ -357,11 +274,24 @@ impl<T: DeviceRepr> DeviceBuffer<T> {
     pub fn slice_mut(&mut self, range: impl RangeBounds<usize>) -> Result<DeviceViewMut<'_, T>> {
         let (start, end) = resolve_range(range, self.len)?;
         Ok(DeviceViewMut {
-            ptr: self.ptr + (start * std::mem::size_of::<T>()) as u64,
+            range: self.sub_range(start, end),
             len: end - start,
-            owner: self.free_on.as_ref().map(|s| (s, &self.uses)),
             _marker: PhantomData,
         })
+    }
+
+    /// Elements `start..end` (checked by the caller) as a range sharing the log.
+    fn sub_range(&self, start: usize, end: usize) -> DeviceRange<'_> {
+        let size = std::mem::size_of::<T>();
+        // SAFETY: the elements lie inside the allocation, which outlives the borrow;
+        // `uses` is the log every user of the allocation goes through.
+        unsafe {
+            DeviceRange::new(
+                self.ptr + (start * size) as u64,
+                (end - start) * size,
+                &self.uses,
+            )
+        }
     }
 
     fn check_len(&self, other: usize) -> Result<()> {
@@ -389,35 +319,26 @@ impl<T: DeviceRepr> DeviceBuffer<T> {
     }
 
     fn release(&self) -> Result<()> {
-        if self.ptr == 0 {
+        if self.ptr == 0 || !self.owns {
             return Ok(());
         }
         self.ctx.make_current()?;
         match &self.free_on {
             Some(s) => {
-                // Order the free after every other stream's recorded use of the buffer;
-                // where that cannot be queued, wait for the use here.
-                let mut first_err = None;
-                for (_, event) in self.uses.take() {
-                    // SAFETY: the stream and the event are alive (we hold both).
-                    let waited = unsafe { call!(cuStreamWaitEvent(s.raw(), event.raw(), 0)) };
-                    if waited.is_err() {
-                        // SAFETY: the event is alive.
-                        if let Err(e) = unsafe { call!(cuEventSynchronize(event.raw())) } {
-                            first_err.get_or_insert(e);
-                        }
-                    }
-                }
+                // The free is a write on the home stream: ordered after every recorded
+                // use on other streams. Where that fails, the memory is leaked rather than
+                // freed under queued work.
+                self.uses.note(s, Access::Write)?;
                 // SAFETY: allocated with cuMemAllocAsync; freed once, ordered on its
-                // stream after its own work and after every recorded use on other
-                // streams (the waits above).
-                let freed = unsafe { call!(cuMemFreeAsync(self.ptr, s.raw())) };
-                first_err.map_or(freed, Err)
+                // stream after its own work and after every recorded use (above).
+                unsafe { call!(cuMemFreeAsync(self.ptr, s.raw())) }
             }
-            // SAFETY: allocated with cuMemAlloc; freed once. cuMemFree synchronizes with
-            // the device before freeing memory of this kind, so no queued work still
-            // uses it (see the module docs, "When memory is freed").
-            None => unsafe { call!(cuMemFree_v2(self.ptr)) },
+            None => {
+                self.uses.wait_on_host(Access::Write)?;
+                // SAFETY: allocated with cuMemAlloc; freed once; no recorded use is
+                // pending (waited above).
+                unsafe { call!(cuMemFree_v2(self.ptr)) }
+            }
         }
     }
 }
@@ -432,16 +353,8 @@ impl<T: DeviceRepr> Drop for DeviceBuffer<T> {
 
 impl<T: DeviceRepr> DevicePtr for DeviceBuffer<T> {
     #[inline]
-    fn device_ptr(&self) -> CUdeviceptr {
-        self.ptr
-    }
-    #[inline]
-    fn byte_len(&self) -> usize {
-        self.len * std::mem::size_of::<T>()
-    }
-    #[inline]
-    fn record_use(&self, stream: &Stream) -> Result<()> {
-        DeviceBuffer::record_use(self, stream)
+    fn device_range(&self) -> DeviceRange<'_> {
+        self.sub_range(0, self.len)
     }
 }
 
@@ -464,32 +377,39 @@ pub(crate) fn resolve_range(range: impl RangeBounds<usize>, len: usize) -> Resul
     Ok((start, end))
 }
 
-/// A borrowed, read-only range of a [`DeviceBuffer`].
+/// A borrowed, read-only range of a [`DeviceBuffer`] (or of other memory that work can
+/// read, such as mapped page-locked memory), sharing its owner's [`UseLog`].
 #[derive(Debug, Clone, Copy)]
 pub struct DeviceView<'a, T> {
-    ptr: CUdeviceptr,
+    range: DeviceRange<'a>,
     len: usize,
-    /// The owning buffer's stream and use log, when it is freed stream-ordered.
-    owner: Option<(&'a Stream, &'a ForeignUses)>,
     _marker: PhantomData<&'a T>,
 }
 
-/// A borrowed, writable range of a [`DeviceBuffer`].
+/// A borrowed, writable range of a [`DeviceBuffer`] (or of other memory that work can
+/// write), sharing its owner's [`UseLog`].
 #[derive(Debug)]
 pub struct DeviceViewMut<'a, T> {
-    ptr: CUdeviceptr,
+    range: DeviceRange<'a>,
     len: usize,
-    /// The owning buffer's stream and use log, when it is freed stream-ordered.
-    owner: Option<(&'a Stream, &'a ForeignUses)>,
     _marker: PhantomData<&'a mut T>,
 }
 
 macro_rules! view_impl {
     ($v:ident) => {
-        impl<T> $v<'_, T> {
-            #[inline]
-            pub(crate) fn ptr_ref(&self) -> &CUdeviceptr {
-                &self.ptr
+        impl<'a, T> $v<'a, T> {
+            /// A view of `len` elements of `T` over `range` (memory of an owner that
+            /// keeps `range`'s log).
+            ///
+            /// # Safety
+            /// `range` must hold at least `len * size_of::<T>()` bytes aligned for `T`,
+            /// and for a writable view nobody else may access it on the host for `'a`.
+            pub(crate) unsafe fn from_range(range: DeviceRange<'a>, len: usize) -> Self {
+                $v {
+                    range,
+                    len,
+                    _marker: PhantomData,
+                }
             }
             /// Number of elements.
             pub fn len(&self) -> usize {
@@ -502,54 +422,11 @@ macro_rules! view_impl {
         }
         impl<T> DevicePtr for $v<'_, T> {
             #[inline]
-            fn device_ptr(&self) -> CUdeviceptr {
-                self.ptr
-            }
-            #[inline]
-            fn byte_len(&self) -> usize {
-                self.len * std::mem::size_of::<T>()
-            }
-            #[inline]
-            fn record_use(&self, stream: &Stream) -> Result<()> {
-                match self.owner {
-                    Some((own, uses)) if !same_stream(own, stream) => uses.record(stream),
-                    _ => Ok(()),
-                }
+            fn device_range(&self) -> DeviceRange<'_> {
+                self.range
             }
         }
     };
 }
 view_impl!(DeviceView);
 view_impl!(DeviceViewMut);
-
-impl<T> DeviceView<'_, T> {
-    /// A view of `len` elements at `ptr` (mapped host memory, managed memory, ...).
-    ///
-    /// # Safety
-    /// `ptr..ptr + len * size_of::<T>()` must be device-accessible memory that stays valid
-    /// and is not written by the host for the view's lifetime.
-    pub(crate) unsafe fn from_raw_parts(ptr: CUdeviceptr, len: usize) -> Self {
-        DeviceView {
-            ptr,
-            len,
-            owner: None,
-            _marker: PhantomData,
-        }
-    }
-}
-
-impl<T> DeviceViewMut<'_, T> {
-    /// A writable view of `len` elements at `ptr` (mapped host memory, managed memory, ...).
-    ///
-    /// # Safety
-    /// `ptr..ptr + len * size_of::<T>()` must be device-accessible memory that stays valid
-    /// and is accessed by nobody else for the view's lifetime.
-    pub(crate) unsafe fn from_raw_parts(ptr: CUdeviceptr, len: usize) -> Self {
-        DeviceViewMut {
-            ptr,
-            len,
-            owner: None,
-            _marker: PhantomData,
-        }
-    }
-}

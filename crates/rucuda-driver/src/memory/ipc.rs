@@ -10,7 +10,9 @@ use rucuda_driver_sys::{CUdeviceptr, CUipcMemHandle};
 
 use crate::context::Context;
 use crate::error::{call, Error, Result};
-use crate::memory::pointer::{address_kernel_arg, AddressField, DevicePtrMut};
+use crate::launch::memory_kernel_arg;
+use crate::memory::pointer::DevicePtrMut;
+use crate::memory::tracking::{Access, DeviceRange, UseLog};
 use crate::memory::{DeviceBuffer, DevicePtr};
 use crate::repr::DeviceRepr;
 
@@ -60,7 +62,7 @@ impl IpcMemHandle {
         buf.context().bind()?;
         let mut raw = CUipcMemHandle::default();
         // SAFETY: writes one handle; the pointer is the base of the buffer's allocation.
-        unsafe { call!(cuIpcGetMemHandle(&mut raw, buf.device_ptr()))? };
+        unsafe { call!(cuIpcGetMemHandle(&mut raw, buf.device_range().address()))? };
         Ok(IpcMemHandle(raw.reserved.map(|b| b as u8)))
     }
 
@@ -190,6 +192,7 @@ pub struct IpcMemory {
     ptr: CUdeviceptr,
     bytes: usize,
     ctx: Context,
+    uses: UseLog,
 }
 
 impl fmt::Debug for IpcMemory {
@@ -213,6 +216,7 @@ impl IpcMemory {
             ptr,
             bytes: 0,
             ctx: ctx.clone(),
+            uses: UseLog::new(),
         };
         let (mut base, mut size): (CUdeviceptr, usize) = (0, 0);
         // SAFETY: writes one pointer and one size about a mapped address.
@@ -227,8 +231,10 @@ impl IpcMemory {
     }
 
     fn release(&self) -> Result<()> {
-        self.ctx.bind()?;
-        // SAFETY: opened by `open`, closed once.
+        // Where the wait fails the mapping is kept rather than closed under queued work.
+        self.uses.wait_on_host(Access::Write)?;
+        self.ctx.make_current()?;
+        // SAFETY: opened by `open`, closed once; no recorded use is pending.
         unsafe { call!(cuIpcCloseMemHandle(self.ptr)) }
     }
 
@@ -237,7 +243,10 @@ impl IpcMemory {
         let mut me = std::mem::ManuallyDrop::new(self);
         let r = me.release();
         // SAFETY: `me` is never dropped, so the context handle is dropped exactly once.
-        unsafe { std::ptr::drop_in_place(&mut me.ctx) };
+        unsafe {
+            std::ptr::drop_in_place(&mut me.ctx);
+            std::ptr::drop_in_place(&mut me.uses);
+        }
         r
     }
 }
@@ -252,24 +261,16 @@ impl Drop for IpcMemory {
 
 impl DevicePtr for IpcMemory {
     #[inline]
-    fn device_ptr(&self) -> CUdeviceptr {
-        self.ptr
-    }
-    #[inline]
-    fn byte_len(&self) -> usize {
-        self.bytes
+    fn device_range(&self) -> DeviceRange<'_> {
+        // SAFETY: the memory lives as long as `self`; `uses` is its one log.
+        unsafe { DeviceRange::new(self.ptr, self.bytes, &self.uses) }
     }
 }
 
 impl DevicePtrMut for IpcMemory {}
 
-impl AddressField for IpcMemory {
-    fn address_field(&self) -> &CUdeviceptr {
-        &self.ptr
-    }
-}
-
-address_kernel_arg!([] &IpcMemory, [] &mut IpcMemory);
+memory_kernel_arg!(Read; [] &IpcMemory);
+memory_kernel_arg!(Write; [] &mut IpcMemory);
 
 #[cfg(test)]
 mod tests {

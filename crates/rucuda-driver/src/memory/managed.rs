@@ -18,8 +18,10 @@ use rucuda_driver_sys::{CUdeviceptr, CUmemLocation, CUmemLocationType, CUmem_adv
 use crate::context::Context;
 use crate::device::Device;
 use crate::error::{call, Error, Result};
+use crate::launch::memory_kernel_arg;
 use crate::memory::device_buffer::byte_size;
-use crate::memory::pointer::{address_kernel_arg, AddressField, DevicePtrMut};
+use crate::memory::pointer::DevicePtrMut;
+use crate::memory::tracking::{Access, DeviceRange, UseLog};
 use crate::memory::{DevicePtr, DeviceView, DeviceViewMut};
 use crate::repr::DeviceRepr;
 use crate::stream::Stream;
@@ -117,6 +119,7 @@ pub struct ManagedBuffer<T: DeviceRepr> {
     ptr: CUdeviceptr,
     len: usize,
     ctx: Context,
+    uses: UseLog,
     _marker: PhantomData<T>,
 }
 
@@ -158,6 +161,7 @@ impl<T: DeviceRepr> ManagedBuffer<T> {
                     ptr,
                     len: bytes,
                     ctx: ctx.clone(),
+                    uses: UseLog::new(),
                     _marker: PhantomData,
                 };
                 drop(buf);
@@ -171,6 +175,7 @@ impl<T: DeviceRepr> ManagedBuffer<T> {
             ptr,
             len,
             ctx: ctx.clone(),
+            uses: UseLog::new(),
             _marker: PhantomData,
         })
     }
@@ -214,6 +219,7 @@ impl<T: DeviceRepr> ManagedBuffer<T> {
 
     /// The elements, after waiting for all work of the context.
     pub fn host_slice(&mut self) -> Result<&[T]> {
+        self.uses.wait_on_host(Access::Write)?;
         self.ctx.synchronize()?;
         // SAFETY: no work of the context runs, `&mut self` keeps the buffer out of new
         // kernel arguments while the slice lives.
@@ -222,6 +228,7 @@ impl<T: DeviceRepr> ManagedBuffer<T> {
 
     /// The elements, writable, after waiting for all work of the context.
     pub fn host_slice_mut(&mut self) -> Result<&mut [T]> {
+        self.uses.wait_on_host(Access::Write)?;
         self.ctx.synchronize()?;
         // SAFETY: as for `host_slice`.
         Ok(unsafe { self.host_slice_mut_unsynchronized() })
@@ -229,8 +236,10 @@ impl<T: DeviceRepr> ManagedBuffer<T> {
 
     /// The elements, after waiting for `stream` only: for a buffer attached to `stream`
     /// with [`MemAttachFlags::SINGLE`] (or [`MemAttachFlags::HOST`]), or on devices with
-    /// concurrent managed access when only `stream` uses it.
+    /// concurrent managed access when only `stream` uses it. Work queued through rucuda
+    /// (launches, copies) on any stream is waited for too, through the buffer's log.
     pub fn host_slice_after(&mut self, stream: &Stream) -> Result<&[T]> {
+        self.uses.wait_on_host(Access::Write)?;
         stream.synchronize()?;
         // SAFETY: the work that may use the buffer has finished (caller's choice of
         // stream, see the docs); `&mut self` keeps it out of new kernel arguments.
@@ -240,6 +249,7 @@ impl<T: DeviceRepr> ManagedBuffer<T> {
     /// The elements, writable, after waiting for `stream` only (see
     /// [`ManagedBuffer::host_slice_after`]).
     pub fn host_slice_mut_after(&mut self, stream: &Stream) -> Result<&mut [T]> {
+        self.uses.wait_on_host(Access::Write)?;
         stream.synchronize()?;
         // SAFETY: as for `host_slice_after`.
         Ok(unsafe { self.host_slice_mut_unsynchronized() })
@@ -275,13 +285,18 @@ impl<T: DeviceRepr> ManagedBuffer<T> {
     /// A read-only device view.
     pub fn view(&self) -> DeviceView<'_, T> {
         // SAFETY: the allocation holds `len` elements and outlives the borrow.
-        unsafe { DeviceView::from_raw_parts(self.ptr, self.len) }
+        unsafe { DeviceView::from_range(self.device_range(), self.len) }
     }
 
     /// A writable device view.
     pub fn view_mut(&mut self) -> DeviceViewMut<'_, T> {
-        // SAFETY: as for `view`; the view borrows `self` mutably.
-        unsafe { DeviceViewMut::from_raw_parts(self.ptr, self.len) }
+        let len = self.len;
+        // SAFETY: the memory lives as long as `self` (borrowed mutably by the view);
+        // `uses` is its one log.
+        let range =
+            unsafe { DeviceRange::new(self.ptr, len * std::mem::size_of::<T>(), &self.uses) };
+        // SAFETY: the allocation holds `len` elements; the view borrows `self` mutably.
+        unsafe { DeviceViewMut::from_range(range, len) }
     }
 
     /// Changes who may access the memory, ordered on `stream` (`cuStreamAttachMemAsync`,
@@ -361,8 +376,10 @@ impl<T: DeviceRepr> ManagedBuffer<T> {
         if self.ptr == 0 {
             return Ok(());
         }
-        self.ctx.bind()?;
-        // SAFETY: allocated with cuMemAllocManaged, freed once.
+        // Where the wait fails the memory is leaked rather than freed under queued work.
+        self.uses.wait_on_host(Access::Write)?;
+        self.ctx.make_current()?;
+        // SAFETY: allocated with cuMemAllocManaged, freed once; no recorded use is pending.
         unsafe { call!(cuMemFree_v2(self.ptr)) }
     }
 
@@ -371,7 +388,10 @@ impl<T: DeviceRepr> ManagedBuffer<T> {
         let mut me = std::mem::ManuallyDrop::new(self);
         let r = me.release();
         // SAFETY: `me` is never dropped, so the context handle is dropped exactly once.
-        unsafe { std::ptr::drop_in_place(&mut me.ctx) };
+        unsafe {
+            std::ptr::drop_in_place(&mut me.ctx);
+            std::ptr::drop_in_place(&mut me.uses);
+        }
         r
     }
 }
@@ -386,24 +406,16 @@ impl<T: DeviceRepr> Drop for ManagedBuffer<T> {
 
 impl<T: DeviceRepr> DevicePtr for ManagedBuffer<T> {
     #[inline]
-    fn device_ptr(&self) -> CUdeviceptr {
-        self.ptr
-    }
-    #[inline]
-    fn byte_len(&self) -> usize {
-        self.len * std::mem::size_of::<T>()
+    fn device_range(&self) -> DeviceRange<'_> {
+        // SAFETY: the memory lives as long as `self`; `uses` is its one log.
+        unsafe { DeviceRange::new(self.ptr, self.len * std::mem::size_of::<T>(), &self.uses) }
     }
 }
 
 impl<T: DeviceRepr> DevicePtrMut for ManagedBuffer<T> {}
 
-impl<T: DeviceRepr> AddressField for ManagedBuffer<T> {
-    fn address_field(&self) -> &CUdeviceptr {
-        &self.ptr
-    }
-}
-
-address_kernel_arg!([T: DeviceRepr] &ManagedBuffer<T>, [T: DeviceRepr] &mut ManagedBuffer<T>);
+memory_kernel_arg!(Read; [T: DeviceRepr] &ManagedBuffer<T>);
+memory_kernel_arg!(Write; [T: DeviceRepr] &mut ManagedBuffer<T>);
 
 /// `len` elements of managed memory, contents unspecified (PyCUDA's `managed_empty`).
 pub fn managed_empty<T: DeviceRepr>(

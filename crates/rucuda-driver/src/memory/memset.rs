@@ -8,6 +8,7 @@ use rucuda_driver_sys::CUdeviceptr;
 use crate::context::Context;
 use crate::error::{call, Error, Result};
 use crate::memory::pointer::DevicePtrMut;
+use crate::memory::tracking::{finish_legacy_stream, Access};
 use crate::stream::Stream;
 
 /// Checks a 1D fill of `count` elements of `width` bytes at the start of `dst`.
@@ -73,31 +74,21 @@ pub(crate) fn check_2d(
     Ok(())
 }
 
-/// Waits for the legacy default stream of the current context. The driver's "synchronous"
-/// memsets of device memory return before they run (they are queued on that stream), so a
-/// kernel on a non-blocking stream could see the old bytes; ours return once the memory is
-/// set, as their name says (seen as zeros missing from an NCCL result on a non-blocking
-/// stream under compute-sanitizer).
-pub(crate) fn finish_legacy_stream() -> Result<()> {
-    // SAFETY: the null handle names the legacy default stream of the current context,
-    // which the caller bound.
-    unsafe { call!(cuStreamSynchronize(std::ptr::null_mut())) }
-}
-
 macro_rules! memset_1d {
     ($(#[$doc:meta])* $name:ident, $name_async:ident, $t:ty, $f:ident, $f_async:ident) => {
         $(#[$doc])*
         pub fn $name(ctx: &Context, dst: &mut impl DevicePtrMut, value: $t, count: usize) -> Result<()> {
-            let ptr = dst.device_ptr();
-            check_1d(ptr, dst.byte_len(), std::mem::size_of::<$t>(), count)?;
+            let range = dst.device_range();
+            check_1d(range.address(), range.byte_len(), std::mem::size_of::<$t>(), count)?;
             if count == 0 {
                 return Ok(());
             }
             ctx.bind()?;
-            // SAFETY: `count` elements at `ptr` lie inside `dst` (checked), which `&mut`
-            // borrows.
-            unsafe { call!($f(ptr, value, count))? };
-            finish_legacy_stream()
+            range.wait_on_host(Access::Write)?;
+            // SAFETY: `count` elements lie inside `dst` (checked), which `&mut` borrows and
+            // no queued work uses any more (waited above).
+            unsafe { call!($f(range.address(), value, count))? };
+            finish_legacy_stream(ctx)
         }
 
         #[doc = concat!("[`", stringify!($name), "`] ordered on `stream` (returns before it runs).")]
@@ -107,16 +98,15 @@ macro_rules! memset_1d {
             count: usize,
             stream: &Stream,
         ) -> Result<()> {
-            let ptr = dst.device_ptr();
-            check_1d(ptr, dst.byte_len(), std::mem::size_of::<$t>(), count)?;
+            let range = dst.device_range();
+            check_1d(range.address(), range.byte_len(), std::mem::size_of::<$t>(), count)?;
             if count == 0 {
                 return Ok(());
             }
             stream.context().bind()?;
-            // SAFETY: as for the synchronous form; `dst` is borrowed for the call and a
-            // stream-ordered buffer's free waits for the use recorded below.
-            unsafe { call!($f_async(ptr, value, count, stream.raw()))? };
-            dst.record_use(stream)
+            let ptr = range.use_on(stream, Access::Write)?;
+            // SAFETY: as for the synchronous form; the log records the use (above).
+            unsafe { call!($f_async(ptr, value, count, stream.raw())) }
         }
     };
 }
@@ -132,15 +122,17 @@ macro_rules! memset_2d {
             width: usize,
             height: usize,
         ) -> Result<()> {
-            let ptr = dst.device_ptr();
-            check_2d(ptr, dst.byte_len(), std::mem::size_of::<$t>(), pitch, width, height)?;
+            let range = dst.device_range();
+            check_2d(range.address(), range.byte_len(), std::mem::size_of::<$t>(), pitch, width, height)?;
             if width == 0 || height == 0 {
                 return Ok(());
             }
             ctx.bind()?;
-            // SAFETY: every row lies inside `dst` (checked), which `&mut` borrows.
-            unsafe { call!($f(ptr, pitch, value, width, height))? };
-            finish_legacy_stream()
+            range.wait_on_host(Access::Write)?;
+            // SAFETY: every row lies inside `dst` (checked), which `&mut` borrows and no
+            // queued work uses any more (waited above).
+            unsafe { call!($f(range.address(), pitch, value, width, height))? };
+            finish_legacy_stream(ctx)
         }
 
         #[doc = concat!("[`", stringify!($name), "`] ordered on `stream` (returns before it runs).")]
@@ -152,16 +144,15 @@ macro_rules! memset_2d {
             height: usize,
             stream: &Stream,
         ) -> Result<()> {
-            let ptr = dst.device_ptr();
-            check_2d(ptr, dst.byte_len(), std::mem::size_of::<$t>(), pitch, width, height)?;
+            let range = dst.device_range();
+            check_2d(range.address(), range.byte_len(), std::mem::size_of::<$t>(), pitch, width, height)?;
             if width == 0 || height == 0 {
                 return Ok(());
             }
             stream.context().bind()?;
-            // SAFETY: as for the synchronous form; `dst` is borrowed for the call and a
-            // stream-ordered buffer's free waits for the use recorded below.
-            unsafe { call!($f_async(ptr, pitch, value, width, height, stream.raw()))? };
-            dst.record_use(stream)
+            let ptr = range.use_on(stream, Access::Write)?;
+            // SAFETY: as for the synchronous form; the log records the use (above).
+            unsafe { call!($f_async(ptr, pitch, value, width, height, stream.raw())) }
         }
     };
 }

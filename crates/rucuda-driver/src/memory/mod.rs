@@ -1,45 +1,34 @@
 //! Device and host memory: allocations, copies and memsets.
 //!
-//! # When memory is freed
+//! # When memory is freed, read and reused
 //!
-//! The rule: safe code never frees device memory while work queued on a stream may still
-//! use it. Only `unsafe` calls can break it: [`Function::launch`](crate::Function::launch)
-//! and friends (whose contract is that the buffers a kernel touches outlive its work),
-//! `from_raw`/`into_raw`, and raw driver calls.
+//! The rule: safe code never frees, reuses or reads on the host memory that queued work
+//! may still use, and never queues work that races other queued work on the same memory.
+//! One structure keeps it, [`tracking`]: every owner of memory (device buffers, pitched,
+//! managed and IPC memory, page-locked and registered host memory, pool blocks) holds a
+//! [`UseLog`], hands its memory out only as a [`DeviceRange`] carrying that log, and
+//! [`DeviceRange::use_on`] is the only way to an address for queued work. Launches, copies
+//! of every kind, memsets, rucuda-array's kernels, NCCL collectives and GL mappings all go
+//! through it; no call site records a use by hand.
 //!
-//! How each kind of memory keeps it:
-//!
-//! - [`DeviceBuffer`] allocated **synchronously** (`cuMemAlloc`: `uninit`, `zeros`,
-//!   `from_slice`) is freed with `cuMemFree`, which synchronizes with the device before
-//!   it frees memory of this kind (the CUDA documentation: for pointers not from the
-//!   stream-ordered allocator, `cuMemFree` "may perform implicit synchronization"). The
-//!   same holds for [`PitchedDeviceBuffer`] and [`ManagedBuffer`].
-//! - [`DeviceBuffer`] allocated **stream-ordered** (`cuMemAllocAsync`: `uninit_async`,
-//!   every `GpuArray`) is freed with `cuMemFreeAsync` on its own stream, which does not
-//!   synchronize: the free is ordered after the work of that stream only. Work on
-//!   *other* streams that uses the buffer is recorded: [`DeviceBuffer::record_use`] records
-//!   an event on the other stream (one per stream, re-recorded on later uses), and the
-//!   free first makes its stream wait for every recorded event. rucuda records every use
-//!   it queues: kernel launches with buffer or view arguments (tuples), the async copies
-//!   (`memcpy_*_async`) and memsets (`memset_*_async`), and rucuda-array's generated
-//!   kernels. Code that hands a raw address to other streams (an
-//!   [`ArgBuffer`](crate::ArgBuffer), [`Memcpy2D`](crate::Memcpy2D) and
-//!   [`Memcpy3D`](crate::Memcpy3D) copies, raw driver calls) calls `record_use` itself.
-//!   Uses queued while a stream captures a graph are not recorded: the work runs when
-//!   the graph is launched, an `unsafe` call whose contract keeps its buffers alive.
-//! - [`PinnedHostBuffer`] waits for the copies queued on it before `cuMemFreeHost`
-//!   (and before host access through `Deref`).
-//! - Views ([`DeviceView`], [`DeviceViewMut`]) borrow their buffer, so it cannot be
-//!   dropped while they exist; a view of a stream-ordered buffer records its uses on the
-//!   buffer.
-//! - A pool block (`rucuda::tools::DeviceMemoryPool`) that goes back to its pool is
-//!   handed out again at once, like PyCUDA's pool: blocks are not stream-aware, so
-//!   synchronize the stream that used a block before dropping it when another thread or
-//!   stream may take it next.
+//! - Work on another stream than the last writer (or, for a write, than any reader since)
+//!   waits for that work through an event recorded then.
+//! - A stream-ordered free (`cuMemFreeAsync` on the home stream) is a write on the home
+//!   stream: it waits for every other stream's recorded use. A synchronous free
+//!   (`cuMemFree`) first waits on the host for every recorded use.
+//! - Host access to page-locked memory, and the synchronous copies and memsets, wait on
+//!   the host for the conflicting recorded uses first; synchronous calls have run when
+//!   they return.
+//! - Views share their owner's log; safe code cannot make a view without an owner.
+//! - Only `unsafe` calls can break the rule: kernel launches (whose kernels may touch
+//!   memory they were not given), graph launches, [`DeviceRange::untracked`], `from_raw`.
 
 mod device_buffer;
 
-pub use device_buffer::{DeviceBuffer, DevicePtr, DeviceView, DeviceViewMut};
+pub use device_buffer::{DeviceBuffer, DeviceView, DeviceViewMut};
+
+pub mod tracking;
+pub use tracking::{Access, DevicePtr, DeviceRange, UseLog};
 
 // Host memory kinds, managed/pitched/IPC memory, copies, memsets, pointer attributes.
 mod aligned;

@@ -4,18 +4,15 @@
 
 use std::ops::{Deref, DerefMut};
 use std::ptr::NonNull;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Mutex, PoisonError};
 
 use rucuda_driver_sys::CUdeviceptr;
 
 use crate::context::Context;
 use crate::error::{call, Error, Result};
-use crate::event::{Event, EventFlags};
 use crate::memory::device_buffer::byte_size;
+use crate::memory::tracking::{Access, DeviceRange, UseLog};
 use crate::memory::{DeviceView, DeviceViewMut};
 use crate::repr::DeviceRepr;
-use crate::stream::Stream;
 
 bitflags::bitflags! {
     /// Flags of a page-locked allocation (PyCUDA's `host_alloc_flags`).
@@ -32,72 +29,15 @@ bitflags::bitflags! {
     }
 }
 
-/// Events of asynchronous work that still uses a host buffer; host access waits for them.
-#[derive(Debug, Default)]
-pub(crate) struct PendingWork {
-    any: AtomicBool,
-    events: Mutex<Vec<Event>>,
-}
-
-impl PendingWork {
-    /// Records an event on `stream` after the work just queued there.
-    pub(crate) fn record(&self, stream: &Stream) -> Result<()> {
-        let event = Event::new(stream.context(), EventFlags::DISABLE_TIMING)?;
-        event.record(stream)?;
-        let mut events = self.events.lock().unwrap_or_else(PoisonError::into_inner);
-        if events.len() >= 16 {
-            // Forget what has finished, so many copies without host access stay cheap.
-            let mut kept = Vec::with_capacity(events.len());
-            for e in events.drain(..) {
-                if !e.query()? {
-                    kept.push(e);
-                }
-            }
-            *events = kept;
-        }
-        events.push(event);
-        self.any.store(true, Ordering::Release);
-        Ok(())
-    }
-
-    /// Makes later work on `stream` wait for the recorded work (two copies that use the
-    /// same host buffer on different streams then cannot overlap).
-    pub(crate) fn order_before(&self, stream: &Stream) -> Result<()> {
-        if !self.is_pending() {
-            return Ok(());
-        }
-        let events = self.events.lock().unwrap_or_else(PoisonError::into_inner);
-        events.iter().try_for_each(|e| stream.wait_event(e))
-    }
-
-    /// True when work may still use the buffer.
-    #[inline]
-    pub(crate) fn is_pending(&self) -> bool {
-        self.any.load(Ordering::Acquire)
-    }
-
-    /// Waits for every recorded event.
-    pub(crate) fn wait(&self) -> Result<()> {
-        if !self.is_pending() {
-            return Ok(());
-        }
-        let mut events = self.events.lock().unwrap_or_else(PoisonError::into_inner);
-        while let Some(e) = events.last() {
-            e.synchronize()?;
-            events.pop();
-        }
-        self.any.store(false, Ordering::Release);
-        Ok(())
-    }
-}
-
 /// Page-locked host memory holding `len` elements of `T` (PyCUDA's
 /// `PagelockedHostAllocation` with the array on top).
 ///
 /// Copies from and to it run at full bus speed and may be asynchronous
 /// ([`memcpy_htod_async`](crate::memcpy_htod_async),
-/// [`memcpy_dtoh_async`](crate::memcpy_dtoh_async)). Host access through `Deref` waits for
-/// asynchronous copies that still use the buffer, so it never sees a half-done copy.
+/// [`memcpy_dtoh_async`](crate::memcpy_dtoh_async)) or be read and written by kernels
+/// through its mapped views. Every such use goes through the buffer's [`UseLog`]: host
+/// access through `Deref` waits for queued work that writes it (`DerefMut` for any queued
+/// use), so the host never sees a half-done copy, and the free waits for everything.
 /// Freed with `cuMemFreeHost` when dropped.
 ///
 /// ```no_run
@@ -113,11 +53,11 @@ pub struct PinnedHostBuffer<T: DeviceRepr> {
     len: usize,
     flags: HostAllocFlags,
     ctx: Context,
-    pending: PendingWork,
+    uses: UseLog,
 }
 
 // SAFETY: page-locked memory is ordinary host memory any thread may use; T is Send + Sync
-// plain data; the pending list is behind a Mutex and an atomic.
+// plain data; the use log is behind a Mutex.
 unsafe impl<T: DeviceRepr> Send for PinnedHostBuffer<T> {}
 // SAFETY: shared references only read the memory (and wait on events).
 unsafe impl<T: DeviceRepr> Sync for PinnedHostBuffer<T> {}
@@ -145,7 +85,7 @@ impl<T: DeviceRepr> PinnedHostBuffer<T> {
                 len,
                 flags,
                 ctx: ctx.clone(),
-                pending: PendingWork::default(),
+                uses: UseLog::new(),
             });
         }
         ctx.bind()?;
@@ -160,7 +100,7 @@ impl<T: DeviceRepr> PinnedHostBuffer<T> {
             len,
             flags,
             ctx: ctx.clone(),
-            pending: PendingWork::default(),
+            uses: UseLog::new(),
         };
         if raw as usize % std::mem::align_of::<T>() != 0 {
             // Dropping `buf` frees the memory.
@@ -265,63 +205,86 @@ impl<T: DeviceRepr> PinnedHostBuffer<T> {
     pub fn device_view(&self) -> Result<DeviceView<'_, T>> {
         let dptr = self.device_pointer()?;
         // SAFETY: the mapping covers our `len` elements and lives as long as `self`, which
-        // the view borrows (so the host cannot write meanwhile).
-        Ok(unsafe { DeviceView::from_raw_parts(dptr, self.len) })
+        // the view borrows (so the host cannot write meanwhile); the view records its
+        // uses in this buffer's log, which host access and the free wait on.
+        Ok(unsafe {
+            DeviceView::from_range(
+                DeviceRange::new(dptr, self.byte_len(), &self.uses),
+                self.len,
+            )
+        })
     }
 
     /// The mapped memory as a writable device view, for kernels that write it. The host
     /// sees their writes once the kernel's stream is synchronised.
     pub fn device_view_mut(&mut self) -> Result<DeviceViewMut<'_, T>> {
         let dptr = self.device_pointer()?;
+        let bytes = self.byte_len();
         // SAFETY: as for `device_view`; the view borrows `self` mutably.
-        Ok(unsafe { DeviceViewMut::from_raw_parts(dptr, self.len) })
+        Ok(unsafe {
+            DeviceViewMut::from_range(DeviceRange::new(dptr, bytes, &self.uses), self.len)
+        })
     }
 
-    /// Waits for asynchronous copies that use this buffer.
+    fn byte_len(&self) -> usize {
+        self.len * std::mem::size_of::<T>()
+    }
+
+    /// The host memory as a range for asynchronous copies: its "address" is the host
+    /// address, and its log is the buffer's, which host access and the free wait on.
+    pub fn host_range(&self) -> DeviceRange<'_> {
+        // SAFETY: `len` elements at `ptr` live as long as `self`; `uses` is the log every
+        // use of this memory goes through.
+        unsafe {
+            DeviceRange::new(
+                self.ptr.as_ptr() as usize as u64,
+                self.byte_len(),
+                &self.uses,
+            )
+        }
+    }
+
+    /// Waits for all queued work that uses this buffer (copies, kernels through its
+    /// mapped views).
     pub fn synchronize(&self) -> Result<()> {
-        self.pending.wait()
+        self.uses.wait_on_host(Access::Write)
     }
 
-    /// The elements, after waiting for asynchronous copies that use them.
+    /// The elements, after waiting for queued work that writes them.
     pub fn as_slice(&self) -> Result<&[T]> {
-        self.pending.wait()?;
+        self.uses.wait_on_host(Access::Read)?;
         // SAFETY: `len` initialised elements (driver memory holds some bit pattern, valid
         // for T), no device copy writes them any more, and `&self` forbids host writes.
         Ok(unsafe { std::slice::from_raw_parts(self.ptr.as_ptr(), self.len) })
     }
 
-    /// The elements, writable, after waiting for asynchronous copies that use them.
+    /// The elements, writable, after waiting for all queued work that uses them.
     pub fn as_mut_slice(&mut self) -> Result<&mut [T]> {
-        self.pending.wait()?;
+        self.uses.wait_on_host(Access::Write)?;
         // SAFETY: as for `as_slice`; `&mut self` makes this the only access.
         Ok(unsafe { std::slice::from_raw_parts_mut(self.ptr.as_ptr(), self.len) })
     }
 
-    /// Waits for pending copies from `Deref`, which cannot return an error: a failure is
-    /// queued on the context and returned by its next call.
-    fn wait_or_defer(&self) {
-        if self.pending.is_pending() {
-            if let Err(e) = self.pending.wait() {
-                self.ctx.defer_error(e);
-            }
+    /// Waits for queued work before host access from `Deref`, which cannot return an
+    /// error. The wait does not depend on the context's queued errors; it fails only when
+    /// the context itself is broken (a sticky error), and then no queued work runs any
+    /// more. The failure is queued on the context and returned by its next call.
+    fn wait_or_defer(&self, access: Access) {
+        if let Err(e) = self.uses.wait_on_host(access) {
+            self.ctx.defer_error(e);
         }
-    }
-
-    /// Raw pointer and pending list for the copy functions.
-    pub(crate) fn raw_parts(&self) -> (*mut T, &PendingWork) {
-        (self.ptr.as_ptr(), &self.pending)
     }
 
     fn release(&mut self) -> Result<()> {
-        let waited = self.pending.wait();
+        // Where the wait fails the memory is leaked rather than freed under queued work.
+        self.uses.wait_on_host(Access::Write)?;
         if self.len == 0 || std::mem::size_of::<T>() == 0 {
-            return waited;
+            return Ok(());
         }
-        self.ctx.bind()?;
+        self.ctx.make_current()?;
         // SAFETY: allocated with cuMemHostAlloc, freed once (drop or `free` consume us);
-        // no copy uses it any more (waited above, or the context is broken).
-        let freed = unsafe { call!(cuMemFreeHost(self.ptr.as_ptr().cast())) };
-        waited.and(freed)
+        // no queued work uses it any more (waited above).
+        unsafe { call!(cuMemFreeHost(self.ptr.as_ptr().cast())) }
     }
 
     /// Frees now and returns any error (instead of queueing it on the context).
@@ -331,7 +294,7 @@ impl<T: DeviceRepr> PinnedHostBuffer<T> {
         // SAFETY: `me` is never dropped, so each owned field is dropped exactly once here.
         unsafe {
             std::ptr::drop_in_place(&mut me.ctx);
-            std::ptr::drop_in_place(&mut me.pending);
+            std::ptr::drop_in_place(&mut me.uses);
         }
         r
     }
@@ -347,18 +310,18 @@ impl<T: DeviceRepr> Drop for PinnedHostBuffer<T> {
 
 impl<T: DeviceRepr> Deref for PinnedHostBuffer<T> {
     type Target = [T];
-    /// Waits for asynchronous copies that use the buffer first.
+    /// Waits for queued work that writes the buffer first.
     fn deref(&self) -> &[T] {
-        self.wait_or_defer();
+        self.wait_or_defer(Access::Read);
         // SAFETY: `len` initialised elements; see `as_slice`.
         unsafe { std::slice::from_raw_parts(self.ptr.as_ptr(), self.len) }
     }
 }
 
 impl<T: DeviceRepr> DerefMut for PinnedHostBuffer<T> {
-    /// Waits for asynchronous copies that use the buffer first.
+    /// Waits for all queued work that uses the buffer first.
     fn deref_mut(&mut self) -> &mut [T] {
-        self.wait_or_defer();
+        self.wait_or_defer(Access::Write);
         // SAFETY: as for `deref`; `&mut self` makes this the only access.
         unsafe { std::slice::from_raw_parts_mut(self.ptr.as_ptr(), self.len) }
     }
@@ -421,12 +384,5 @@ mod tests {
         let all = HostAllocFlags::all();
         assert_eq!(all.bits(), 7);
         assert_eq!(HostAllocFlags::from_bits_retain(0x10).bits(), 0x10);
-    }
-
-    #[test]
-    fn pending_work_without_events_is_not_pending() {
-        let p = PendingWork::default();
-        assert!(!p.is_pending());
-        assert!(p.wait().is_ok());
     }
 }

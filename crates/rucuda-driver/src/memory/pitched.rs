@@ -5,11 +5,13 @@ use rucuda_driver_sys::CUdeviceptr;
 
 use crate::context::Context;
 use crate::error::{call, Error, Result};
+use crate::launch::memory_kernel_arg;
 use crate::memory::memset::{
     memset_d2d16, memset_d2d16_async, memset_d2d32, memset_d2d32_async, memset_d2d8,
     memset_d2d8_async,
 };
-use crate::memory::pointer::{address_kernel_arg, AddressField, DevicePtrMut};
+use crate::memory::pointer::DevicePtrMut;
+use crate::memory::tracking::{Access, DeviceRange, UseLog};
 use crate::memory::DevicePtr;
 use crate::stream::Stream;
 
@@ -31,6 +33,7 @@ pub struct PitchedDeviceBuffer {
     width_bytes: usize,
     height: usize,
     ctx: Context,
+    uses: UseLog,
 }
 
 impl std::fmt::Debug for PitchedDeviceBuffer {
@@ -80,6 +83,7 @@ pub fn mem_alloc_pitch(
         width_bytes,
         height,
         ctx: ctx.clone(),
+        uses: UseLog::new(),
     };
     if pitch < width_bytes || pitch.checked_mul(height).is_none() {
         return Err(Error::invalid(format!(
@@ -175,8 +179,10 @@ impl PitchedDeviceBuffer {
     }
 
     fn release(&self) -> Result<()> {
-        self.ctx.bind()?;
-        // SAFETY: allocated with cuMemAllocPitch, freed once.
+        // Where the wait fails the memory is leaked rather than freed under queued work.
+        self.uses.wait_on_host(Access::Write)?;
+        self.ctx.make_current()?;
+        // SAFETY: allocated with cuMemAllocPitch, freed once; no recorded use is pending.
         unsafe { call!(cuMemFree_v2(self.ptr)) }
     }
 
@@ -185,7 +191,10 @@ impl PitchedDeviceBuffer {
         let mut me = std::mem::ManuallyDrop::new(self);
         let r = me.release();
         // SAFETY: `me` is never dropped, so the context handle is dropped exactly once.
-        unsafe { std::ptr::drop_in_place(&mut me.ctx) };
+        unsafe {
+            std::ptr::drop_in_place(&mut me.ctx);
+            std::ptr::drop_in_place(&mut me.uses);
+        }
         r
     }
 }
@@ -200,22 +209,13 @@ impl Drop for PitchedDeviceBuffer {
 
 impl DevicePtr for PitchedDeviceBuffer {
     #[inline]
-    fn device_ptr(&self) -> CUdeviceptr {
-        self.ptr
-    }
-    /// `pitch * height`: every row with its padding.
-    #[inline]
-    fn byte_len(&self) -> usize {
-        self.pitch * self.height
+    fn device_range(&self) -> DeviceRange<'_> {
+        // SAFETY: the memory lives as long as `self`; `uses` is its one log.
+        unsafe { DeviceRange::new(self.ptr, self.pitch * self.height, &self.uses) }
     }
 }
 
 impl DevicePtrMut for PitchedDeviceBuffer {}
 
-impl AddressField for PitchedDeviceBuffer {
-    fn address_field(&self) -> &CUdeviceptr {
-        &self.ptr
-    }
-}
-
-address_kernel_arg!([] &PitchedDeviceBuffer, [] &mut PitchedDeviceBuffer);
+memory_kernel_arg!(Read; [] &PitchedDeviceBuffer);
+memory_kernel_arg!(Write; [] &mut PitchedDeviceBuffer);

@@ -9,9 +9,10 @@ use rucuda_driver_sys::{CUcontext, CUdeviceptr, CUpointer_attribute};
 
 use crate::context::Context;
 use crate::error::{call, Result};
-use crate::launch::{DevicePointerArg, KernelArg};
-use crate::memory::{DeviceBuffer, DevicePtr, DeviceViewMut};
+use crate::launch::{memory_kernel_arg, DevicePointerArg, KernelArg, Param};
+use crate::memory::{Access, DeviceBuffer, DevicePtr, DeviceRange, DeviceViewMut};
 use crate::repr::DeviceRepr;
+use crate::stream::Stream;
 
 /// Device memory that may be written: the destination of copies and memsets.
 ///
@@ -29,47 +30,6 @@ pub trait DevicePtrMut: DevicePtr {}
 
 impl<T: DeviceRepr> DevicePtrMut for DeviceBuffer<T> {}
 impl<T> DevicePtrMut for DeviceViewMut<'_, T> {}
-
-/// Gives the address of the field holding an object's device address, so a kernel can
-/// read it as a pointer parameter.
-pub(crate) trait AddressField {
-    /// The field holding the device address; it lives as long as the object.
-    fn address_field(&self) -> &CUdeviceptr;
-}
-
-impl<P: AddressField + ?Sized> AddressField for &P {
-    fn address_field(&self) -> &CUdeviceptr {
-        (**self).address_field()
-    }
-}
-
-impl<P: AddressField + ?Sized> AddressField for &mut P {
-    fn address_field(&self) -> &CUdeviceptr {
-        (**self).address_field()
-    }
-}
-
-/// Implements [`KernelArg`] for `&X` and `&mut X` (and `X` itself with `by value`), where
-/// `X: AddressField`: the kernel receives the device address.
-macro_rules! address_kernel_arg {
-    ($([$($g:tt)*] $t:ty),* $(,)?) => {$(
-        // SAFETY: `address_field` is an 8-byte CUdeviceptr stored in the object, valid
-        // while the argument is borrowed; a kernel's pointer parameter is 8 bytes.
-        unsafe impl<$($g)*> $crate::launch::KernelArg for $t {
-            #[inline]
-            fn param_ptr(&self) -> *mut std::ffi::c_void {
-                let field: &rucuda_driver_sys::CUdeviceptr =
-                    $crate::memory::pointer::AddressField::address_field(self);
-                (field as *const rucuda_driver_sys::CUdeviceptr).cast_mut().cast()
-            }
-            #[inline]
-            fn param_size(&self) -> usize {
-                std::mem::size_of::<rucuda_driver_sys::CUdeviceptr>()
-            }
-        }
-    )*};
-}
-pub(crate) use address_kernel_arg;
 
 /// The kind of memory an address refers to (PyCUDA's `memory_type`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -165,7 +125,8 @@ fn attribute(attr: CUpointer_attribute, ptr: CUdeviceptr) -> Result<u64> {
 /// use rucuda_driver::*;
 /// let ctx = Device::get(0)?.primary_context()?;
 /// let buf = DeviceBuffer::<f32>::zeros(&ctx, 16)?;
-/// assert_eq!(pointer_memory_type(&ctx, buf.device_ptr())?, MemoryType::Device);
+/// let ptr = buf.device_range().use_on(&Stream::null(&ctx), Access::Read)?;
+/// assert_eq!(pointer_memory_type(&ctx, ptr)?, MemoryType::Device);
 /// # Ok::<(), Error>(())
 /// ```
 pub fn pointer_memory_type(ctx: &Context, ptr: CUdeviceptr) -> Result<MemoryType> {
@@ -181,7 +142,8 @@ pub fn pointer_memory_type(ctx: &Context, ptr: CUdeviceptr) -> Result<MemoryType
 /// use rucuda_driver::*;
 /// let ctx = Device::get(0)?.primary_context()?;
 /// let buf = DeviceBuffer::<f32>::zeros(&ctx, 16)?;
-/// let attrs = pointer_attributes(&ctx, buf.device_ptr())?;
+/// let ptr = buf.device_range().use_on(&Stream::null(&ctx), Access::Read)?;
+/// let attrs = pointer_attributes(&ctx, ptr)?;
 /// assert_eq!(attrs.context, Some(ctx.raw()));
 /// assert!(!attrs.is_managed);
 /// # Ok::<(), Error>(())
@@ -227,7 +189,9 @@ pub(crate) fn host_memory_is_known(ptr: *const u8) -> bool {
 /// let ctx = Device::get(0)?.primary_context()?;
 /// let mut buf = DeviceBuffer::<u8>::zeros(&ctx, 4096)?;
 /// // SAFETY: the second half of `buf`, which outlives `half`.
-/// let mut half = unsafe { ExternalDevicePtr::new(buf.device_ptr() + 2048, 2048) };
+/// let base = buf.device_range().use_on(&Stream::null(&ctx), Access::Write)?;
+/// // SAFETY: the second half of `buf`, which outlives `half` and is not used meanwhile.
+/// let mut half = unsafe { ExternalDevicePtr::new(base + 2048, 2048) };
 /// memset_d8(&ctx, &mut half, 0xAB, 2048)?;
 /// # Ok::<(), Error>(())
 /// ```
@@ -256,37 +220,27 @@ impl ExternalDevicePtr {
 
 impl DevicePtr for ExternalDevicePtr {
     #[inline]
-    fn device_ptr(&self) -> CUdeviceptr {
-        self.ptr
-    }
-    #[inline]
-    fn byte_len(&self) -> usize {
-        self.bytes
+    fn device_range(&self) -> DeviceRange<'_> {
+        // SAFETY: `new`'s contract is `untracked`'s: the memory outlives the work queued
+        // with it, and nothing else accesses it meanwhile.
+        unsafe { DeviceRange::untracked(self.ptr, self.bytes) }
     }
 }
 
 impl DevicePtrMut for ExternalDevicePtr {}
 
-impl AddressField for ExternalDevicePtr {
-    fn address_field(&self) -> &CUdeviceptr {
-        &self.ptr
-    }
-}
-
-// SAFETY: `ptr` is an 8-byte CUdeviceptr inside the value, valid while it is borrowed; a
-// kernel's pointer parameter is 8 bytes.
+// SAFETY: the address of memory whose creator vouched for its lifetime (`new`).
 unsafe impl KernelArg for ExternalDevicePtr {
     #[inline]
-    fn param_ptr(&self) -> *mut c_void {
-        (&self.ptr as *const CUdeviceptr).cast_mut().cast()
-    }
-    #[inline]
-    fn param_size(&self) -> usize {
-        std::mem::size_of::<CUdeviceptr>()
+    fn param(&self, stream: Option<&Stream>) -> Result<Param> {
+        let stream = crate::launch::launch_stream(stream)?;
+        Ok(Param::Address(
+            self.device_range().use_on(stream, Access::Write)?,
+        ))
     }
 }
 
-address_kernel_arg!([] &ExternalDevicePtr, [] &mut ExternalDevicePtr);
+memory_kernel_arg!(Write; [] &ExternalDevicePtr, [] &mut ExternalDevicePtr);
 
 #[cfg(test)]
 mod tests {
@@ -306,23 +260,11 @@ mod tests {
     }
 
     #[test]
-    fn external_pointer_is_a_pointer_sized_kernel_argument() {
+    fn external_pointer_is_an_untracked_range() {
         // SAFETY: never dereferenced.
-        let mut p = unsafe { ExternalDevicePtr::new(0x1000, 64) };
-        assert_eq!(p.device_ptr(), 0x1000);
+        let p = unsafe { ExternalDevicePtr::new(0x1000, 64) };
+        assert_eq!(p.device_range().address(), 0x1000);
         assert_eq!(p.byte_len(), 64);
         assert_eq!(p.as_arg(), DevicePointerArg(0x1000));
-        assert_eq!(KernelArg::param_size(&p), 8);
-        // SAFETY: the parameter pointer addresses the stored CUdeviceptr.
-        let by_value = unsafe { *(KernelArg::param_ptr(&p) as *const u64) };
-        assert_eq!(by_value, 0x1000);
-        let by_ref = &p;
-        // SAFETY: as above, through the reference.
-        let through_ref = unsafe { *(KernelArg::param_ptr(&by_ref) as *const u64) };
-        assert_eq!(through_ref, 0x1000);
-        let by_mut = &mut p;
-        // SAFETY: as above, through the mutable reference.
-        let through_mut = unsafe { *(KernelArg::param_ptr(&by_mut) as *const u64) };
-        assert_eq!(through_mut, 0x1000);
     }
 }

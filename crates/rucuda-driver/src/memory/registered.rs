@@ -10,6 +10,7 @@ use rucuda_driver_sys::CUdeviceptr;
 use crate::context::Context;
 use crate::error::{call, Result};
 use crate::memory::device_buffer::byte_size;
+use crate::memory::tracking::{Access, DeviceRange, UseLog};
 use crate::memory::{DeviceView, DeviceViewMut};
 use crate::repr::DeviceRepr;
 
@@ -53,6 +54,8 @@ pub struct RegisteredHostMemory<'a, T: DeviceRepr> {
     ctx: Context,
     registered: bool,
     owned: Option<Vec<T>>,
+    /// Every use by queued work (async copies, kernels through the mapped views).
+    uses: UseLog,
     _borrow: PhantomData<&'a mut [T]>,
 }
 
@@ -104,6 +107,7 @@ impl<'a, T: DeviceRepr> RegisteredHostMemory<'a, T> {
             ctx: ctx.clone(),
             registered: false,
             owned,
+            uses: UseLog::new(),
             _borrow: PhantomData,
         };
         if bytes > 0 {
@@ -167,10 +171,10 @@ impl<'a, T: DeviceRepr> RegisteredHostMemory<'a, T> {
 
     /// The mapped memory as a read-only device view.
     pub fn device_view(&self) -> Result<DeviceView<'_, T>> {
-        let dptr = self.device_pointer()?;
+        let range = self.mapped_range()?;
         // SAFETY: the mapping covers our `len` elements while registered, which lasts as
-        // long as `self`, borrowed by the view.
-        Ok(unsafe { DeviceView::from_raw_parts(dptr, self.len) })
+        // long as `self`, borrowed by the view; uses go through our log.
+        Ok(unsafe { DeviceView::from_range(range, self.len) })
     }
 
     /// The mapped memory as a writable device view (kernels write the host memory).
@@ -185,17 +189,36 @@ impl<'a, T: DeviceRepr> RegisteredHostMemory<'a, T> {
     /// # Ok::<(), Error>(())
     /// ```
     pub fn device_view_mut(&mut self) -> Result<DeviceViewMut<'_, T>> {
-        let dptr = self.device_pointer()?;
+        let range = self.mapped_range()?;
         // SAFETY: as for `device_view`; the view borrows `self` mutably.
-        Ok(unsafe { DeviceViewMut::from_raw_parts(dptr, self.len) })
+        Ok(unsafe { DeviceViewMut::from_range(range, self.len) })
+    }
+
+    fn mapped_range(&self) -> Result<DeviceRange<'_>> {
+        let dptr = self.device_pointer()?;
+        // SAFETY: the mapping covers our `len` elements while registered (as long as
+        // `self`); `uses` is the one log of this memory.
+        Ok(unsafe { DeviceRange::new(dptr, self.len * std::mem::size_of::<T>(), &self.uses) })
+    }
+
+    /// Waits for queued work before host access from `Deref`, which cannot fail: a
+    /// failure (a broken context, where no queued work runs any more) is queued on the
+    /// context and returned by its next call.
+    fn wait_or_defer(&self, access: Access) {
+        if let Err(e) = self.uses.wait_on_host(access) {
+            self.ctx.defer_error(e);
+        }
     }
 
     fn release(&mut self) -> Result<()> {
         if !self.registered {
             return Ok(());
         }
-        self.ctx.bind()?;
-        // SAFETY: registered by `register`, unregistered once.
+        // Where the wait fails the memory stays registered (and an owned Vec is leaked)
+        // rather than handed back under queued work.
+        self.uses.wait_on_host(Access::Write)?;
+        self.ctx.make_current()?;
+        // SAFETY: registered by `register`, unregistered once; no recorded use is pending.
         unsafe { call!(cuMemHostUnregister(self.ptr.as_ptr().cast()))? };
         self.registered = false;
         Ok(())
@@ -239,14 +262,19 @@ impl<T: DeviceRepr> Drop for RegisteredHostMemory<'_, T> {
 
 impl<T: DeviceRepr> Deref for RegisteredHostMemory<'_, T> {
     type Target = [T];
+    /// Waits for queued work that writes the memory first.
     fn deref(&self) -> &[T] {
-        // SAFETY: `len` valid elements, exclusively ours (borrowed mutably or owned).
+        self.wait_or_defer(Access::Read);
+        // SAFETY: `len` valid elements, exclusively ours (borrowed mutably or owned); no
+        // queued work writes them (waited above).
         unsafe { std::slice::from_raw_parts(self.ptr.as_ptr(), self.len) }
     }
 }
 
 impl<T: DeviceRepr> DerefMut for RegisteredHostMemory<'_, T> {
+    /// Waits for all queued work that uses the memory first.
     fn deref_mut(&mut self) -> &mut [T] {
+        self.wait_or_defer(Access::Write);
         // SAFETY: as for `deref`; `&mut self` makes this the only access.
         unsafe { std::slice::from_raw_parts_mut(self.ptr.as_ptr(), self.len) }
     }

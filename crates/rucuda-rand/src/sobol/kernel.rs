@@ -6,7 +6,8 @@ use std::sync::Arc;
 
 use rucuda_driver::sys::CUdeviceptr;
 use rucuda_driver::{
-    Context, DeviceBuffer, DevicePointerArg, DevicePtr, DeviceRepr, Function, LaunchConfig, Stream,
+    Access, Context, DeviceBuffer, DevicePointerArg, DevicePtr, DeviceRepr, Function, LaunchConfig,
+    Stream,
 };
 use rucuda_jit::SourceModule;
 
@@ -176,7 +177,10 @@ impl<W: Word> SobolCore<W> {
         let (mean, stddev, lambda) = params(dist);
         let cfg = LaunchConfig::linear(blocks(shape.threads)?, BLOCK);
         let (from, to) = (&self.idx[self.current], &self.idx[1 - self.current]);
-        let scramble = self.scramble.as_ref().map_or(0, DevicePtr::device_ptr);
+        let scramble = match &self.scramble {
+            Some(c) => c.device_range().use_on(&stream, Access::Read)?,
+            None => 0,
+        };
         // SAFETY: rr_sobolW_<fill>(const W* idx_in, W* idx_out, unsigned dims,
         // const W* vectors, const W* scramble, T* out, u64 n, u64 per_thread,
         // unsigned wlog2, double mean, double stddev, double lambda): reads idx_in[0..dims)
@@ -187,10 +191,10 @@ impl<W: Word> SobolCore<W> {
                 cfg,
                 stream,
                 (
-                    DevicePointerArg(from.device_ptr()),
-                    DevicePointerArg(to.device_ptr()),
+                    DevicePointerArg(from.device_range().use_on(&stream, Access::Read)?),
+                    DevicePointerArg(to.device_range().use_on(&stream, Access::Write)?),
                     self.dims,
-                    DevicePointerArg(self.vectors.device_ptr()),
+                    DevicePointerArg(self.vectors.device_range().use_on(&stream, Access::Read)?),
                     DevicePointerArg(scramble),
                     DevicePointerArg(ptr),
                     words,
@@ -223,8 +227,15 @@ impl<W: Word> SobolCore<W> {
             }
         }
         let cfg = LaunchConfig::linear(blocks(u64::from(self.dims))?, BLOCK);
-        let idx = DevicePointerArg(self.idx[self.current].device_ptr());
-        let counts = DevicePointerArg(counts.map_or(0, DevicePtr::device_ptr));
+        let idx = DevicePointerArg(
+            self.idx[self.current]
+                .device_range()
+                .use_on(&stream, Access::Write)?,
+        );
+        let counts = DevicePointerArg(match counts {
+            Some(c) => c.device_range().use_on(&stream, Access::Read)?,
+            None => 0,
+        });
         // SAFETY: rr_sobolW_skipahead(W* idx, unsigned dims, const W* counts, W count)
         // updates idx[0..dims); counts holds dims values or is null.
         unsafe {

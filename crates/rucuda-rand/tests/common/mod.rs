@@ -159,7 +159,7 @@ pub fn curand_quasi<W: DeviceRepr + Copy, T: DeviceRepr + Copy + Default + Bits>
     let f = module.function(&format!("ref_{name}")).unwrap();
     let v = DeviceBuffer::from_slice(ctx, vectors).unwrap();
     let sc = scramble.map(|s| DeviceBuffer::from_slice(ctx, s).unwrap());
-    let sc_ptr = DevicePointerArg(sc.as_ref().map_or(0, DevicePtr::device_ptr));
+    let sc_ptr = DevicePointerArg(sc.as_ref().map_or(0, |b| b.device_range().address()));
     let runs: Vec<Vec<T>> = [T::default(), T::ONES]
         .into_iter()
         .map(|poison| {

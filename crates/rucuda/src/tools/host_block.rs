@@ -5,9 +5,11 @@
 use std::marker::PhantomData;
 use std::ops::{Deref, DerefMut};
 use std::sync::atomic::Ordering;
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Arc, PoisonError};
 
-use rucuda_driver::{check, driver, Context, DeviceRepr, Event, HostAllocFlags, Result};
+use rucuda_driver::{
+    check, driver, Access, Context, DeviceRange, DeviceRepr, HostAllocFlags, Result, UseLog,
+};
 
 use super::host_pool::HostPoolInner;
 
@@ -19,8 +21,8 @@ pub struct PooledHostAllocation<T: DeviceRepr> {
     addr: usize,
     len: usize,
     bin: u32,
-    /// Events recorded after the asynchronous copies that use the block.
-    pending: Mutex<Vec<Event>>,
+    /// Every use of the block by queued work (the asynchronous copies).
+    uses: UseLog,
     _type: PhantomData<T>,
 }
 
@@ -43,7 +45,7 @@ impl<T: DeviceRepr> PooledHostAllocation<T> {
             addr,
             len,
             bin,
-            pending: Mutex::new(Vec::new()),
+            uses: UseLog::new(),
             _type: PhantomData,
         }
     }
@@ -91,17 +93,20 @@ impl<T: DeviceRepr> PooledHostAllocation<T> {
 
     /// Waits for the asynchronous copies that use the block.
     pub fn synchronize(&self) -> Result<()> {
-        let mut pending = self.pending.lock().unwrap_or_else(PoisonError::into_inner);
-        while let Some(event) = pending.last() {
-            event.synchronize()?;
-            pending.pop();
-        }
-        Ok(())
+        self.uses.wait_on_host(Access::Write)
     }
 
-    /// The elements, after waiting for asynchronous copies that use them.
+    /// The block as a range for asynchronous copies: its "address" is the host address,
+    /// and its log is the block's, which host access and the return to the pool wait on.
+    pub fn host_range(&self) -> DeviceRange<'_> {
+        // SAFETY: `len` elements at `addr` live as long as `self`; `uses` is the block's
+        // one log (a block handed out again starts idle: its drop waited for every use).
+        unsafe { DeviceRange::new(self.addr as u64, self.byte_len(), &self.uses) }
+    }
+
+    /// The elements, after waiting for asynchronous copies that write them.
     pub fn as_slice(&self) -> Result<&[T]> {
-        self.synchronize()?;
+        self.uses.wait_on_host(Access::Read)?;
         // SAFETY: the block holds `len` elements (aligned, checked in `allocate`; driver
         // memory holds some bit pattern, valid for T); no copy uses it any more and
         // `&self` forbids host writes.
@@ -115,29 +120,12 @@ impl<T: DeviceRepr> PooledHostAllocation<T> {
         Ok(unsafe { std::slice::from_raw_parts_mut(self.addr as *mut T, self.len) })
     }
 
-    fn wait_or_report(&self) {
-        if let Err(e) = self.synchronize() {
+    /// Waits before host access from `Deref`, which cannot fail: the wait fails only on a
+    /// broken context, where no queued work runs any more.
+    fn wait_or_report(&self, access: Access) {
+        if let Err(e) = self.uses.wait_on_host(access) {
             eprintln!("rucuda: waiting for copies of a pooled host block failed: {e}");
         }
-    }
-
-    /// Makes `stream` wait for the copies already queued on the block, queues one more
-    /// with `queue`, and records its event.
-    pub(crate) fn queue_copy(
-        &self,
-        stream: &rucuda_driver::Stream,
-        queue: impl FnOnce() -> Result<()>,
-    ) -> Result<()> {
-        let mut pending = self.pending.lock().unwrap_or_else(PoisonError::into_inner);
-        for event in pending.iter() {
-            stream.wait_event(event)?;
-        }
-        queue()?;
-        let event = Event::new(stream.context(), rucuda_driver::EventFlags::DISABLE_TIMING)?;
-        event.record(stream)?;
-        pending.retain(|e| !matches!(e.query(), Ok(true)));
-        pending.push(event);
-        Ok(())
     }
 }
 
@@ -145,7 +133,7 @@ impl<T: DeviceRepr> Deref for PooledHostAllocation<T> {
     type Target = [T];
     /// Waits for asynchronous copies that use the block first.
     fn deref(&self) -> &[T] {
-        self.wait_or_report();
+        self.wait_or_report(Access::Read);
         // SAFETY: see `as_slice`.
         unsafe { std::slice::from_raw_parts(self.as_ptr(), self.len) }
     }
@@ -154,7 +142,7 @@ impl<T: DeviceRepr> Deref for PooledHostAllocation<T> {
 impl<T: DeviceRepr> DerefMut for PooledHostAllocation<T> {
     /// Waits for asynchronous copies that use the block first.
     fn deref_mut(&mut self) -> &mut [T] {
-        self.wait_or_report();
+        self.wait_or_report(Access::Write);
         // SAFETY: see `as_mut_slice`.
         unsafe { std::slice::from_raw_parts_mut(self.addr as *mut T, self.len) }
     }

@@ -2,7 +2,9 @@
 //! pooled page-locked blocks are for (PyCUDA passes the pool's arrays to
 //! `memcpy_htod_async` / `memcpy_dtoh_async`).
 
-use rucuda_driver::{check, driver, DevicePtr, DevicePtrMut, DeviceRepr, Error, Result, Stream};
+use rucuda_driver::{
+    check, driver, Access, DevicePtr, DevicePtrMut, DeviceRepr, Error, Result, Stream,
+};
 
 use super::host_block::PooledHostAllocation;
 
@@ -41,14 +43,20 @@ impl<T: DeviceRepr> PooledHostAllocation<T> {
         }
         let copy = driver()?.cuMemcpyHtoDAsync_v2()?;
         stream.context().bind()?;
-        self.queue_copy(stream, || {
-            let (dptr, host, bytes) = (dst.device_ptr(), self.as_ptr().cast(), self.byte_len());
-            // SAFETY: `bytes` bytes of page-locked memory into a device range of the same
-            // size borrowed mutably. The block stays valid until the copy is done: host
-            // writes and dropping wait for the event `queue_copy` records.
-            let code = unsafe { copy(dptr, host, bytes, stream.raw()) };
-            check(code, "cuMemcpyHtoDAsync_v2")
-        })
+        let host = self.host_range().use_on(stream, Access::Read)?;
+        let dptr = dst.device_range().use_on(stream, Access::Write)?;
+        // SAFETY: `bytes` bytes of page-locked memory into a device range of the same
+        // size borrowed mutably. Both logs record the use: host writes, dropping the block
+        // and later work on `dst` wait for the copy.
+        let code = unsafe {
+            copy(
+                dptr,
+                host as usize as *const _,
+                self.byte_len(),
+                stream.raw(),
+            )
+        };
+        check(code, "cuMemcpyHtoDAsync_v2")
     }
 
     /// Queues a copy of `src` (the same size in bytes) into the block on `stream` and
@@ -61,14 +69,11 @@ impl<T: DeviceRepr> PooledHostAllocation<T> {
         }
         let copy = driver()?.cuMemcpyDtoHAsync_v2()?;
         stream.context().bind()?;
-        let host = self.as_ptr().cast_mut();
-        self.queue_copy(stream, || {
-            let (dptr, bytes) = (src.device_ptr(), self.byte_len());
-            // SAFETY: a device range of `bytes` bytes into the block, borrowed mutably.
-            // Host access and dropping wait for the event `queue_copy` records, so nobody
-            // reads or reuses the block while the copy writes it.
-            let code = unsafe { copy(host.cast(), dptr, bytes, stream.raw()) };
-            check(code, "cuMemcpyDtoHAsync_v2")
-        })
+        let dptr = src.device_range().use_on(stream, Access::Read)?;
+        let host = self.host_range().use_on(stream, Access::Write)?;
+        // SAFETY: a device range of `bytes` bytes into the block, borrowed mutably. Both
+        // logs record the use: host access and dropping the block wait for the copy.
+        let code = unsafe { copy(host as usize as *mut _, dptr, self.byte_len(), stream.raw()) };
+        check(code, "cuMemcpyDtoHAsync_v2")
     }
 }

@@ -11,8 +11,9 @@ use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
-use rucuda_driver_sys::CUdeviceptr;
-use rucuda_driver::{Context, DeviceBuffer, DevicePtr, Error, ErrorKind, Result};
+use rucuda_driver::{
+    Access, Context, DeviceBuffer, DevicePtr, DeviceRange, Error, ErrorKind, Param, Result, Stream,
+};
 
 const MANTISSA_BITS: u32 = 2;
 
@@ -44,7 +45,9 @@ pub(crate) fn bin_size(bin: u32) -> usize {
 
 struct PoolInner {
     ctx: Context,
-    held: Mutex<HashMap<u32, Vec<CUdeviceptr>>>,
+    /// Free blocks by bin. Each keeps its buffer, whose use log still holds the work the
+    /// last owner queued: the next owner's work on another stream waits for it.
+    held: Mutex<HashMap<u32, Vec<DeviceBuffer<u8>>>>,
     held_blocks: AtomicUsize,
     active_blocks: AtomicUsize,
     managed_bytes: AtomicUsize,
@@ -53,15 +56,14 @@ struct PoolInner {
 }
 
 impl PoolInner {
-    fn release_raw(&self, ptr: CUdeviceptr, bytes: usize) -> Result<()> {
-        self.managed_bytes.fetch_sub(bytes, Ordering::Relaxed);
-        // SAFETY: `ptr` came from DeviceBuffer::<u8>::uninit(.., bytes).into_raw() in this
-        // pool's context and is owned by nobody else.
-        unsafe { DeviceBuffer::<u8>::from_raw(&self.ctx, ptr, bytes) }.free()
+    /// Frees a block (waiting for the work its log recorded).
+    fn release(&self, block: DeviceBuffer<u8>) -> Result<()> {
+        self.managed_bytes.fetch_sub(block.len(), Ordering::Relaxed);
+        block.free()
     }
 
     fn free_held(&self) -> Result<()> {
-        let taken: Vec<(u32, Vec<CUdeviceptr>)> = match self.held.lock() {
+        let taken: Vec<(u32, Vec<DeviceBuffer<u8>>)> = match self.held.lock() {
             Ok(mut h) => h.drain().collect(),
             Err(_) => {
                 return Err(Error::InvalidArgument(
@@ -70,10 +72,10 @@ impl PoolInner {
             }
         };
         let mut first_err = None;
-        for (bin, ptrs) in taken {
-            for p in ptrs {
+        for (_, blocks) in taken {
+            for b in blocks {
                 self.held_blocks.fetch_sub(1, Ordering::Relaxed);
-                if let Err(e) = self.release_raw(p, bin_size(bin)) {
+                if let Err(e) = self.release(b) {
                     first_err.get_or_insert(e);
                 }
             }
@@ -92,6 +94,11 @@ impl Drop for PoolInner {
 
 /// A pool of device memory (PyCUDA's `DeviceMemoryPool`), cheap to clone; blocks hold
 /// the pool, and the pool its context, so nothing outlives what it needs.
+///
+/// A block handed out again keeps the use log of its memory: work the next owner queues
+/// on another stream first waits for the work the last owner queued on it (PyTorch's
+/// caching allocator gets the same from `recordStream` events), and a block freed back
+/// to the driver waits for all of it.
 ///
 /// ```no_run
 /// use rucuda::tools::DeviceMemoryPool;
@@ -146,10 +153,10 @@ impl DeviceMemoryPool {
             .map_err(|_| Error::InvalidArgument("memory pool poisoned by a panic".into()))?
             .get_mut(&bin)
             .and_then(Vec::pop);
-        let ptr = match reused {
-            Some(p) => {
+        let block = match reused {
+            Some(b) => {
                 self.inner.held_blocks.fetch_sub(1, Ordering::Relaxed);
-                p
+                b
             }
             None => self.fresh(size)?,
         };
@@ -157,24 +164,24 @@ impl DeviceMemoryPool {
         self.inner.active_bytes.fetch_add(bytes, Ordering::Relaxed);
         Ok(PooledDeviceAllocation {
             pool: self.inner.clone(),
-            ptr,
+            block: Some(block),
             bytes,
             bin,
         })
     }
 
-    fn fresh(&self, size: usize) -> Result<CUdeviceptr> {
-        let ptr = match DeviceBuffer::<u8>::uninit(&self.inner.ctx, size) {
-            Ok(b) => b.into_raw(),
+    fn fresh(&self, size: usize) -> Result<DeviceBuffer<u8>> {
+        let block = match DeviceBuffer::<u8>::uninit(&self.inner.ctx, size) {
+            Ok(b) => b,
             Err(e) if e.kind() == ErrorKind::Memory => {
                 // Give back what we hold, then try once more.
                 self.inner.free_held()?;
-                DeviceBuffer::<u8>::uninit(&self.inner.ctx, size)?.into_raw()
+                DeviceBuffer::<u8>::uninit(&self.inner.ctx, size)?
             }
             Err(e) => return Err(e),
         };
         self.inner.managed_bytes.fetch_add(size, Ordering::Relaxed);
-        Ok(ptr)
+        Ok(block)
     }
 
     /// Blocks held for reuse (PyCUDA's `held_blocks`).
@@ -208,22 +215,19 @@ impl DeviceMemoryPool {
 }
 
 /// A block from a [`DeviceMemoryPool`] (PyCUDA's `PooledDeviceAllocation`); goes back to
-/// the pool when dropped. Pass it to kernels as `&block` or through its
-/// [`DevicePtr::device_ptr`].
+/// the pool when dropped. Pass it to kernels as `&block` (or `&mut block`), or take its
+/// address for your own work through [`DevicePtr::device_range`].
 pub struct PooledDeviceAllocation {
     pool: Arc<PoolInner>,
-    ptr: CUdeviceptr,
+    /// The block (taken when it goes back to the pool).
+    block: Option<DeviceBuffer<u8>>,
     bytes: usize,
     bin: u32,
 }
 
 impl std::fmt::Debug for PooledDeviceAllocation {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(
-            f,
-            "PooledDeviceAllocation({:#x}, {} bytes)",
-            self.ptr, self.bytes
-        )
+        write!(f, "PooledDeviceAllocation({} bytes)", self.bytes)
     }
 }
 
@@ -241,25 +245,43 @@ impl PooledDeviceAllocation {
 }
 
 impl DevicePtr for PooledDeviceAllocation {
-    fn device_ptr(&self) -> CUdeviceptr {
-        self.ptr
-    }
-    fn byte_len(&self) -> usize {
-        self.bytes
+    fn device_range(&self) -> DeviceRange<'_> {
+        match &self.block {
+            // The first `bytes` bytes of the block, with the block's log.
+            Some(b) => b
+                .device_range()
+                .sub(0, self.bytes)
+                .unwrap_or_else(|_| b.device_range()),
+            // SAFETY: an empty range at address 0 (only seen during drop): no memory.
+            None => unsafe { DeviceRange::untracked(0, 0) },
+        }
     }
 }
 
 // A pooled block is owned memory: copies and memsets may write it.
 impl rucuda_driver::DevicePtrMut for PooledDeviceAllocation {}
 
-// SAFETY: the argument bytes are the `ptr` field (a CUdeviceptr, 8 bytes, what a
-// kernel's pointer parameter takes), alive as long as the borrow.
+// SAFETY: the address comes from the block's use log for the launch's stream.
 unsafe impl rucuda_driver::KernelArg for &PooledDeviceAllocation {
-    fn param_ptr(&self) -> *mut std::ffi::c_void {
-        (&self.ptr as *const CUdeviceptr).cast_mut().cast()
+    fn param(&self, stream: Option<&Stream>) -> Result<Param> {
+        let stream = stream.ok_or_else(|| {
+            Error::InvalidArgument("a pooled block needs the launch's stream".into())
+        })?;
+        Ok(Param::Address(
+            self.device_range().use_on(stream, Access::Read)?,
+        ))
     }
-    fn param_size(&self) -> usize {
-        std::mem::size_of::<CUdeviceptr>()
+}
+
+// SAFETY: as above, recorded as a write.
+unsafe impl rucuda_driver::KernelArg for &mut PooledDeviceAllocation {
+    fn param(&self, stream: Option<&Stream>) -> Result<Param> {
+        let stream = stream.ok_or_else(|| {
+            Error::InvalidArgument("a pooled block needs the launch's stream".into())
+        })?;
+        Ok(Param::Address(
+            self.device_range().use_on(stream, Access::Write)?,
+        ))
     }
 }
 
@@ -268,14 +290,17 @@ impl Drop for PooledDeviceAllocation {
         let p = &self.pool;
         p.active_blocks.fetch_sub(1, Ordering::Relaxed);
         p.active_bytes.fetch_sub(self.bytes, Ordering::Relaxed);
+        let Some(block) = self.block.take() else {
+            return;
+        };
         if p.holding.load(Ordering::Relaxed) {
             if let Ok(mut held) = p.held.lock() {
-                held.entry(self.bin).or_default().push(self.ptr);
+                held.entry(self.bin).or_default().push(block);
                 p.held_blocks.fetch_add(1, Ordering::Relaxed);
                 return;
             }
         }
-        if let Err(e) = p.release_raw(self.ptr, bin_size(self.bin)) {
+        if let Err(e) = p.release(block) {
             eprintln!("rucuda: freeing a pooled block failed: {e}");
         }
     }

@@ -1,0 +1,492 @@
+//! GPU use tracking: the one structure through which every device address reaches queued
+//! work.
+//!
+//! Each piece of memory that work can use (a [`DeviceBuffer`](crate::DeviceBuffer), page-
+//! locked or registered host memory, managed, pitched and IPC memory, a pool block) owns
+//! one [`UseLog`]: the stream whose work last wrote it, and the streams that read it since.
+//! A [`DeviceRange`] is a range of such memory together with its log, and
+//! [`DeviceRange::use_on`] is the only way to the range's address for work about to be
+//! queued. It
+//!
+//! - orders the stream after earlier conflicting work on other streams (a read waits for
+//!   the last write; a write waits for the last write and every read since), by recording
+//!   an event on the earlier stream and making the new stream wait for it;
+//! - notes the stream in the log, so that later conflicting work, host access
+//!   ([`DeviceRange::wait_on_host`]) and the free wait for it in the same way.
+//!
+//! Nothing is recorded while work stays on one stream: stream order already covers it,
+//! and the fast path is one uncontended lock and a comparison. Events are recorded
+//! lazily, when another stream (or the host, or the free) needs to wait: an event recorded
+//! on a stream *now* follows every use queued there before, so it is as good as one
+//! recorded right after the use. The per-thread default stream is the exception (its
+//! handle names another stream on every thread): waiting for its uses synchronizes their
+//! context.
+//!
+//! Work queued on a stream that captures a graph is not tracked: it runs when the graph is
+//! launched, and keeping its memory alive until then is the (unsafe) graph launch's
+//! contract.
+//!
+//! Recording and waiting never go through [`Context::bind`](crate::Context::bind), so an
+//! unrelated error queued by a destructor cannot make them skip their work.
+
+use std::sync::{Mutex, MutexGuard, PoisonError};
+
+use rucuda_driver_sys::{CUdeviceptr, CUevent};
+
+use crate::context::Context;
+use crate::error::{call, Error, Result};
+use crate::stream::Stream;
+
+/// How queued work uses memory.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Access {
+    /// The work only reads it.
+    Read,
+    /// The work may write it (and read it).
+    Write,
+}
+
+/// The legacy per-thread default stream's handle: one handle, a different stream on
+/// every host thread.
+const PER_THREAD_STREAM: usize = 2;
+
+/// Readers kept before the log waits for all of them on the host and forgets them (only
+/// the per-thread stream, never "the same" as anything, adds an entry per use).
+const MAX_READERS: usize = 64;
+
+/// Events kept for reuse, one per stream that other work had to wait for.
+const MAX_EVENTS: usize = 16;
+
+fn is_per_thread(s: &Stream) -> bool {
+    s.raw() as usize == PER_THREAD_STREAM
+}
+
+/// True when `a` and `b` are one stream whose order covers both uses.
+pub(crate) fn same_stream(a: &Stream, b: &Stream) -> bool {
+    a.raw() == b.raw() && !is_per_thread(a) && a.context() == b.context()
+}
+
+/// An event owned by a log, created and recorded without taking the context's queued
+/// errors.
+struct LogEvent {
+    raw: CUevent,
+    ctx: Context,
+}
+
+impl LogEvent {
+    fn new(ctx: &Context) -> Result<LogEvent> {
+        ctx.make_current()?;
+        let mut raw: CUevent = std::ptr::null_mut();
+        // SAFETY: writes one event handle, destroyed in Drop. CU_EVENT_DISABLE_TIMING = 2.
+        unsafe { call!(cuEventCreate(&mut raw, 2))? };
+        Ok(LogEvent {
+            raw,
+            ctx: ctx.clone(),
+        })
+    }
+}
+
+impl Drop for LogEvent {
+    fn drop(&mut self) {
+        let destroyed = self.ctx.make_current().and_then(|()| {
+            // SAFETY: created in `new`, destroyed once; the driver keeps a pending
+            // record alive until it completes.
+            unsafe { call!(cuEventDestroy_v2(self.raw)) }
+        });
+        if let Err(e) = destroyed {
+            self.ctx.defer_error(e);
+        }
+    }
+}
+
+// SAFETY: an event handle may be used from any thread of its context's process.
+unsafe impl Send for LogEvent {}
+// SAFETY: as above; the log's mutex serializes its use.
+unsafe impl Sync for LogEvent {}
+
+#[derive(Default)]
+struct UseState {
+    /// The stream whose work last wrote the memory (the allocating stream of a
+    /// stream-ordered allocation counts as a writer).
+    writer: Option<Stream>,
+    /// Streams that read it since that write (never the writer itself).
+    readers: Vec<Stream>,
+    /// Reusable events, one per stream that was waited for.
+    events: Vec<(Stream, LogEvent)>,
+}
+
+/// Which streams use one piece of memory; see the [module docs](self).
+///
+/// Owners of memory hold one (shared by `Arc` with the views and aliases that must see the
+/// same uses) and hand it out only inside [`DeviceRange`]s.
+#[derive(Default)]
+pub struct UseLog(Mutex<UseState>);
+
+impl std::fmt::Debug for UseLog {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let st = self.lock();
+        f.debug_struct("UseLog")
+            .field("writer", &st.writer.as_ref().map(Stream::raw))
+            .field("readers", &st.readers.len())
+            .finish()
+    }
+}
+
+impl UseLog {
+    /// An empty log: no work uses the memory yet.
+    pub fn new() -> UseLog {
+        UseLog::default()
+    }
+
+    /// The log of memory allocated stream-ordered on `stream`: work on other streams
+    /// waits for the allocation.
+    pub fn written_on(stream: &Stream) -> UseLog {
+        UseLog(Mutex::new(UseState {
+            writer: Some(stream.clone()),
+            ..UseState::default()
+        }))
+    }
+
+    fn lock(&self) -> MutexGuard<'_, UseState> {
+        // A panic while the lock was held left a consistent state (each change is one
+        // assignment after the waits succeeded), so a poisoned log is still usable.
+        self.0.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// True when nothing is recorded (no stream other than the host may still use it).
+    pub fn is_idle(&self) -> bool {
+        let st = self.lock();
+        st.writer.is_none() && st.readers.is_empty()
+    }
+
+    /// Orders `stream` after the conflicting uses recorded so far and records this one.
+    pub(crate) fn note(&self, stream: &Stream, access: Access) -> Result<()> {
+        let mut st = self.lock();
+        let covered = match access {
+            Access::Read => {
+                st.writer.as_ref().is_some_and(|w| same_stream(w, stream))
+                    || st.readers.iter().any(|r| same_stream(r, stream))
+            }
+            Access::Write => {
+                st.writer.as_ref().is_some_and(|w| same_stream(w, stream)) && st.readers.is_empty()
+            }
+        };
+        if covered {
+            return Ok(());
+        }
+        if is_capturing(stream)? {
+            return Ok(());
+        }
+        match access {
+            Access::Read => {
+                if let Some(w) = st.writer.clone() {
+                    order_after(&mut st, stream, &w)?;
+                }
+                if st.readers.len() >= MAX_READERS {
+                    wait_all_on_host(&mut st)?;
+                }
+                st.readers.push(stream.clone());
+            }
+            Access::Write => {
+                let earlier: Vec<Stream> = st
+                    .writer
+                    .iter()
+                    .chain(st.readers.iter())
+                    .filter(|x| !same_stream(x, stream))
+                    .cloned()
+                    .collect();
+                for x in &earlier {
+                    order_after(&mut st, stream, x)?;
+                }
+                st.writer = Some(stream.clone());
+                st.readers.clear();
+            }
+        }
+        Ok(())
+    }
+
+    /// Waits on the host for the recorded work that conflicts with a host access: a read
+    /// waits for the last write, a write (or a free) for everything.
+    pub fn wait_on_host(&self, access: Access) -> Result<()> {
+        let mut st = self.lock();
+        match access {
+            Access::Read => {
+                if let Some(w) = st.writer.clone() {
+                    host_wait(&mut st, &w)?;
+                    st.writer = None;
+                }
+                Ok(())
+            }
+            Access::Write => wait_all_on_host(&mut st),
+        }
+    }
+}
+
+/// Waits on the host for every recorded use and forgets them.
+fn wait_all_on_host(st: &mut UseState) -> Result<()> {
+    let all: Vec<Stream> = st.writer.iter().chain(st.readers.iter()).cloned().collect();
+    for x in &all {
+        host_wait(st, x)?;
+    }
+    st.writer = None;
+    st.readers.clear();
+    Ok(())
+}
+
+fn is_capturing(stream: &Stream) -> Result<bool> {
+    if stream.raw().is_null() || is_per_thread(stream) {
+        // The legacy streams cannot capture.
+        return Ok(false);
+    }
+    stream.context().make_current()?;
+    let mut status = rucuda_driver_sys::CUstreamCaptureStatus::CU_STREAM_CAPTURE_STATUS_NONE;
+    // SAFETY: the stream is alive (we hold it); writes one status.
+    unsafe { call!(cuStreamIsCapturing(stream.raw(), &mut status))? };
+    Ok(status != rucuda_driver_sys::CUstreamCaptureStatus::CU_STREAM_CAPTURE_STATUS_NONE)
+}
+
+/// The log's event for `x`, recorded now at the end of `x`.
+fn recorded_on<'s>(st: &'s mut UseState, x: &Stream) -> Result<&'s LogEvent> {
+    if is_capturing(x)? {
+        return Err(Error::invalid(
+            "memory used by work on a stream that is now capturing a graph cannot be \
+             ordered before other work until the capture ends",
+        ));
+    }
+    let i = match st.events.iter().position(|(s, _)| same_stream(s, x)) {
+        Some(i) => i,
+        None => {
+            if st.events.len() >= MAX_EVENTS {
+                st.events.remove(0);
+            }
+            let ev = LogEvent::new(x.context())?;
+            st.events.push((x.clone(), ev));
+            st.events.len() - 1
+        }
+    };
+    let ev = &st.events[i].1;
+    ev.ctx.make_current()?;
+    // SAFETY: event and stream are alive and of the same context.
+    unsafe { call!(cuEventRecord(ev.raw, x.raw()))? };
+    Ok(ev)
+}
+
+/// Makes later work on `s` wait for the work queued so far on `x`.
+fn order_after(st: &mut UseState, s: &Stream, x: &Stream) -> Result<()> {
+    if is_per_thread(x) {
+        return synchronize_context(x.context());
+    }
+    let ev = recorded_on(st, x)?.raw;
+    s.context().make_current()?;
+    // SAFETY: both handles are alive; an event of another context may be waited for.
+    unsafe { call!(cuStreamWaitEvent(s.raw(), ev, 0)) }
+}
+
+/// Waits on the host for the work queued so far on `x`.
+fn host_wait(st: &mut UseState, x: &Stream) -> Result<()> {
+    if is_per_thread(x) {
+        return synchronize_context(x.context());
+    }
+    let ev = recorded_on(st, x)?.raw;
+    // SAFETY: the event is alive.
+    unsafe { call!(cuEventSynchronize(ev)) }
+}
+
+fn synchronize_context(ctx: &Context) -> Result<()> {
+    ctx.make_current()?;
+    // SAFETY: synchronizes the current context, which we just made current.
+    unsafe { call!(cuCtxSynchronize()) }
+}
+
+/// Finishes the legacy default stream of `ctx` (what the synchronous driver calls queue
+/// on), so that a synchronous call has run when it returns.
+pub(crate) fn finish_legacy_stream(ctx: &Context) -> Result<()> {
+    ctx.make_current()?;
+    // SAFETY: the null handle names the legacy default stream of the current context.
+    unsafe { call!(cuStreamSynchronize(std::ptr::null_mut())) }
+}
+
+/// A range of memory together with the log of its uses: what work receives memory as.
+/// [`DeviceRange::use_on`] is the one way to its address for queued work.
+///
+/// Safe code gets ranges from memory owners ([`DevicePtr::device_range`]), never from an
+/// address; [`DeviceRange::untracked`] is `unsafe`.
+#[derive(Clone, Copy)]
+pub struct DeviceRange<'a> {
+    ptr: CUdeviceptr,
+    bytes: usize,
+    log: Option<&'a UseLog>,
+}
+
+impl std::fmt::Debug for DeviceRange<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("DeviceRange")
+            .field("ptr", &format_args!("{:#x}", self.ptr))
+            .field("bytes", &self.bytes)
+            .field("tracked", &self.log.is_some())
+            .finish()
+    }
+}
+
+impl<'a> DeviceRange<'a> {
+    /// `bytes` bytes at `ptr` whose uses `log` records.
+    ///
+    /// # Safety
+    /// The range must be memory that stays valid for `'a` and for all work queued through
+    /// [`DeviceRange::use_on`] until `log` has seen it finish (the owner's free waits on
+    /// the log), and `log` must be the one log every user of that memory goes through.
+    pub unsafe fn new(ptr: CUdeviceptr, bytes: usize, log: &'a UseLog) -> DeviceRange<'a> {
+        DeviceRange {
+            ptr,
+            bytes,
+            log: Some(log),
+        }
+    }
+
+    /// A range nobody tracks (memory from another library).
+    ///
+    /// # Safety
+    /// The memory must stay valid until all work queued with it has finished, and nobody
+    /// may write it (on the host or the device) while work that uses it is queued.
+    pub unsafe fn untracked(ptr: CUdeviceptr, bytes: usize) -> DeviceRange<'a> {
+        DeviceRange {
+            ptr,
+            bytes,
+            log: None,
+        }
+    }
+
+    /// Size in bytes.
+    #[inline]
+    pub fn byte_len(&self) -> usize {
+        self.bytes
+    }
+
+    /// The address for work about to be queued on `stream`, which uses the range as
+    /// `access` says: orders `stream` after conflicting earlier work on other streams and
+    /// records the use, so that later conflicting work, host access and the free wait for
+    /// it. Call it right before queueing the work, on the thread that queues it.
+    #[inline]
+    pub fn use_on(&self, stream: &Stream, access: Access) -> Result<CUdeviceptr> {
+        if let Some(log) = self.log {
+            log.note(stream, access)?;
+        }
+        Ok(self.ptr)
+    }
+
+    /// Waits on the host until no queued work conflicts with a host access of this kind
+    /// (a read waits for writes; a write for every use).
+    pub fn wait_on_host(&self, access: Access) -> Result<()> {
+        match self.log {
+            Some(log) => log.wait_on_host(access),
+            None => Ok(()),
+        }
+    }
+
+    /// `bytes` bytes from `offset` on, with the same log.
+    pub fn sub(&self, offset: usize, bytes: usize) -> Result<DeviceRange<'a>> {
+        match offset.checked_add(bytes) {
+            Some(end) if end <= self.bytes => Ok(DeviceRange {
+                ptr: self.ptr + offset as u64,
+                bytes,
+                log: self.log,
+            }),
+            _ => Err(Error::invalid(format!(
+                "bytes {offset}..{offset}+{bytes} lie outside a range of {} bytes",
+                self.bytes
+            ))),
+        }
+    }
+
+    /// True when the two ranges share a byte.
+    pub fn overlaps(&self, other: &DeviceRange<'_>) -> bool {
+        let (a0, a1) = (self.ptr, self.ptr + self.bytes as u64);
+        let (b0, b1) = (other.ptr, other.ptr + other.bytes as u64);
+        a0 < b1 && b0 < a1
+    }
+
+    /// True when both ranges start at the same address.
+    pub fn same_start(&self, other: &DeviceRange<'_>) -> bool {
+        self.ptr == other.ptr
+    }
+
+    /// True when both ranges record their uses in one log (views of one allocation).
+    pub fn same_log(&self, other: &DeviceRange<'_>) -> bool {
+        match (self.log, other.log) {
+            (Some(a), Some(b)) => std::ptr::eq(a, b),
+            _ => false,
+        }
+    }
+
+    /// True when the start address is a multiple of `align` bytes (for choosing vector
+    /// loads; not an address for work).
+    pub fn is_aligned(&self, align: usize) -> bool {
+        align == 0 || self.ptr % align as u64 == 0
+    }
+
+    /// The log (`None` for untracked memory), for builders that record the use when
+    /// their work is queued.
+    #[inline]
+    pub(crate) fn log(&self) -> Option<&'a UseLog> {
+        self.log
+    }
+
+    /// The start address for calls that queue no work: pointer attributes, IPC handles,
+    /// identity and alignment checks. Work takes its address from
+    /// [`DeviceRange::use_on`]; only `unsafe` code could queue work with this one.
+    #[inline]
+    pub fn address(&self) -> CUdeviceptr {
+        self.ptr
+    }
+}
+
+/// Anything that names device memory: buffers, views, and the other memory kinds. Work
+/// receives it as a [`DeviceRange`], whose [`use_on`](DeviceRange::use_on) records the
+/// use.
+pub trait DevicePtr {
+    /// The memory with the log of its uses.
+    fn device_range(&self) -> DeviceRange<'_>;
+
+    /// The size in bytes.
+    #[inline]
+    fn byte_len(&self) -> usize {
+        self.device_range().byte_len()
+    }
+}
+
+impl<P: DevicePtr + ?Sized> DevicePtr for &P {
+    fn device_range(&self) -> DeviceRange<'_> {
+        (**self).device_range()
+    }
+}
+
+impl<P: DevicePtr + ?Sized> DevicePtr for &mut P {
+    fn device_range(&self) -> DeviceRange<'_> {
+        (**self).device_range()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ranges_check_their_bounds_and_overlaps() {
+        let log = UseLog::new();
+        // SAFETY: no work is queued with these ranges.
+        let r = unsafe { DeviceRange::new(0x1000, 256, &log) };
+        assert_eq!(r.sub(16, 240).unwrap().byte_len(), 240);
+        assert!(r.sub(16, 241).is_err());
+        assert!(r.sub(usize::MAX, 2).is_err());
+        let a = r.sub(0, 16).unwrap();
+        let b = r.sub(16, 16).unwrap();
+        assert!(!a.overlaps(&b));
+        assert!(r.overlaps(&b));
+        assert!(a.same_log(&b));
+        // SAFETY: as above.
+        let other = unsafe { DeviceRange::untracked(0x1000, 4) };
+        assert!(!other.same_log(&a) && other.overlaps(&a));
+        assert!(r.is_aligned(256) && !b.is_aligned(32));
+        assert!(log.is_idle());
+    }
+}
