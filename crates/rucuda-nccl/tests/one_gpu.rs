@@ -464,3 +464,49 @@ fn same_gpu_child() {
     }
     println!("both ranks refused");
 }
+
+/// H1: a one-rank all-reduce on another stream reads an array that is dropped at once and
+/// whose memory is reused on its home stream; the free must wait for the collective.
+#[test]
+#[ignore = "needs a CUDA device"]
+fn a_collective_on_another_stream_delays_its_inputs_free() {
+    if setup().is_none() {
+        return;
+    }
+    const N: usize = 1 << 22;
+    let (comm, other) = one_rank();
+    let c = ctx(0);
+    let home = Stream::new(&c, StreamFlags::NON_BLOCKING).expect("a stream");
+    let input = GpuArray::<f32>::full(&home, &[N], 3.0).expect("input");
+    home.synchronize().expect("sync");
+    let mut output = DeviceBuffer::<f32>::zeros(&c, N).expect("output");
+    let m = rucuda_driver::Module::load_data(
+        &c,
+        include_str!("../../rucuda-driver/tests/kernels/core.ptx").as_bytes(),
+    )
+    .expect("core kernels");
+    let spin = m.function("spin").expect("spin");
+    // SAFETY: spin(unsigned long long cycles) touches no memory.
+    unsafe {
+        spin.launch(
+            rucuda_driver::LaunchConfig::linear(1, 1),
+            &other,
+            (500_000_000u64,),
+        )
+        .expect("spin")
+    };
+    comm.all_reduce(&input, &mut output, ReduceOp::Sum, &other)
+        .expect("all_reduce");
+    drop(input); // freed on `home`
+    let again = GpuArray::<f32>::full(&home, &[N], 7.0).expect("reuse");
+    home.synchronize().expect("sync");
+    other.synchronize().expect("sync");
+    let got = output.to_vec().expect("to_vec");
+    assert!(
+        got.iter().all(|&v| v == 3.0),
+        "the collective read the next owner's data ({} elements)",
+        got.iter().filter(|&&v| v != 3.0).count()
+    );
+    drop(again);
+    comm.destroy().expect("destroy");
+}

@@ -118,6 +118,33 @@ impl Hasher for KeyHasher {
 
 type KeyBuild = BuildHasherDefault<KeyHasher>;
 
+/// Which array operands of a strided launch are strided, exactly: bits for up to 64
+/// operands (the common case, no allocation), the whole list beyond.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+enum StridedMask {
+    /// Bit k: operand k is strided; the count tells masks of different lengths apart.
+    Bits { bits: u64, len: u8 },
+    /// More than 64 array operands.
+    Long(Box<[bool]>),
+}
+
+impl StridedMask {
+    fn of(mask: &[bool]) -> StridedMask {
+        if mask.len() <= 64 {
+            let bits = mask
+                .iter()
+                .enumerate()
+                .fold(0u64, |acc, (k, &s)| acc | (u64::from(s) << k));
+            StridedMask::Bits {
+                bits,
+                len: mask.len() as u8,
+            }
+        } else {
+            StridedMask::Long(mask.into())
+        }
+    }
+}
+
 /// The loaded variants of one kernel in one context.
 struct Entry {
     spec: ElementwiseSpec,
@@ -125,7 +152,10 @@ struct Entry {
     max_blocks: u32,
     contiguous: OnceLock<Function>,
     vectorized: OnceLock<(Function, usize)>,
-    strided: Mutex<HashMap<(usize, u64), Function, KeyBuild>>,
+    /// Strided variants by (merged rank, which operands are strided): the whole mask is
+    /// the key, so no two masks can share a kernel (one built for another mask would
+    /// read its operands with the wrong strides).
+    strided: Mutex<HashMap<(usize, StridedMask), Function, KeyBuild>>,
 }
 
 impl Entry {
@@ -160,11 +190,7 @@ impl Entry {
     }
 
     fn strided(&self, ctx: &Context, ndim: usize, mask: &[bool]) -> Result<Function> {
-        let bits = mask
-            .iter()
-            .enumerate()
-            .fold(0u64, |acc, (k, &s)| acc | (u64::from(s) << (k % 64)));
-        let key = (ndim, bits);
+        let key = (ndim, StridedMask::of(mask));
         {
             let map = self.strided.lock().unwrap_or_else(|p| p.into_inner());
             if let Some(f) = map.get(&key) {
@@ -586,6 +612,17 @@ mod tests {
             e.to_string().contains("[3]") && e.to_string().contains("[4, 5]"),
             "{e}"
         );
+    }
+
+    #[test]
+    fn strided_masks_are_exact_keys() {
+        let mut long = vec![false; 65];
+        long[0] = true;
+        let mut aliased = vec![false; 65];
+        aliased[64] = true; // bit 64 once folded onto bit 0
+        assert_ne!(StridedMask::of(&long), StridedMask::of(&aliased));
+        assert_ne!(StridedMask::of(&[true]), StridedMask::of(&[true, false]));
+        assert_eq!(StridedMask::of(&[true, false]), StridedMask::of(&[true, false]));
     }
 
     #[test]

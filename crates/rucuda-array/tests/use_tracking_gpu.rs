@@ -1,0 +1,102 @@
+//! Regression tests of soundness holes that arrays reached before the use-tracking
+//! structure: an array that sees another's memory as another type (`reinterpret`,
+//! `real`) hands out a buffer whose uses must reach the owner's log, so that the owner's
+//! stream-ordered free waits for work queued through it.
+
+mod common;
+
+use rucuda_array::{Complex, GpuArray};
+use rucuda_driver::*;
+
+const N: usize = 1 << 20;
+const SPIN_CYCLES: u64 = 500_000_000;
+
+fn spin(ctx: &Context, stream: &Stream) {
+    let m = Module::load_data(
+        ctx,
+        include_str!("../../rucuda-driver/tests/kernels/core.ptx").as_bytes(),
+    )
+    .unwrap();
+    let spin = m.function("spin").unwrap();
+    // SAFETY: spin(unsigned long long cycles) touches no memory.
+    unsafe {
+        spin.launch(LaunchConfig::linear(1, 1), stream, (SPIN_CYCLES,))
+            .unwrap()
+    };
+}
+
+/// M2: a copy out of `reinterpret().buffer()` queued on a busy stream, then both
+/// arrays dropped and the memory reused on the home stream.
+#[test]
+#[ignore = "needs a CUDA device"]
+fn a_copy_through_a_reinterpreted_buffer_delays_the_owners_free() {
+    let c = common::ctx();
+    let home = Stream::new(&c, StreamFlags::NON_BLOCKING).unwrap();
+    let other = Stream::new(&c, StreamFlags::NON_BLOCKING).unwrap();
+    let a = GpuArray::<f32>::full(&home, &[N], 1.5).unwrap();
+    home.synchronize().unwrap();
+    let bits = a.reinterpret::<u32>().unwrap();
+    let mut out = DeviceBuffer::<u32>::zeros(&c, N).unwrap();
+    spin(&c, &other);
+    memcpy_dtod_async(&mut out, bits.buffer(), &other).unwrap();
+    drop(bits);
+    drop(a); // freed on `home`
+    let again = GpuArray::<u32>::full(&home, &[N], 7).unwrap();
+    home.synchronize().unwrap();
+    other.synchronize().unwrap();
+    let got = out.to_vec().unwrap();
+    let want = 1.5f32.to_bits();
+    assert!(
+        got.iter().all(|&v| v == want),
+        "the copy read the next owner's data ({} elements differ)",
+        got.iter().filter(|&&v| v != want).count()
+    );
+    drop(again);
+    c.check_deferred_errors().unwrap();
+}
+
+/// M2 through `real()`: the view's buffer is an alias of the complex array's memory.
+#[test]
+#[ignore = "needs a CUDA device"]
+fn a_copy_through_a_real_part_buffer_delays_the_owners_free() {
+    let c = common::ctx();
+    let home = Stream::new(&c, StreamFlags::NON_BLOCKING).unwrap();
+    let other = Stream::new(&c, StreamFlags::NON_BLOCKING).unwrap();
+    let z = GpuArray::<Complex<f32>>::full(&home, &[N / 2], Complex::new(2.5, -1.0)).unwrap();
+    home.synchronize().unwrap();
+    let re = z.real().unwrap();
+    let mut out = DeviceBuffer::<f32>::zeros(&c, N).unwrap();
+    spin(&c, &other);
+    memcpy_dtod_async(&mut out, re.buffer(), &other).unwrap();
+    drop(re);
+    drop(z);
+    let again = GpuArray::<f32>::full(&home, &[N], 7.0).unwrap();
+    home.synchronize().unwrap();
+    other.synchronize().unwrap();
+    let got = out.to_vec().unwrap();
+    for (i, v) in got.iter().enumerate() {
+        let want = if i % 2 == 0 { 2.5 } else { -1.0 };
+        assert_eq!(*v, want, "element {i}: the copy read the next owner's data");
+    }
+    drop(again);
+    c.check_deferred_errors().unwrap();
+}
+
+/// An array written on its home stream and read by a kernel on another stream at once:
+/// the other stream waits for the write.
+#[test]
+#[ignore = "needs a CUDA device"]
+fn an_array_read_on_another_stream_waits_for_its_home_streams_write() {
+    let c = common::ctx();
+    let home = Stream::new(&c, StreamFlags::NON_BLOCKING).unwrap();
+    let other = Stream::new(&c, StreamFlags::NON_BLOCKING).unwrap();
+    let a = GpuArray::<u32>::zeros(&home, &[N]).unwrap();
+    home.synchronize().unwrap();
+    spin(&c, &home);
+    a.fill(11).unwrap(); // on `home`, behind the spin
+    let mut out = DeviceBuffer::<u32>::zeros(&c, N).unwrap();
+    memcpy_dtod_async(&mut out, a.buffer(), &other).unwrap();
+    other.synchronize().unwrap();
+    assert!(out.to_vec().unwrap().iter().all(|&v| v == 11), "read before the fill");
+    c.check_deferred_errors().unwrap();
+}

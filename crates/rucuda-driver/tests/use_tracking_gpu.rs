@@ -1,0 +1,151 @@
+//! Regression tests of the soundness holes that the use-tracking structure
+//! (`memory::tracking`) closes. Each uses safe calls only (the spin kernel that keeps a
+//! stream busy is the one `unsafe` launch, and touches no memory): a stream is kept busy,
+//! the safe call queues work behind it, the memory is dropped, reused or read on the host
+//! at once, and the result is checked after everything finished. Before the structure
+//! each of these saw the late work land in the wrong place.
+
+mod common;
+
+use common::{core_module, ctx};
+use rucuda_driver::*;
+
+const N: usize = 1 << 20;
+/// Roughly 0.2 to 0.5 s of spinning on current GPUs.
+const SPIN_CYCLES: u64 = 500_000_000;
+
+fn non_blocking(c: &Context) -> Stream {
+    Stream::new(c, StreamFlags::NON_BLOCKING).unwrap()
+}
+
+/// Keeps `stream` busy for a while (the kernel touches no memory).
+fn spin(m: &Module, stream: &Stream) {
+    let spin = m.function("spin").unwrap();
+    // SAFETY: spin(unsigned long long cycles) touches no memory.
+    unsafe {
+        spin.launch(LaunchConfig::linear(1, 1), stream, (SPIN_CYCLES,))
+            .unwrap()
+    };
+}
+
+/// A stream-ordered buffer of `N` copies of `value`, set and finished on `home`.
+fn filled(home: &Stream, value: u32) -> DeviceBuffer<u32> {
+    let mut b = DeviceBuffer::<u32>::uninit_async(home, N).unwrap();
+    memset_d32_async(&mut b, value, N, home).unwrap();
+    home.synchronize().unwrap();
+    b
+}
+
+/// H2: a synchronous device-to-device copy queued behind busy work on the legacy stream,
+/// whose stream-ordered source is dropped and its memory reused at once.
+#[test]
+#[ignore = "needs a CUDA device"]
+fn a_synchronous_dtod_copy_has_read_its_source_when_it_returns() {
+    let c = ctx();
+    let m = core_module(&c);
+    let home = non_blocking(&c);
+    let src = filled(&home, 1);
+    let mut dst = DeviceBuffer::<u32>::zeros(&c, N).unwrap();
+    spin(&m, &Stream::null(&c));
+    memcpy_dtod(&c, &mut dst, &src).unwrap();
+    drop(src); // freed on `home`, which is idle
+    let again = filled(&home, 7);
+    Stream::null(&c).synchronize().unwrap();
+    let got = dst.to_vec().unwrap();
+    assert!(
+        got.iter().all(|&v| v == 1),
+        "the copy read the next owner's data ({} of {N} elements are not 1)",
+        got.iter().filter(|&&v| v != 1).count()
+    );
+    drop(again);
+    c.check_deferred_errors().unwrap();
+}
+
+/// H2, through `DeviceBuffer::copy_from_device`.
+#[test]
+#[ignore = "needs a CUDA device"]
+fn copy_from_device_has_read_its_source_when_it_returns() {
+    let c = ctx();
+    let m = core_module(&c);
+    let home = non_blocking(&c);
+    let src = filled(&home, 3);
+    let mut dst = DeviceBuffer::<u32>::zeros(&c, N).unwrap();
+    spin(&m, &Stream::null(&c));
+    dst.copy_from_device(&src).unwrap();
+    drop(src);
+    let again = filled(&home, 9);
+    Stream::null(&c).synchronize().unwrap();
+    assert!(dst.to_vec().unwrap().iter().all(|&v| v == 3));
+    drop(again);
+    c.check_deferred_errors().unwrap();
+}
+
+/// H3: a memset queued into a mapped page-locked view behind busy work; the host reads
+/// the buffer at once, then writes it.
+#[test]
+#[ignore = "needs a CUDA device"]
+fn host_access_to_mapped_memory_waits_for_work_through_its_views() {
+    let c = ctx();
+    let m = core_module(&c);
+    let other = non_blocking(&c);
+    let mut host = PinnedHostBuffer::<u32>::zeros(&c, N, HostAllocFlags::DEVICEMAP).unwrap();
+    spin(&m, &other);
+    memset_d32_async(&mut host.device_view_mut().unwrap(), 5, N, &other).unwrap();
+    // A shared read waits for the write queued through the view.
+    assert_eq!(host[N - 1], 5, "the host read before the queued memset ran");
+    spin(&m, &other);
+    memset_d32_async(&mut host.device_view_mut().unwrap(), 6, N, &other).unwrap();
+    // A host write waits too, so the earlier queued memset cannot overwrite it.
+    host[0] = 42;
+    other.synchronize().unwrap();
+    assert_eq!(host[0], 42, "a queued memset overwrote a later host write");
+    assert_eq!(host[1], 6);
+    c.check_deferred_errors().unwrap();
+}
+
+/// M1: an unrelated error queued by a destructor must not make the wait before host
+/// access (or a use record) skip its work.
+#[test]
+#[ignore = "needs a CUDA device"]
+fn a_queued_destructor_error_does_not_skip_waiting() {
+    let c = ctx();
+    let m = core_module(&c);
+    let other = non_blocking(&c);
+    let mut host = PinnedHostBuffer::<u32>::zeros(&c, N, HostAllocFlags::DEVICEMAP).unwrap();
+    // SAFETY: a deliberately bogus allocation: its drop's cuMemFree fails and queues an
+    // error on the context; the address is never used for work.
+    drop(unsafe { DeviceBuffer::<u8>::from_raw(&c, 0xdead_0000, 16) });
+    spin(&m, &other);
+    memset_d32_async(&mut host.device_view_mut().unwrap(), 8, N, &other).unwrap();
+    assert_eq!(host[N / 2], 8, "the wait was skipped because of the queued error");
+    other.synchronize().unwrap();
+    // The queued error is still reported, by the next call that asks.
+    assert!(c.check_deferred_errors().is_err());
+}
+
+/// Work on two streams that use one buffer is ordered: a read on another stream waits
+/// for the write before it, and a write waits for the reads before it.
+#[test]
+#[ignore = "needs a CUDA device"]
+fn conflicting_work_on_two_streams_is_ordered() {
+    let c = ctx();
+    let m = core_module(&c);
+    let (a, b) = (non_blocking(&c), non_blocking(&c));
+    let mut x = DeviceBuffer::<u32>::zeros(&c, N).unwrap();
+    let mut y = DeviceBuffer::<u32>::zeros(&c, N).unwrap();
+    // Write x on `a` behind a spin, then copy x into y on `b`: the copy must see 4s.
+    spin(&m, &a);
+    memset_d32_async(&mut x, 4, N, &a).unwrap();
+    memcpy_dtod_async(&mut y, &x, &b).unwrap();
+    b.synchronize().unwrap();
+    assert!(y.to_vec().unwrap().iter().all(|&v| v == 4), "read before the write");
+    // Read x on `b` behind a spin, then overwrite x on `a`: the copy must still see 4s.
+    spin(&m, &b);
+    memcpy_dtod_async(&mut y, &x, &b).unwrap();
+    memset_d32_async(&mut x, 9, N, &a).unwrap();
+    a.synchronize().unwrap();
+    b.synchronize().unwrap();
+    assert!(y.to_vec().unwrap().iter().all(|&v| v == 4), "write before the read");
+    assert!(x.to_vec().unwrap().iter().all(|&v| v == 9));
+    c.check_deferred_errors().unwrap();
+}
