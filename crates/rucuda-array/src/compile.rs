@@ -26,7 +26,9 @@ pub struct LoadedKernels {
 /// use rucuda_driver::{Context, Module};
 /// /// Loads PTX made elsewhere (here: a file named after the source's length).
 /// struct FromPtxFiles;
-/// impl KernelCompiler for FromPtxFiles {
+/// // SAFETY: loads PTX that was compiled from exactly the source it is given (the
+/// // caller keeps the files in step with the sources).
+/// unsafe impl KernelCompiler for FromPtxFiles {
 ///     fn load(&self, ctx: &Context, source: &str, names: &[&str]) -> Result<LoadedKernels> {
 ///         let ptx = std::fs::read(format!("{}.ptx", source.len()))
 ///             .map_err(|e| rucuda_array::ArrayError::InvalidArgument(e.to_string()))?;
@@ -36,7 +38,13 @@ pub struct LoadedKernels {
 ///     }
 /// }
 /// ```
-pub trait KernelCompiler: Send + Sync {
+///
+/// # Safety
+/// The library launches what `load` returns as the kernels its generators wrote, with
+/// the arguments and bounds those were written for: an implementation must return
+/// kernels compiled from exactly `source` (any options that keep its meaning), with the
+/// requested names in order. A compiler that returns other code makes safe calls run it.
+pub unsafe trait KernelCompiler: Send + Sync {
     /// Compiles `source` and loads the kernels `names` in `ctx`.
     fn load(&self, ctx: &Context, source: &str, names: &[&str]) -> Result<LoadedKernels>;
 }
@@ -85,7 +93,8 @@ impl JitCompiler {
     }
 }
 
-impl KernelCompiler for JitCompiler {
+// SAFETY: compiles exactly `source` with rucuda-jit and loads the named kernels.
+unsafe impl KernelCompiler for JitCompiler {
     fn load(&self, ctx: &Context, source: &str, names: &[&str]) -> Result<LoadedKernels> {
         let (major, minor) = ctx.device().compute_capability()?;
         let arch = Arch::new(major.max(0) as u32, minor.max(0) as u32);

@@ -31,8 +31,8 @@
 //! let x = GpuArray::from_slice(&stream, &[1.0f32, 2.0, 3.0])?;
 //! let y = GpuArray::from_slice(&stream, &[10.0f32, 20.0, 30.0])?;
 //! let mut z = GpuArray::<f32>::empty(&stream, &[3])?;
-//! let saxpy = ElementwiseKernel::new("float a, const float *x, const float *y, float *z",
-//!                                    "z[i] = a * x[i] + y[i]", "saxpy")?;
+//! let saxpy = unsafe { ElementwiseKernel::new("float a, const float *x, const float *y, float *z",
+//!                                    "z[i] = a * x[i] + y[i]", "saxpy") }?;
 //! saxpy.call(&stream, &[2.0f32.into(), (&x).into(), (&y).into(), (&mut z).into()])?;
 //! assert_eq!(z.to_vec()?, vec![12.0, 24.0, 36.0]);
 //!

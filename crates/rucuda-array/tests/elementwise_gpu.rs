@@ -11,11 +11,14 @@ use rucuda_array::elementwise::{ElementwiseKernel, ElementwiseSpec};
 use rucuda_array::{bf16, f16, ArrayError, Complex, GpuArray, SliceArg};
 
 fn saxpy() -> ElementwiseKernel {
-    ElementwiseKernel::new(
-        "float a, const float *x, const float *y, float *z",
-        "z[i] = a * x[i] + y[i]",
-        "saxpy",
-    )
+    // SAFETY: the kernel's code touches only element i of each array argument, in bounds.
+    unsafe {
+        ElementwiseKernel::new(
+            "float a, const float *x, const float *y, float *z",
+            "z[i] = a * x[i] + y[i]",
+            "saxpy",
+        )
+    }
     .unwrap()
 }
 
@@ -89,8 +92,11 @@ fn misaligned_views_and_odd_sizes_take_the_scalar_path() {
 #[ignore = "needs a CUDA device"]
 fn ranged_calls_in_both_directions() {
     let s = stream();
-    let k = ElementwiseKernel::new("long long *x, long long mark", "x[i] = mark + i", "marker")
-        .unwrap();
+    // SAFETY: the kernel's code touches only element i of each array argument, in bounds.
+    let k = unsafe {
+        ElementwiseKernel::new("long long *x, long long mark", "x[i] = mark + i", "marker")
+    }
+    .unwrap();
     let n = 100_000usize;
     let mut x = GpuArray::full(&s, &[n], -7i64).unwrap();
     k.call_range(&s, 5, n as i64, 3, &[(&mut x).into(), 1000i64.into()])
@@ -124,11 +130,14 @@ fn strided_and_broadcast_inputs_and_outputs() {
     let rowh: Vec<f64> = rng.vec(2 * r);
     let m = GpuArray::from_shape_slice(&s, &[r, c], &mh).unwrap();
     let rows = GpuArray::from_slice(&s, &rowh).unwrap();
-    let add = ElementwiseKernel::new(
-        "const double *a, const double *b, double *out",
-        "out[i] = a[i] - 2.0 * b[i]",
-        "sub2",
-    )
+    // SAFETY: the kernel's code touches only element i of each array argument, in bounds.
+    let add = unsafe {
+        ElementwiseKernel::new(
+            "const double *a, const double *b, double *out",
+            "out[i] = a[i] - 2.0 * b[i]",
+            "sub2",
+        )
+    }
     .unwrap();
     // a: the transposed matrix (c x r); b: every other element reversed, broadcast over
     // the c rows; out: contiguous.
@@ -170,7 +179,8 @@ fn copy_every_layout<T: RandomElement>(rng: &mut Rng) {
         .operation("dst[i] = src[i]")
         .build()
         .unwrap();
-    let k = ElementwiseKernel::from_spec(spec);
+    // SAFETY: the kernel's code touches only element i of each array argument, in bounds.
+    let k = unsafe { ElementwiseKernel::from_spec(spec) };
     let n = 4099usize;
     let h: Vec<T> = rng.vec(n);
     let src = GpuArray::from_slice(&s, &h).unwrap();
@@ -219,13 +229,16 @@ fn half_bfloat16_and_complex_arithmetic() {
     let mut oh = GpuArray::full(&s, &[n], f16::NAN).unwrap();
     let mut ob = GpuArray::full(&s, &[n], bf16::NAN).unwrap();
     let mut oc = GpuArray::full(&s, &[n], Complex::new(f64::NAN, f64::NAN)).unwrap();
-    let k = ElementwiseKernel::new(
-        "const __half *h, const __nv_bfloat16 *b, const complex<double> *c, __half *oh, \
+    // SAFETY: the kernel's code touches only element i of each array argument, in bounds.
+    let k = unsafe {
+        ElementwiseKernel::new(
+            "const __half *h, const __nv_bfloat16 *b, const complex<double> *c, __half *oh, \
          __nv_bfloat16 *ob, complex<double> *oc",
-        "oh[i] = h[i] * 0.5f + 1.0f; ob[i] = (float)b[i] * 2.0f; \
+            "oh[i] = h[i] * 0.5f + 1.0f; ob[i] = (float)b[i] * 2.0f; \
          oc[i] = c[i] * conj(c[i]) / (c[i] + 1.0) + (double)(float)h[i]",
-        "mixed",
-    )
+            "mixed",
+        )
+    }
     .unwrap();
     k.call(
         &s,
@@ -304,11 +317,14 @@ fn bad_calls_name_the_argument() {
         .unwrap_err();
     assert!(matches!(e, ArrayError::Layout(_)), "{e}");
     assert!(e.to_string().contains("[10] and [11]"), "{e}");
-    let diff = ElementwiseKernel::new(
-        "const float *x, float *z",
-        "z[i] = x[i] - x[i > 0 ? i - 1 : 0]",
-        "diff",
-    )
+    // SAFETY: the kernel's code touches only element i of each array argument, in bounds.
+    let diff = unsafe {
+        ElementwiseKernel::new(
+            "const float *x, float *z",
+            "z[i] = x[i] - x[i > 0 ? i - 1 : 0]",
+            "diff",
+        )
+    }
     .unwrap();
     let xs = x.slice(&[SliceArg::stepped(None, None, -1)]).unwrap();
     let e = diff.call(&s, &[(&xs).into(), (&mut z).into()]).unwrap_err();
@@ -326,8 +342,11 @@ fn more_than_2_pow_31_elements() {
     let s = stream();
     let n = (1usize << 31) + 1001;
     let mut x = GpuArray::<u8>::full(&s, &[n], 0xAB).unwrap();
-    let k = ElementwiseKernel::new("unsigned char *x", "x[i] = (unsigned char)(i % 251)", "big")
-        .unwrap();
+    // SAFETY: the kernel's code touches only element i of each array argument, in bounds.
+    let k = unsafe {
+        ElementwiseKernel::new("unsigned char *x", "x[i] = (unsigned char)(i % 251)", "big")
+    }
+    .unwrap();
     k.call(&s, &[(&mut x).into()]).unwrap();
     for start in [0usize, (1 << 31) - 300, n - 700] {
         let v = x

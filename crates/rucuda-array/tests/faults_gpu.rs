@@ -39,11 +39,14 @@ fn out_of_memory_mid_expression_is_typed_and_leaks_nothing() {
     let s = stream();
     c.synchronize().unwrap();
     let (free_before, total) = c.mem_get_info().unwrap();
-    let axpy = ElementwiseKernel::new(
-        "float a, const float *x, const float *y, float *z",
-        "z[i] = a * x[i] + y[i]",
-        "axpy_oom",
-    )
+    // SAFETY: the kernel's code touches only element i of each array argument, in bounds.
+    let axpy = unsafe {
+        ElementwiseKernel::new(
+            "float a, const float *x, const float *y, float *z",
+            "z[i] = a * x[i] + y[i]",
+            "axpy_oom",
+        )
+    }
     .unwrap();
     let x = GpuArray::<f32>::full(&s, &[CHUNK], 1.5).unwrap();
     let y = GpuArray::<f32>::full(&s, &[CHUNK], 2.0).unwrap();

@@ -476,7 +476,8 @@ fn minmax_kernel() -> ReductionKernel {
         .input::<f32>("x")
         .build()
         .unwrap();
-    ReductionKernel::from_spec(spec)
+    // SAFETY: the kernel's code touches only element i of each array argument, in bounds.
+    unsafe { ReductionKernel::from_spec(spec) }
 }
 
 #[test]
@@ -508,14 +509,17 @@ fn struct_reduction_finds_min_and_max_together() {
 fn string_form_with_two_arrays_a_scalar_and_out() {
     let mut rng = Rng::fresh();
     let s = stream();
-    let k = ReductionKernel::new(
-        DType::F64,
-        "0",
-        "a+b",
-        "w * x[i] * y[i]",
-        "double w, const float *x, const double *y",
-        "weighted_dot",
-    )
+    // SAFETY: the kernel's code touches only element i of each array argument, in bounds.
+    let k = unsafe {
+        ReductionKernel::new(
+            DType::F64,
+            "0",
+            "a+b",
+            "w * x[i] * y[i]",
+            "double w, const float *x, const double *y",
+            "weighted_dot",
+        )
+    }
     .unwrap();
     for n in SIZES {
         let xh: Vec<f32> = rng.vec(n);
@@ -642,7 +646,10 @@ fn sum_max_and_dot_of_2_pow_28_float32() {
     let x = upload(&s, &xh);
     let (want, abs) = kahan(xh.iter().map(|&v| v as f64));
     let got = into_poisoned(&s, f32::NAN, |out| {
-        let k = ReductionKernel::new(DType::F32, "0", "a+b", "x[i]", "const float *x", "s28")?;
+        // SAFETY: the kernel's code touches only element i of each array argument, in bounds.
+        let k = unsafe {
+            ReductionKernel::new(DType::F32, "0", "a+b", "x[i]", "const float *x", "s28")
+        }?;
         k.call_into(&s, &[(&x).into()], out)
     });
     // Bound: each thread folds n / threads elements, then two trees.

@@ -83,10 +83,12 @@ where
             .neutral("0")
             .kind(kind);
         let k = match kind {
-            ScanKind::Inclusive => InclusiveScanKernel::from_builder(spec)
+            // SAFETY: the kernel's code touches only element i of each array argument, in bounds.
+            ScanKind::Inclusive => unsafe { InclusiveScanKernel::from_builder(spec) }
                 .unwrap()
                 .into_kernel(),
-            ScanKind::Exclusive => ExclusiveScanKernel::from_builder(spec)
+            // SAFETY: the kernel's code touches only element i of each array argument, in bounds.
+            ScanKind::Exclusive => unsafe { ExclusiveScanKernel::from_builder(spec) }
                 .unwrap()
                 .into_kernel(),
         };
@@ -137,14 +139,17 @@ fn every_tuning_is_exact_in_and_out_of_place() {
     let s = stream();
     for tuning in tunings() {
         for kind in [ScanKind::Inclusive, ScanKind::Exclusive] {
-            let add = ScanKernel::from_spec(
-                ScanSpec::builder(DType::I32)
-                    .scan("a + b")
-                    .neutral("0")
-                    .kind(kind)
-                    .build()
-                    .unwrap(),
-            )
+            // SAFETY: the kernel's code touches only element i of each array argument, in bounds.
+            let add = unsafe {
+                ScanKernel::from_spec(
+                    ScanSpec::builder(DType::I32)
+                        .scan("a + b")
+                        .neutral("0")
+                        .kind(kind)
+                        .build()
+                        .unwrap(),
+                )
+            }
             .with_tuning(tuning)
             .unwrap();
             let t = tuning.tile_bytes() / 4;
@@ -197,8 +202,10 @@ fn integer_scans_are_exact_around_tile_boundaries() {
 fn float_scans_stay_within_rounding_of_an_f64_prefix() {
     let mut rng = Rng::fresh();
     let s = stream();
-    let k = InclusiveScanKernel::new(DType::F32, "a + b", "0").unwrap();
-    let kx = ExclusiveScanKernel::new(DType::F32, "a + b", "0").unwrap();
+    // SAFETY: the kernel's code touches only element i of each array argument, in bounds.
+    let k = unsafe { InclusiveScanKernel::new(DType::F32, "a + b", "0") }.unwrap();
+    // SAFETY: the kernel's code touches only element i of each array argument, in bounds.
+    let kx = unsafe { ExclusiveScanKernel::new(DType::F32, "a + b", "0") }.unwrap();
     let t = tile(4);
     for n in [1usize, t - 1, t, t + 1, 37 * t + 3, (1 << 20) + 7] {
         let xh: Vec<f32> = (0..n).map(|_| rng.unit() as f32).collect();
@@ -239,8 +246,11 @@ fn max_scans_of_floats_and_ints() {
     let mut rng = Rng::fresh();
     let s = stream();
     let kf =
-        InclusiveScanKernel::new(DType::F32, "fmaxf(a, b)", "__int_as_float(0xff800000)").unwrap();
-    let ki = InclusiveScanKernel::new(DType::I32, "a > b ? a : b", "-2147483647 - 1").unwrap();
+        // SAFETY: the kernel's code touches only element i of each array argument, in bounds.
+        unsafe { InclusiveScanKernel::new(DType::F32, "fmaxf(a, b)", "__int_as_float(0xff800000)") }.unwrap();
+    // SAFETY: the kernel's code touches only element i of each array argument, in bounds.
+    let ki = unsafe { InclusiveScanKernel::new(DType::I32, "a > b ? a : b", "-2147483647 - 1") }
+        .unwrap();
     for n in boundary_sizes(4) {
         let xh: Vec<f32> = rng.vec(n);
         let want = cpu_scan(&xh, f32::NEG_INFINITY, ScanKind::Inclusive, f32::max);
@@ -265,16 +275,19 @@ const COMPOSE: &str =
 
 /// A scan of `kind` that composes affine maps with [`COMPOSE`] (neutral: the identity map).
 fn affine_scan(kind: ScanKind) -> ScanKernel {
-    ScanKernel::from_spec(
-        ScanSpec::builder(DType::U64)
-            .preamble(COMPOSE)
-            .scan("compose(a, b)")
-            .neutral("1ull << 32")
-            .kind(kind)
-            .name("affine")
-            .build()
-            .unwrap(),
-    )
+    // SAFETY: the kernel's code touches only element i of each array argument, in bounds.
+    unsafe {
+        ScanKernel::from_spec(
+            ScanSpec::builder(DType::U64)
+                .preamble(COMPOSE)
+                .scan("compose(a, b)")
+                .neutral("1ull << 32")
+                .kind(kind)
+                .name("affine")
+                .build()
+                .unwrap(),
+        )
+    }
 }
 
 /// Composes affine maps x -> m x + c (mod 2^32) packed as (m << 32) | c: `compose(f, g)`
@@ -313,7 +326,8 @@ fn a_non_commutative_operator_keeps_the_order() {
 fn misaligned_views_overlaps_and_refusals() {
     let mut rng = Rng::fresh();
     let s = stream();
-    let k = InclusiveScanKernel::new(DType::I32, "a + b", "0").unwrap();
+    // SAFETY: the kernel's code touches only element i of each array argument, in bounds.
+    let k = unsafe { InclusiveScanKernel::new(DType::I32, "a + b", "0") }.unwrap();
     let n = 3 * tile(4) + 11;
     let xh: Vec<i32> = rng.vec(n + 1);
     let x = GpuArray::from_slice(&s, &xh).unwrap();
@@ -437,7 +451,8 @@ fn inclusive_scans_of_2_pow_28_int32_and_float32() {
     let want = cpu_scan(&ih, 0, ScanKind::Inclusive, i32::wrapping_add);
     let x = GpuArray::from_slice(&s, &ih).unwrap();
     let mut out = poisoned(&s, n, 0x5a5a_5a5a);
-    InclusiveScanKernel::new(DType::I32, "a + b", "0")
+    // SAFETY: the kernel's code touches only element i of each array argument, in bounds.
+    unsafe { InclusiveScanKernel::new(DType::I32, "a + b", "0") }
         .unwrap()
         .call(&s, &x, &mut out)
         .unwrap();
@@ -447,7 +462,8 @@ fn inclusive_scans_of_2_pow_28_int32_and_float32() {
     let fh: Vec<f32> = (0..n).map(|_| (rng.unit() as f32).abs()).collect();
     let x = GpuArray::from_slice(&s, &fh).unwrap();
     let mut out = poisoned(&s, n, f32::NAN);
-    InclusiveScanKernel::new(DType::F32, "a + b", "0")
+    // SAFETY: the kernel's code touches only element i of each array argument, in bounds.
+    unsafe { InclusiveScanKernel::new(DType::F32, "a + b", "0") }
         .unwrap()
         .call(&s, &x, &mut out)
         .unwrap();
@@ -477,7 +493,8 @@ fn more_than_2_pow_31_elements() {
     let xh: Vec<u8> = (0..n).map(|_| rng.next_u64() as u8).collect();
     let x = GpuArray::from_slice(&s, &xh).unwrap();
     let mut out = GpuArray::<u8>::empty(&s, &[n]).unwrap();
-    ExclusiveScanKernel::new(DType::U8, "a + b", "0")
+    // SAFETY: the kernel's code touches only element i of each array argument, in bounds.
+    unsafe { ExclusiveScanKernel::new(DType::U8, "a + b", "0") }
         .unwrap()
         .call(&s, &x, &mut out)
         .unwrap();

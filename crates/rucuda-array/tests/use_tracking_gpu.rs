@@ -97,6 +97,9 @@ fn an_array_read_on_another_stream_waits_for_its_home_streams_write() {
     let mut out = DeviceBuffer::<u32>::zeros(&c, N).unwrap();
     memcpy_dtod_async(&mut out, a.buffer(), &other).unwrap();
     other.synchronize().unwrap();
-    assert!(out.to_vec().unwrap().iter().all(|&v| v == 11), "read before the fill");
+    assert!(
+        out.to_vec().unwrap().iter().all(|&v| v == 11),
+        "read before the fill"
+    );
     c.check_deferred_errors().unwrap();
 }

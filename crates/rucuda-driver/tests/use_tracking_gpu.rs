@@ -117,7 +117,11 @@ fn a_queued_destructor_error_does_not_skip_waiting() {
     drop(unsafe { DeviceBuffer::<u8>::from_raw(&c, 0xdead_0000, 16) });
     spin(&m, &other);
     memset_d32_async(&mut host.device_view_mut().unwrap(), 8, N, &other).unwrap();
-    assert_eq!(host[N / 2], 8, "the wait was skipped because of the queued error");
+    assert_eq!(
+        host[N / 2],
+        8,
+        "the wait was skipped because of the queued error"
+    );
     other.synchronize().unwrap();
     // The queued error is still reported, by the next call that asks.
     assert!(c.check_deferred_errors().is_err());
@@ -138,14 +142,20 @@ fn conflicting_work_on_two_streams_is_ordered() {
     memset_d32_async(&mut x, 4, N, &a).unwrap();
     memcpy_dtod_async(&mut y, &x, &b).unwrap();
     b.synchronize().unwrap();
-    assert!(y.to_vec().unwrap().iter().all(|&v| v == 4), "read before the write");
+    assert!(
+        y.to_vec().unwrap().iter().all(|&v| v == 4),
+        "read before the write"
+    );
     // Read x on `b` behind a spin, then overwrite x on `a`: the copy must still see 4s.
     spin(&m, &b);
     memcpy_dtod_async(&mut y, &x, &b).unwrap();
     memset_d32_async(&mut x, 9, N, &a).unwrap();
     a.synchronize().unwrap();
     b.synchronize().unwrap();
-    assert!(y.to_vec().unwrap().iter().all(|&v| v == 4), "write before the read");
+    assert!(
+        y.to_vec().unwrap().iter().all(|&v| v == 4),
+        "write before the read"
+    );
     assert!(x.to_vec().unwrap().iter().all(|&v| v == 9));
     c.check_deferred_errors().unwrap();
 }

@@ -53,22 +53,28 @@ const ARGUMENTS: &str = "float slope, float offset, const float *x, const float 
 fn gradient_kernels() -> rucuda_array::Result<[ReductionKernel; 2]> {
     let residual = "((double)slope * x[i] + offset - y[i])";
     Ok([
-        ReductionKernel::new(
-            DType::F64,
-            "0.0",
-            "a + b",
-            &format!("2.0 * {residual} * x[i]"),
-            ARGUMENTS,
-            "gradient_slope",
-        )?,
-        ReductionKernel::new(
-            DType::F64,
-            "0.0",
-            "a + b",
-            &format!("2.0 * {residual}"),
-            ARGUMENTS,
-            "gradient_offset",
-        )?,
+        // SAFETY: the kernel's code touches only element i of each array argument, in bounds.
+        unsafe {
+            ReductionKernel::new(
+                DType::F64,
+                "0.0",
+                "a + b",
+                &format!("2.0 * {residual} * x[i]"),
+                ARGUMENTS,
+                "gradient_slope",
+            )
+        }?,
+        // SAFETY: the kernel's code touches only element i of each array argument, in bounds.
+        unsafe {
+            ReductionKernel::new(
+                DType::F64,
+                "0.0",
+                "a + b",
+                &format!("2.0 * {residual}"),
+                ARGUMENTS,
+                "gradient_offset",
+            )
+        }?,
     ])
 }
 

@@ -262,7 +262,7 @@ impl PseudoCore {
                 cfg,
                 stream,
                 (
-                    DevicePointerArg(self.states.device_range().use_on(&stream, Access::Write)?),
+                    DevicePointerArg(self.states.device_range().use_on(stream, Access::Write)?),
                     self.count,
                     DevicePointerArg(ptr),
                     words,
@@ -295,9 +295,9 @@ impl PseudoCore {
             }
         }
         let cfg = LaunchConfig::linear(blocks(u64::from(self.count))?, BLOCK);
-        let states = DevicePointerArg(self.states.device_range().use_on(&stream, Access::Write)?);
+        let states = DevicePointerArg(self.states.device_range().use_on(stream, Access::Write)?);
         let counts = DevicePointerArg(match counts {
-            Some(c) => c.device_range().use_on(&stream, Access::Read)?,
+            Some(c) => c.device_range().use_on(stream, Access::Read)?,
             None => 0,
         });
         match &self.table {
@@ -318,7 +318,7 @@ impl PseudoCore {
                         counts,
                         count,
                         kind,
-                        DevicePointerArg(table.device_range().use_on(&stream, Access::Read)?),
+                        DevicePointerArg(table.device_range().use_on(stream, Access::Read)?),
                         *powers,
                     ),
                 )?

@@ -26,11 +26,14 @@ fn run() -> common::ExampleResult {
     let y_gpu = GpuArray::from_slice(&stream, &y)?;
 
     // Elementwise: z = a*x + y, written as PyCUDA writes it.
-    let axpy = ElementwiseKernel::new(
-        "float a, const float *x, const float *y, float *z",
-        "z[i] = a * x[i] + y[i]",
-        "axpy",
-    )?;
+    // SAFETY: the kernel's code touches only element i of each array argument, in bounds.
+    let axpy = unsafe {
+        ElementwiseKernel::new(
+            "float a, const float *x, const float *y, float *z",
+            "z[i] = a * x[i] + y[i]",
+            "axpy",
+        )
+    }?;
     let mut z_gpu = GpuArray::<f32>::full(&stream, &[n], f32::NAN)?;
     let a = 2.5f32;
     axpy.call(
@@ -48,14 +51,17 @@ fn run() -> common::ExampleResult {
     println!("elementwise a*x + y over {n} elements: largest difference {worst:e}");
 
     // Reduction: the dot product of x and y (map x[i]*y[i], reduce a+b).
-    let dot = ReductionKernel::new(
-        DType::F64,
-        "0",
-        "a+b",
-        "(double)x[i]*y[i]",
-        "const float *x, const float *y",
-        "dot",
-    )?;
+    // SAFETY: the kernel's code touches only element i of each array argument, in bounds.
+    let dot = unsafe {
+        ReductionKernel::new(
+            DType::F64,
+            "0",
+            "a+b",
+            "(double)x[i]*y[i]",
+            "const float *x, const float *y",
+            "dot",
+        )
+    }?;
     let got: f64 = dot.call_to_host(&stream, &[(&x_gpu).into(), (&y_gpu).into()])?;
     let want: f64 = x
         .iter()
@@ -68,7 +74,8 @@ fn run() -> common::ExampleResult {
     }
 
     // Scan: the running sum of z, in place.
-    let cumsum = InclusiveScanKernel::new(DType::F32, "a+b", "0")?;
+    // SAFETY: the kernel's code touches only element i of each array argument, in bounds.
+    let cumsum = unsafe { InclusiveScanKernel::new(DType::F32, "a+b", "0") }?;
     cumsum.call_in_place(&stream, &mut z_gpu)?;
     let prefix = z_gpu.to_vec()?;
     let mut running = 0f64;

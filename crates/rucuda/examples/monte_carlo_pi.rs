@@ -23,14 +23,17 @@ fn run() -> common::ExampleResult {
     let points = 1usize << 26;
     let xs: GpuArray<f32> = generator.gen_uniform(&[points], &stream)?;
     let ys: GpuArray<f32> = generator.gen_uniform(&[points], &stream)?;
-    let inside_kernel = ReductionKernel::new(
-        DType::U64,
-        "0",
-        "a+b",
-        "(unsigned long long)(x[i]*x[i] + y[i]*y[i] <= 1.0f)",
-        "const float *x, const float *y",
-        "inside_quarter_circle",
-    )?;
+    // SAFETY: the kernel's code touches only element i of each array argument, in bounds.
+    let inside_kernel = unsafe {
+        ReductionKernel::new(
+            DType::U64,
+            "0",
+            "a+b",
+            "(unsigned long long)(x[i]*x[i] + y[i]*y[i] <= 1.0f)",
+            "const float *x, const float *y",
+            "inside_quarter_circle",
+        )
+    }?;
     let inside: u64 = inside_kernel.call_to_host(&stream, &[(&xs).into(), (&ys).into()])?;
     let p = inside as f64 / points as f64;
     let pi = 4.0 * p;

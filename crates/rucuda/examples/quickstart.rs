@@ -62,11 +62,14 @@ fn run() -> common::ExampleResult {
     let host: Vec<f32> = common::random_f32(16, seed ^ 0xd0b1e);
     let a_gpu = GpuArray::from_shape_slice(&stream, &[4, 4], &host)?;
     let mut doubled = GpuArray::<f32>::empty_like(&a_gpu)?;
-    let twice = ElementwiseKernel::new(
-        "const float *a, float *out",
-        "out[i] = 2.0f * a[i]",
-        "twice",
-    )?;
+    // SAFETY: the kernel's code touches only element i of each array argument, in bounds.
+    let twice = unsafe {
+        ElementwiseKernel::new(
+            "const float *a, float *out",
+            "out[i] = 2.0f * a[i]",
+            "twice",
+        )
+    }?;
     twice.call(&stream, &[(&a_gpu).into(), (&mut doubled).into()])?;
     let got = doubled.to_ndarray()?;
     println!("a:\n{}\n2 * a:\n{got}", a_gpu.to_ndarray()?);

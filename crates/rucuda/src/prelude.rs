@@ -10,7 +10,7 @@
 //! let stream = Stream::null(ctx);
 //! let x = GpuArray::from_slice(&stream, &[1.0f32, 2.0, 3.0])?;
 //! let mut y = GpuArray::<f32>::empty_like(&x)?;
-//! let twice = ElementwiseKernel::new("const float *x, float *y", "y[i] = 2.0f * x[i]", "twice")?;
+//! let twice = unsafe { ElementwiseKernel::new("const float *x, float *y", "y[i] = 2.0f * x[i]", "twice") }?;
 //! twice.call(&stream, &[(&x).into(), (&mut y).into()])?;
 //! assert_eq!(y.to_vec()?, [2.0, 4.0, 6.0]);
 //! # Ok::<(), Box<dyn std::error::Error>>(())

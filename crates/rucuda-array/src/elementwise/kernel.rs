@@ -39,11 +39,11 @@ struct LoadedVariant {
 /// ```no_run
 /// use rucuda_array::{GpuArray, elementwise::ElementwiseKernel};
 /// # let stream = rucuda_driver::Stream::null(&rucuda_driver::Device::get(0)?.primary_context()?);
-/// let lin = ElementwiseKernel::new(
+/// let lin = unsafe { ElementwiseKernel::new(
 ///     "float a, const float *x, float b, const float *y, float *z",
 ///     "z[i] = a * x[i] + b * y[i]",
 ///     "lin_comb",
-/// )?;
+/// ) }?;
 /// let x = GpuArray::<f32>::arange(&stream, 0.0, 1000.0, 1.0)?;
 /// let y = GpuArray::<f32>::ones(&stream, &[1000])?;
 /// let mut z = GpuArray::<f32>::empty(&stream, &[1000])?;
@@ -80,14 +80,32 @@ struct CallArray<'a> {
 
 impl ElementwiseKernel {
     /// PyCUDA's form: C argument list, operation, kernel name.
-    pub fn new(arguments: &str, operation: &str, name: &str) -> Result<ElementwiseKernel> {
-        Ok(ElementwiseKernel::from_spec(ElementwiseSpec::parse(
-            arguments, operation, name,
-        )?))
+    ///
+    /// # Safety
+    /// The operation is CUDA C run as written: for every index `i` it may touch only
+    /// element `i` of each array argument (`x[i]`), or elements that lie inside an
+    /// array it indexes otherwise, and must be free of undefined behaviour. Safe code
+    /// cannot check this; the library's own kernels (operators, `cumath`, fusion) are
+    /// safe because it generates them.
+    ///
+    /// Calling it from safe code does not compile:
+    ///
+    /// ```compile_fail,E0133
+    /// #![forbid(unsafe_code)]
+    /// let k = rucuda_array::ElementwiseKernel::new("float *y", "y[i + 100000000] = 1", "oob");
+    /// ```
+    pub unsafe fn new(arguments: &str, operation: &str, name: &str) -> Result<ElementwiseKernel> {
+        let spec = ElementwiseSpec::parse(arguments, operation, name)?;
+        // SAFETY: forwarded contract.
+        Ok(unsafe { ElementwiseKernel::from_spec(spec) })
     }
 
     /// From a spec made with [`ElementwiseSpec::builder`].
-    pub fn from_spec(spec: ElementwiseSpec) -> ElementwiseKernel {
+    ///
+    /// # Safety
+    /// As for [`ElementwiseKernel::new`]: the spec's operation and preamble run as
+    /// written.
+    pub unsafe fn from_spec(spec: ElementwiseSpec) -> ElementwiseKernel {
         let analysis = spec.analysis();
         let written = spec
             .args
@@ -203,7 +221,7 @@ impl ElementwiseKernel {
     /// ```no_run
     /// use rucuda_array::{GpuArray, elementwise::ElementwiseKernel};
     /// # let stream = rucuda_driver::Stream::null(&rucuda_driver::Device::get(0)?.primary_context()?);
-    /// let k = ElementwiseKernel::new("int *x", "x[i] = i", "mark")?;
+    /// let k = unsafe { ElementwiseKernel::new("int *x", "x[i] = i", "mark") }?;
     /// let mut x = GpuArray::<i32>::zeros(&stream, &[8])?;
     /// k.call_range(&stream, 7, 0, -3, &[(&mut x).into()])?;
     /// assert_eq!(x.to_vec()?, vec![0, 1, 0, 0, 4, 0, 0, 7]);

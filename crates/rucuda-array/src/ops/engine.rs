@@ -622,7 +622,10 @@ mod tests {
         aliased[64] = true; // bit 64 once folded onto bit 0
         assert_ne!(StridedMask::of(&long), StridedMask::of(&aliased));
         assert_ne!(StridedMask::of(&[true]), StridedMask::of(&[true, false]));
-        assert_eq!(StridedMask::of(&[true, false]), StridedMask::of(&[true, false]));
+        assert_eq!(
+            StridedMask::of(&[true, false]),
+            StridedMask::of(&[true, false])
+        );
     }
 
     #[test]

@@ -58,8 +58,8 @@ struct LoadedReduction {
 /// ```no_run
 /// use rucuda_array::{DType, GpuArray, reduction::ReductionKernel};
 /// # let stream = rucuda_driver::Stream::null(&rucuda_driver::Device::get(0)?.primary_context()?);
-/// let dot = ReductionKernel::new(DType::F32, "0", "a+b", "x[i]*y[i]",
-///                                "const float *x, const float *y", "dot")?;
+/// let dot = unsafe { ReductionKernel::new(DType::F32, "0", "a+b", "x[i]*y[i]",
+///                                "const float *x, const float *y", "dot") }?;
 /// let x = GpuArray::<f32>::arange(&stream, 0.0, 4.0, 1.0)?;
 /// let y = GpuArray::<f32>::ones(&stream, &[4])?;
 /// let on_device: GpuArray<f32> = dot.call(&stream, &[(&x).into(), (&y).into()])?;
@@ -98,7 +98,19 @@ struct CallArray<'a> {
 impl ReductionKernel {
     /// PyCUDA's form: output type, neutral, reduce expression (over `a`, `b`), map
     /// expression (over `i` and the arguments), C argument list, name.
-    pub fn new(
+    ///
+    /// # Safety
+    /// The expressions are CUDA C run as written: the map expression may read only
+    /// element `i` of each array argument it indexes as `x[i]`, or elements that lie
+    /// inside the arrays it indexes otherwise, and neither expression may have undefined
+    /// behaviour. The library's built-in reductions are safe because it generates them.
+    ///
+    /// ```compile_fail,E0133
+    /// #![forbid(unsafe_code)]
+    /// use rucuda_array::{DType, reduction::ReductionKernel};
+    /// let k = ReductionKernel::new(DType::F32, "0", "a+b", "x[i + 1000000]", "const float *x", "oob");
+    /// ```
+    pub unsafe fn new(
         dtype_out: crate::DType,
         neutral: &str,
         reduce_expr: &str,
@@ -106,19 +118,24 @@ impl ReductionKernel {
         arguments: &str,
         name: &str,
     ) -> Result<ReductionKernel> {
-        Ok(ReductionKernel::from_spec(ReductionSpec::parse(
-            dtype_out,
-            neutral,
-            reduce_expr,
-            map_expr,
-            arguments,
-            name,
-        )?))
+        let spec =
+            ReductionSpec::parse(dtype_out, neutral, reduce_expr, map_expr, arguments, name)?;
+        // SAFETY: forwarded contract.
+        Ok(unsafe { ReductionKernel::from_spec(spec) })
     }
 
     /// From a spec made with [`ReductionSpec::builder`] (preamble, struct types,
     /// accumulator type).
-    pub fn from_spec(spec: ReductionSpec) -> ReductionKernel {
+    ///
+    /// # Safety
+    /// As for [`ReductionKernel::new`]: the spec's expressions and preamble run as
+    /// written.
+    pub unsafe fn from_spec(spec: ReductionSpec) -> ReductionKernel {
+        ReductionKernel::from_trusted_spec(spec)
+    }
+
+    /// From a spec the library generated itself (its built-in reductions).
+    pub(crate) fn from_trusted_spec(spec: ReductionSpec) -> ReductionKernel {
         let analysis = spec.analysis();
         let vectors: Vec<&str> = spec
             .args

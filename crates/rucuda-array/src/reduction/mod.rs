@@ -27,7 +27,7 @@
 //!     .map("mm(x[i], x[i])")
 //!     .input::<f32>("x")
 //!     .build()?;
-//! let k = ReductionKernel::from_spec(spec);
+//! let k = unsafe { ReductionKernel::from_spec(spec) };
 //! let x = GpuArray::from_slice(&stream, &[3.0f32, -1.0, 7.5])?;
 //! let r: MinMax = k.call_struct_to_host(&stream, &[(&x).into()])?;
 //! assert_eq!((r.lo, r.hi), (-1.0, 7.5));

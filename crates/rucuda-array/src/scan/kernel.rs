@@ -33,7 +33,7 @@ use crate::error::{ArrayError, Result};
 /// ```no_run
 /// use rucuda_array::{DType, GpuArray, scan::InclusiveScanKernel};
 /// # let stream = rucuda_driver::Stream::null(&rucuda_driver::Device::get(0)?.primary_context()?);
-/// let running_max = InclusiveScanKernel::new(DType::I32, "a > b ? a : b", "-2147483647 - 1")?;
+/// let running_max = unsafe { InclusiveScanKernel::new(DType::I32, "a > b ? a : b", "-2147483647 - 1") }?;
 /// let x = GpuArray::from_slice(&stream, &[3, 1, 4, 1, 5, 9, 2, 6])?;
 /// let mut out = GpuArray::<i32>::empty(&stream, &[8])?;
 /// running_max.call(&stream, &x, &mut out)?;
@@ -67,7 +67,18 @@ impl std::fmt::Debug for ScanKernel {
 
 impl ScanKernel {
     /// From a spec made with [`ScanSpec::builder`].
-    pub fn from_spec(spec: ScanSpec) -> ScanKernel {
+    ///
+    /// # Safety
+    /// The operator and preamble are CUDA C run as written: they may combine only the two
+    /// values `a` and `b` they are given (touching no memory of their own beyond what
+    /// they declare) and must be free of undefined behaviour. The library's own scans
+    /// (`cumsum`) are safe because it generates them.
+    pub unsafe fn from_spec(spec: ScanSpec) -> ScanKernel {
+        ScanKernel::from_trusted_spec(spec)
+    }
+
+    /// From a spec the library generated itself.
+    pub(crate) fn from_trusted_spec(spec: ScanSpec) -> ScanKernel {
         let tuning = ScanTuning::for_size(spec.dtype.size_bytes());
         ScanKernel {
             spec,
@@ -82,7 +93,7 @@ impl ScanKernel {
     ///
     /// ```
     /// use rucuda_array::{DType, scan::{InclusiveScanKernel, ScanTuning}};
-    /// let k = InclusiveScanKernel::new(DType::I32, "a + b", "0")?.into_kernel();
+    /// let k = unsafe { InclusiveScanKernel::new(DType::I32, "a + b", "0") }?.into_kernel();
     /// let k = k.with_tuning(ScanTuning { threads: 256, ..ScanTuning::for_size(4) })?;
     /// assert_eq!(k.tuning().threads, 256);
     /// # Ok::<(), rucuda_array::ArrayError>(())
@@ -288,13 +299,23 @@ macro_rules! named_scan {
         impl $name {
             /// PyCUDA's form: element type, operator over `a` and `b`, its neutral
             /// element (kernel name `scan`).
-            pub fn new(dtype: DType, scan_expr: &str, neutral: &str) -> Result<$name> {
-                Self::from_builder(ScanSpec::builder(dtype).scan(scan_expr).neutral(neutral))
+            ///
+            /// # Safety
+            /// As for [`ScanKernel::from_spec`]: the operator runs as written.
+            pub unsafe fn new(dtype: DType, scan_expr: &str, neutral: &str) -> Result<$name> {
+                let builder = ScanSpec::builder(dtype).scan(scan_expr).neutral(neutral);
+                // SAFETY: forwarded contract.
+                unsafe { Self::from_builder(builder) }
             }
 
             /// With a preamble and a name of your own (the builder's kind is replaced).
-            pub fn from_builder(builder: super::ScanBuilder) -> Result<$name> {
-                Ok($name(ScanKernel::from_spec(builder.kind($kind).build()?)))
+            ///
+            /// # Safety
+            /// As for [`ScanKernel::from_spec`].
+            pub unsafe fn from_builder(builder: super::ScanBuilder) -> Result<$name> {
+                let spec = builder.kind($kind).build()?;
+                // SAFETY: forwarded contract.
+                Ok($name(unsafe { ScanKernel::from_spec(spec) }))
             }
 
             /// The kernel behind it.
@@ -323,7 +344,7 @@ named_scan!(
     /// ```no_run
     /// use rucuda_array::{DType, GpuArray, scan::InclusiveScanKernel};
     /// # let stream = rucuda_driver::Stream::null(&rucuda_driver::Device::get(0)?.primary_context()?);
-    /// let cumsum = InclusiveScanKernel::new(DType::F32, "a + b", "0")?;
+    /// let cumsum = unsafe { InclusiveScanKernel::new(DType::F32, "a + b", "0") }?;
     /// let mut x = GpuArray::from_slice(&stream, &[1.0f32, 2.0, 3.0])?;
     /// cumsum.call_in_place(&stream, &mut x)?;
     /// assert_eq!(x.to_vec()?, vec![1.0, 3.0, 6.0]);
@@ -339,7 +360,7 @@ named_scan!(
     /// ```no_run
     /// use rucuda_array::{DType, GpuArray, scan::ExclusiveScanKernel};
     /// # let stream = rucuda_driver::Stream::null(&rucuda_driver::Device::get(0)?.primary_context()?);
-    /// let offsets = ExclusiveScanKernel::new(DType::I64, "a + b", "0")?;
+    /// let offsets = unsafe { ExclusiveScanKernel::new(DType::I64, "a + b", "0") }?;
     /// let sizes = GpuArray::from_slice(&stream, &[3i64, 0, 2, 5])?;
     /// let mut out = GpuArray::<i64>::empty(&stream, &[4])?;
     /// offsets.call(&stream, &sizes, &mut out)?;
@@ -364,7 +385,7 @@ pub(crate) fn cumsum_kernel(dtype: DType) -> Result<Arc<ScanKernel>> {
         .neutral("0")
         .name("gpuarray_cumsum")
         .build()?;
-    let k = Arc::new(ScanKernel::from_spec(spec));
+    let k = Arc::new(ScanKernel::from_trusted_spec(spec));
     map.insert(dtype, Arc::clone(&k));
     Ok(k)
 }

@@ -10,7 +10,7 @@
 //! ```no_run
 //! use rucuda_array::{DType, GpuArray, scan::ExclusiveScanKernel};
 //! # let stream = rucuda_driver::Stream::null(&rucuda_driver::Device::get(0)?.primary_context()?);
-//! let k = ExclusiveScanKernel::new(DType::U32, "a + b", "0")?;
+//! let k = unsafe { ExclusiveScanKernel::new(DType::U32, "a + b", "0") }?;
 //! let mut counts = GpuArray::from_slice(&stream, &[2u32, 2, 3])?;
 //! k.call_in_place(&stream, &mut counts)?;
 //! assert_eq!(counts.to_vec()?, vec![0, 2, 4]);

@@ -92,11 +92,14 @@ fn rucuda_saxpy(_gpu: &Gpu, config: &Config) -> Result<Measurement> {
     let x = ones::<f32>(&stream, n)?;
     let y = ones::<f32>(&stream, n)?;
     let mut z = GpuArray::<f32>::empty(&stream, &[n])?;
-    let saxpy = ElementwiseKernel::new(
-        "float a, const float *x, const float *y, float *z",
-        "z[i] = a * x[i] + y[i]",
-        "saxpy",
-    )?;
+    // SAFETY: the kernel's code touches only element i of each array argument, in bounds.
+    let saxpy = unsafe {
+        ElementwiseKernel::new(
+            "float a, const float *x, const float *y, float *z",
+            "z[i] = a * x[i] + y[i]",
+            "saxpy",
+        )
+    }?;
     let samples = array_device_seconds(&stream, config.device_copy_sampling(), || {
         saxpy.call(
             &stream,
@@ -133,7 +136,9 @@ fn rucuda_sum_f64(_gpu: &Gpu, config: &Config) -> Result<Measurement> {
 }
 
 fn rucuda_reductionkernel_sum_f32(_gpu: &Gpu, config: &Config) -> Result<Measurement> {
-    let kernel = ReductionKernel::new(DType::F32, "0", "a+b", "x[i]", "const float *x", "sum")?;
+    // SAFETY: the kernel's code touches only element i of each array argument, in bounds.
+    let kernel =
+        unsafe { ReductionKernel::new(DType::F32, "0", "a+b", "x[i]", "const float *x", "sum") }?;
     time_unary::<f32, _>(config, 4, |x| kernel.call::<f32>(x.stream(), &[x.into()]))
 }
 

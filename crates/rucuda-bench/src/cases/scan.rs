@@ -147,7 +147,8 @@ fn time_scan<T: Element>(config: &Config) -> Result<Measurement> {
     let stream = bench_stream()?;
     let x = ones::<T>(&stream, n)?;
     let mut out = GpuArray::<T>::empty(&stream, &[n])?;
-    let scan = InclusiveScanKernel::new(T::DTYPE, "a + b", "0")?;
+    // SAFETY: the kernel's code touches only element i of each array argument, in bounds.
+    let scan = unsafe { InclusiveScanKernel::new(T::DTYPE, "a + b", "0") }?;
     let samples = array_device_seconds(&stream, config.device_copy_sampling(), || {
         scan.call(&stream, &x, &mut out)
     })?;
@@ -192,7 +193,8 @@ fn sweep_typed<T: Element + PartialEq + TryFrom<usize>>(
     let stream = bench_stream()?;
     let x = ones::<T>(&stream, n)?;
     let mut out = GpuArray::<T>::empty(&stream, &[n])?;
-    let scan = InclusiveScanKernel::new(T::DTYPE, "a + b", "0")?
+    // SAFETY: the kernel's code touches only element i of each array argument, in bounds.
+    let scan = unsafe { InclusiveScanKernel::new(T::DTYPE, "a + b", "0") }?
         .into_kernel()
         .with_tuning(tuning)?;
     let samples = array_device_seconds(&stream, config.device_copy_sampling(), || {

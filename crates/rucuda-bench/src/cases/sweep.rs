@@ -65,11 +65,14 @@ fn sweep(
 }
 
 fn saxpy_sweep(_gpu: &Gpu, config: &Config) -> Result<Measurement> {
-    let kernel = ElementwiseKernel::new(
-        "float a, const float *x, const float *y, float *z",
-        "z[i] = a * x[i] + y[i]",
-        "saxpy",
-    )?;
+    // SAFETY: the kernel's code touches only element i of each array argument, in bounds.
+    let kernel = unsafe {
+        ElementwiseKernel::new(
+            "float a, const float *x, const float *y, float *z",
+            "z[i] = a * x[i] + y[i]",
+            "saxpy",
+        )
+    }?;
     sweep(config, |n| {
         let stream = bench_stream()?;
         let (x, y) = (ones::<f32>(&stream, n)?, ones::<f32>(&stream, n)?);
@@ -94,7 +97,8 @@ fn sum_sweep(_gpu: &Gpu, config: &Config) -> Result<Measurement> {
 }
 
 fn scan_sweep(_gpu: &Gpu, config: &Config) -> Result<Measurement> {
-    let scan = InclusiveScanKernel::new(rucuda_array::DType::I32, "a + b", "0")?;
+    // SAFETY: the kernel's code touches only element i of each array argument, in bounds.
+    let scan = unsafe { InclusiveScanKernel::new(rucuda_array::DType::I32, "a + b", "0") }?;
     sweep(config, |n| {
         let stream = bench_stream()?;
         let x = ones::<i32>(&stream, n)?;

@@ -178,7 +178,7 @@ impl<W: Word> SobolCore<W> {
         let cfg = LaunchConfig::linear(blocks(shape.threads)?, BLOCK);
         let (from, to) = (&self.idx[self.current], &self.idx[1 - self.current]);
         let scramble = match &self.scramble {
-            Some(c) => c.device_range().use_on(&stream, Access::Read)?,
+            Some(c) => c.device_range().use_on(stream, Access::Read)?,
             None => 0,
         };
         // SAFETY: rr_sobolW_<fill>(const W* idx_in, W* idx_out, unsigned dims,
@@ -191,10 +191,10 @@ impl<W: Word> SobolCore<W> {
                 cfg,
                 stream,
                 (
-                    DevicePointerArg(from.device_range().use_on(&stream, Access::Read)?),
-                    DevicePointerArg(to.device_range().use_on(&stream, Access::Write)?),
+                    DevicePointerArg(from.device_range().use_on(stream, Access::Read)?),
+                    DevicePointerArg(to.device_range().use_on(stream, Access::Write)?),
                     self.dims,
-                    DevicePointerArg(self.vectors.device_range().use_on(&stream, Access::Read)?),
+                    DevicePointerArg(self.vectors.device_range().use_on(stream, Access::Read)?),
                     DevicePointerArg(scramble),
                     DevicePointerArg(ptr),
                     words,
@@ -230,10 +230,10 @@ impl<W: Word> SobolCore<W> {
         let idx = DevicePointerArg(
             self.idx[self.current]
                 .device_range()
-                .use_on(&stream, Access::Write)?,
+                .use_on(stream, Access::Write)?,
         );
         let counts = DevicePointerArg(match counts {
-            Some(c) => c.device_range().use_on(&stream, Access::Read)?,
+            Some(c) => c.device_range().use_on(stream, Access::Read)?,
             None => 0,
         });
         // SAFETY: rr_sobolW_skipahead(W* idx, unsigned dims, const W* counts, W count)
