@@ -223,7 +223,7 @@ mod scans {
         ScanVariant::ALL
             .iter()
             .map(|&v| {
-                let k = spec.render(v);
+                let k = spec.render(v).unwrap();
                 let ptx = compile_source(&k.source, &[&k.entry], cubin_for == Some(v));
                 assert!(!ptx.contains(".local"), "{} spills:\n{ptx}", k.entry);
                 ptx
@@ -263,7 +263,7 @@ mod scans {
             let spec = add_scan(d, ScanKind::Exclusive);
             for &t in &tunings {
                 for v in [ScanVariant::ALL[0], ScanVariant::ALL[1]] {
-                    let k = spec.render_tuned(v, t);
+                    let k = spec.render_tuned(v, t).unwrap();
                     let ptx = compile_source(&k.source, &[&k.entry], false);
                     assert!(!ptx.contains(".local"), "{} {t:?} spills", k.entry);
                 }
@@ -322,7 +322,7 @@ mod scans {
         ] {
             let spec = add_scan(d, ScanKind::Inclusive);
             let ptx = &compile_scan(&spec, None)[0];
-            let entry = spec.render(ScanVariant::ALL[0]).entry;
+            let entry = spec.render(ScanVariant::ALL[0]).unwrap().entry;
             let body = entry_body(ptx, &entry);
             let v = rucuda_array::scan::VECTORS_PER_THREAD;
             // Evict-first (streaming) 16-byte loads and stores, and L2 prefetches.

@@ -223,7 +223,9 @@ pub(crate) fn compile_for(source: &str, options: &CompileOptions, arch: Arch) ->
     .key();
 
     let cache = match (&options.cache_dir, options.keep) {
-        (Some(dir), false) => Some(DiskCache::new(dir, options.cache_max_bytes)),
+        (Some(dir), false) if crate::cache::trust::trusted(dir) => {
+            Some(DiskCache::new(dir, options.cache_max_bytes))
+        }
         _ => None,
     };
     if let Some(cache) = &cache {

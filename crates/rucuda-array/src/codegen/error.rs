@@ -51,6 +51,10 @@ impl std::error::Error for ArgParseError {}
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
 pub enum CodegenError {
+    /// A kernel template and the values given for its slots do not match (a bug of the
+    /// generator, reported rather than compiled).
+    #[error("kernel template: {0}")]
+    Template(String),
     /// An argument name that is not a C identifier, is a C keyword, or is reserved.
     #[error("argument name `{name}` {problem}")]
     BadName {

@@ -11,6 +11,7 @@ mod error;
 mod operation;
 mod parse;
 pub mod prelude;
+pub(crate) mod template;
 
 pub(crate) use args::{is_identifier, validate_arguments};
 pub use args::{ArgKind, ArgSpec, RESERVED_NAMES};

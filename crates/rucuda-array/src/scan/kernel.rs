@@ -122,8 +122,8 @@ impl ScanKernel {
     }
 
     /// The generated source of a variant.
-    pub fn source(&self, variant: Variant) -> RenderedScan {
-        self.spec.render_tuned(variant, self.tuning)
+    pub fn source(&self, variant: Variant) -> Result<RenderedScan> {
+        Ok(self.spec.render_tuned(variant, self.tuning)?)
     }
 
     /// Scans `input` into `output`, ordered on `stream`. The two may be the same array
@@ -260,7 +260,7 @@ impl ScanKernel {
         if let Some(l) = map.get(&key) {
             return Ok(Arc::clone(l));
         }
-        let rendered = self.spec.render_tuned(variant, self.tuning);
+        let rendered = self.spec.render_tuned(variant, self.tuning)?;
         let kernels = self
             .compiler
             .load(ctx, &rendered.source, &[rendered.entry.as_str()])?;

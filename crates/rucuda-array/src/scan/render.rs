@@ -49,6 +49,7 @@
 //! torn. The status array (and the tile counter) is zeroed by a memset before the launch.
 
 use crate::codegen::prelude_for;
+use crate::codegen::template::render;
 use crate::error::{ArrayError, Result};
 use crate::reduction::warp::{SHUFFLES, STATUS_WORDS};
 
@@ -229,12 +230,12 @@ impl ScanSpec {
     /// use rucuda_array::scan::{ScanSpec, ScanVariant};
     /// let s = ScanSpec::builder(rucuda_array::DType::I32).scan("a + b").neutral("0")
     ///     .name("cumsum").build().unwrap();
-    /// let k = s.render(ScanVariant { vectorized: true, in_place: false });
+    /// let k = s.render(ScanVariant { vectorized: true, in_place: false }).unwrap();
     /// assert_eq!(k.entry, "cumsum_incl_vo");
     /// assert_eq!((k.tile_elements, k.status_words), (4096, 1));
     /// assert!(k.source.contains("__ldcs") && k.source.contains("__stcs"));
     /// ```
-    pub fn render(&self, variant: Variant) -> RenderedScan {
+    pub fn render(&self, variant: Variant) -> Result<RenderedScan> {
         self.render_tuned(variant, ScanTuning::for_size(self.dtype.size_bytes()))
     }
 
@@ -246,11 +247,11 @@ impl ScanSpec {
     /// let s = ScanSpec::builder(rucuda_array::DType::F32).scan("a + b").neutral("0")
     ///     .build().unwrap();
     /// let t = ScanTuning { threads: 256, ..ScanTuning::for_size(4) };
-    /// let k = s.render_tuned(ScanVariant { vectorized: true, in_place: false }, t);
+    /// let k = s.render_tuned(ScanVariant { vectorized: true, in_place: false }, t).unwrap();
     /// assert_eq!((k.block_size, k.tile_elements), (256, 256 * 8 * 4));
     /// assert!(k.source.contains("prefetch.global.L2"));
     /// ```
-    pub fn render_tuned(&self, variant: Variant, tuning: ScanTuning) -> RenderedScan {
+    pub fn render_tuned(&self, variant: Variant, tuning: ScanTuning) -> Result<RenderedScan> {
         let size = self.dtype.size_bytes();
         let k = vector_elements(size);
         let kind = match self.kind {
@@ -282,43 +283,50 @@ impl ScanSpec {
         src.push_str(SHUFFLES);
         src.push_str(STATUS_WORDS);
         let template = [TILE_CODE, DIRECT_KERNEL].concat();
-        src.push_str(
-            &template
-                .replace("$T$", self.dtype.c_type())
-                .replace("$BLOCK$", &tuning.threads.to_string())
-                .replace("$V$", &tuning.vectors.to_string())
-                .replace("$K$", &k.to_string())
-                .replace("$EXPR$", &self.scan_expr)
-                .replace("$NEUTRAL$", &self.neutral)
-                .replace("$ENTRY$", &entry)
-                .replace(
-                    "$RESTRICT$",
+        let (block, v, kk) = (
+            tuning.threads.to_string(),
+            tuning.vectors.to_string(),
+            k.to_string(),
+        );
+        src.push_str(&render(
+            &template,
+            &[
+                ("T", self.dtype.c_type()),
+                ("BLOCK", &block),
+                ("V", &v),
+                ("K", &kk),
+                ("EXPR", &self.scan_expr),
+                ("NEUTRAL", &self.neutral),
+                ("ENTRY", &entry),
+                (
+                    "RESTRICT",
                     if variant.in_place {
                         ""
                     } else {
                         "__restrict__ "
                     },
-                )
-                .replace("$LOAD$", load)
-                .replace("$STORE$", store)
-                .replace(
-                    "$VECTORIZED$",
+                ),
+                ("LOAD", load),
+                ("STORE", store),
+                (
+                    "VECTORIZED",
                     if variant.vectorized { "true" } else { "false" },
-                )
-                .replace(
-                    "$FINISH$",
+                ),
+                (
+                    "FINISH",
                     match self.kind {
                         ScanKind::Inclusive => FINISH_INCLUSIVE,
                         ScanKind::Exclusive => FINISH_EXCLUSIVE,
                     },
                 ),
-        );
-        RenderedScan {
+            ],
+        )?);
+        Ok(RenderedScan {
             entry,
             source: src,
             tile_elements: tuning.threads as usize * tuning.vectors * k,
             block_size: tuning.threads,
             status_words: size.div_ceil(4),
-        }
+        })
     }
 }

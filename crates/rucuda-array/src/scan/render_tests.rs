@@ -16,7 +16,9 @@ fn spec(d: DType, kind: ScanKind) -> ScanSpec {
 #[test]
 fn tiles_are_16_kib_and_status_words_cover_the_value() {
     for d in DType::ALL {
-        let k = spec(d, ScanKind::Inclusive).render(Variant::ALL[0]);
+        let k = spec(d, ScanKind::Inclusive)
+            .render(Variant::ALL[0])
+            .unwrap();
         assert_eq!(
             k.tile_elements * d.size_bytes(),
             BLOCK_SIZE as usize * VECTORS_PER_THREAD * 16,
@@ -29,7 +31,10 @@ fn tiles_are_16_kib_and_status_words_cover_the_value() {
 #[test]
 fn variants_differ_in_loads_and_restrict() {
     let s = spec(DType::F32, ScanKind::Exclusive);
-    let names: Vec<String> = Variant::ALL.iter().map(|v| s.render(*v).entry).collect();
+    let names: Vec<String> = Variant::ALL
+        .iter()
+        .map(|v| s.render(*v).unwrap().entry)
+        .collect();
     assert_eq!(
         names,
         [
@@ -39,18 +44,19 @@ fn variants_differ_in_loads_and_restrict() {
             "scan_excl_si"
         ]
     );
-    let out_of_place = s.render(Variant::ALL[0]).source;
+    let out_of_place = s.render(Variant::ALL[0]).unwrap().source;
     assert!(out_of_place.contains("const rucuda_t *__restrict__ rucuda_in"));
     assert!(out_of_place.contains("x[c].raw = __ldcs(rucuda_src"));
     assert!(out_of_place.contains("const bool full = true &&"));
     assert!(out_of_place.contains("x[c].e[0] = p;"));
-    let in_place = s.render(Variant::ALL[1]).source;
+    let in_place = s.render(Variant::ALL[1]).unwrap().source;
     assert!(in_place.contains("const rucuda_t *rucuda_in"));
     assert!(!in_place.contains("__ldg(") && !in_place.contains("__restrict__"));
-    let scalar = s.render(Variant::ALL[2]).source;
+    let scalar = s.render(Variant::ALL[2]).unwrap().source;
     assert!(scalar.contains("const bool full = false &&"));
     let incl = spec(DType::F32, ScanKind::Inclusive)
         .render(Variant::ALL[0])
+        .unwrap()
         .source;
     assert!(!incl.contains("x[c].e[0] = p;"));
 }
@@ -59,6 +65,7 @@ fn variants_differ_in_loads_and_restrict() {
 fn the_kernel_uses_shuffles_and_relaxed_status_words_only() {
     let s = spec(DType::F64, ScanKind::Inclusive)
         .render(Variant::ALL[0])
+        .unwrap()
         .source;
     assert!(s.contains("__shfl_up_sync") && s.contains("__ballot_sync"));
     // volatile appears only in the status-word accessors.
@@ -79,7 +86,9 @@ fn the_kernel_uses_shuffles_and_relaxed_status_words_only() {
 #[test]
 fn four_and_eight_byte_types_use_128_threads_of_8_vectors() {
     for d in DType::ALL {
-        let k = spec(d, ScanKind::Inclusive).render(Variant::ALL[0]);
+        let k = spec(d, ScanKind::Inclusive)
+            .render(Variant::ALL[0])
+            .unwrap();
         let (threads, vectors) = super::render::block_shape(d.size_bytes());
         let want = if matches!(d.size_bytes(), 4 | 8) {
             (128, 8)
@@ -106,7 +115,7 @@ fn tunings_shape_the_tile_and_choose_hints() {
         vectors: 16,
         ..ScanTuning::for_size(4)
     };
-    let k = s.render_tuned(Variant::ALL[0], wide);
+    let k = s.render_tuned(Variant::ALL[0], wide).unwrap();
     assert_eq!((k.tile_elements, k.block_size), (256 * 16 * 4, 256));
     // 16 vectors x 8 warps = 128 warp totals: 4 per lane of warp 0.
     assert!(k.source.contains("#define RUCUDA_V 16\n"));
@@ -116,9 +125,9 @@ fn tunings_shape_the_tile_and_choose_hints() {
         streaming: false,
         ..wide
     };
-    let k = s.render_tuned(Variant::ALL[0], plain);
+    let k = s.render_tuned(Variant::ALL[0], plain).unwrap();
     assert!(k.source.contains("x[c].raw = __ldg(rucuda_src") && !k.source.contains("__stcs("));
-    let k = s.render_tuned(Variant::ALL[1], plain);
+    let k = s.render_tuned(Variant::ALL[1], plain).unwrap();
     assert!(
         k.source.contains("x[c].raw = *(rucuda_src"),
         "in place: coherent loads"

@@ -1,13 +1,15 @@
 //! The kernel cache: [`key`] hashes everything a compile depends on, [`store`] keeps the
 //! compiled images on disk (checked, atomic, size-capped), `includes` finds the headers a
-//! source includes so that editing one invalidates the entries that used it, and
-//! [`memo`] keeps loaded modules per context in front of it all.
+//! source includes so that editing one invalidates the entries that used it, `trust`
+//! refuses folders other users could write, and [`memo`] keeps loaded modules per
+//! context in front of it all.
 
 pub mod key;
 pub mod memo;
 pub mod store;
 
 pub(crate) mod includes;
+pub(crate) mod trust;
 
 use std::path::PathBuf;
 

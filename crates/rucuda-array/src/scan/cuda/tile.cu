@@ -1,5 +1,6 @@
 // One tile of the single-pass scan: types, look-back, loads, stores, the scan of a tile in
-// registers. Template text: rucuda-array's scan renderer (render.rs) replaces each $NAME$.
+// registers. Template text: rucuda-array's renderer (codegen/template.rs) fills each
+// dollar-delimited slot in one pass.
 typedef $T$ rucuda_t;
 #define RUCUDA_BLOCK $BLOCK$
 #define RUCUDA_WARPS (RUCUDA_BLOCK / 32)
