@@ -277,6 +277,8 @@ echo "$*" >>"$FAKE_SANITIZER_LOG"
 [[ $1 == --tool && $3 == --error-exitcode && $5 == --report-api-errors && $6 == no ]] || exit 70
 code=$4
 shift 6
+# memcheck also gets --track-stream-ordered-races all.
+if [[ $1 == --track-stream-ordered-races ]]; then shift 2; fi
 echo '========= COMPUTE-SANITIZER'
 errors_file=$(mktemp)
 nocuda_file=$(mktemp)
@@ -462,7 +464,8 @@ fn sanitize_runs_only_the_gpu_tests_one_sanitizer_process_per_binary() {
     // One sanitizer process for the binary, one for the failed test alone, one for the
     // example, none for the CPU suite.
     let calls = bundle.log("sanitizer.log");
-    let prefix = "--tool memcheck --error-exitcode 99 --report-api-errors no ";
+    let prefix = "--tool memcheck --error-exitcode 99 --report-api-errors no \
+                  --track-stream-ordered-races all ";
     assert_eq!(calls.len(), 3, "{calls:?}");
     assert!(calls.iter().any(|c| c.starts_with(prefix)
         && c.ends_with(

@@ -27,7 +27,8 @@
 # sanitizer 1200 for a whole test binary, and for each test when one is run alone).
 #
 # sanitize runs `compute-sanitizer --tool TOOL --error-exitcode 99 --report-api-errors no
-# BIN --ignored --test-threads=1 --nocapture` once per test binary that has GPU tests
+# [--track-stream-ordered-races all, for memcheck] BIN --ignored --test-threads=1
+# --nocapture` once per test binary that has GPU tests
 # (CPU-only tests are CI's) and splits libtest's output into one result per test. It
 # passes --report-api-errors no because API errors are not bugs here: the tests provoke
 # driver errors on purpose (bad launch shapes, out of memory, invalid handles) and check
@@ -723,6 +724,9 @@ if [[ $MODE == sanitize ]]; then
     fi
     # API errors are left out on purpose: see the top of this script.
     PREFIX=("$sanitizer" --tool "$TOOL" --error-exitcode 99 --report-api-errors no)
+    # memcheck also checks stream-ordered allocations against work on other streams
+    # (a free or reuse while another stream still uses the memory).
+    [[ $TOOL == memcheck ]] && PREFIX+=(--track-stream-ordered-races all)
     MODE_LABEL=sanitize:$TOOL
     # Tests that provoke driver errors on purpose (out of memory, a trap) skip themselves;
     # heavy ones run smaller (rucuda_testkit::under_sanitizer).

@@ -18,9 +18,9 @@
 //! and the fast path is one uncontended lock and a comparison. Events are recorded
 //! lazily, when another stream (or the host, or the free) needs to wait: an event recorded
 //! on a stream *now* follows every use queued there before, so it is as good as one
-//! recorded right after the use. The per-thread default stream is the exception (its
-//! handle names another stream on every thread): waiting for its uses synchronizes their
-//! context.
+//! recorded right after the use. The per-thread default stream's handle names another
+//! stream on every host thread, so its uses are kept with their thread: waiting for one
+//! from another thread synchronizes their context instead.
 //!
 //! Work queued on a stream that captures a graph is not tracked: it runs when the graph is
 //! launched, and keeping its memory alive until then is the (unsafe) graph launch's
@@ -30,6 +30,7 @@
 //! unrelated error queued by a destructor cannot make them skip their work.
 
 use std::sync::{Mutex, MutexGuard, PoisonError};
+use std::thread::ThreadId;
 
 use rucuda_driver_sys::{CUdeviceptr, CUevent};
 
@@ -61,9 +62,34 @@ fn is_per_thread(s: &Stream) -> bool {
     s.raw() as usize == PER_THREAD_STREAM
 }
 
-/// True when `a` and `b` are one stream whose order covers both uses.
-pub(crate) fn same_stream(a: &Stream, b: &Stream) -> bool {
-    a.raw() == b.raw() && !is_per_thread(a) && a.context() == b.context()
+/// A stream that used the memory; for the per-thread default stream, with the thread
+/// whose stream it is.
+#[derive(Clone)]
+struct User {
+    stream: Stream,
+    thread: Option<ThreadId>,
+}
+
+impl User {
+    fn of(stream: &Stream) -> User {
+        User {
+            stream: stream.clone(),
+            thread: is_per_thread(stream).then(|| std::thread::current().id()),
+        }
+    }
+
+    /// True when both are one stream, whose order covers both uses.
+    fn same(&self, other: &User) -> bool {
+        self.stream.raw() == other.stream.raw()
+            && self.thread == other.thread
+            && self.stream.context() == other.stream.context()
+    }
+
+    /// True when this thread can queue work on the stream (everyone but another
+    /// thread's per-thread stream).
+    fn reachable_here(&self) -> bool {
+        self.thread.is_none_or(|t| t == std::thread::current().id())
+    }
 }
 
 /// An event owned by a log, created and recorded without taking the context's queued
@@ -108,11 +134,11 @@ unsafe impl Sync for LogEvent {}
 struct UseState {
     /// The stream whose work last wrote the memory (the allocating stream of a
     /// stream-ordered allocation counts as a writer).
-    writer: Option<Stream>,
+    writer: Option<User>,
     /// Streams that read it since that write (never the writer itself).
-    readers: Vec<Stream>,
+    readers: Vec<User>,
     /// Reusable events, one per stream that was waited for.
-    events: Vec<(Stream, LogEvent)>,
+    events: Vec<(User, LogEvent)>,
 }
 
 /// Which streams use one piece of memory; see the [module docs](self).
@@ -126,7 +152,7 @@ impl std::fmt::Debug for UseLog {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         let st = self.lock();
         f.debug_struct("UseLog")
-            .field("writer", &st.writer.as_ref().map(Stream::raw))
+            .field("writer", &st.writer.as_ref().map(|w| w.stream.raw()))
             .field("readers", &st.readers.len())
             .finish()
     }
@@ -142,7 +168,7 @@ impl UseLog {
     /// waits for the allocation.
     pub fn written_on(stream: &Stream) -> UseLog {
         UseLog(Mutex::new(UseState {
-            writer: Some(stream.clone()),
+            writer: Some(User::of(stream)),
             ..UseState::default()
         }))
     }
@@ -161,14 +187,15 @@ impl UseLog {
 
     /// Orders `stream` after the conflicting uses recorded so far and records this one.
     pub(crate) fn note(&self, stream: &Stream, access: Access) -> Result<()> {
+        let me = User::of(stream);
         let mut st = self.lock();
         let covered = match access {
             Access::Read => {
-                st.writer.as_ref().is_some_and(|w| same_stream(w, stream))
-                    || st.readers.iter().any(|r| same_stream(r, stream))
+                st.writer.as_ref().is_some_and(|w| w.same(&me))
+                    || st.readers.iter().any(|r| r.same(&me))
             }
             Access::Write => {
-                st.writer.as_ref().is_some_and(|w| same_stream(w, stream)) && st.readers.is_empty()
+                st.writer.as_ref().is_some_and(|w| w.same(&me)) && st.readers.is_empty()
             }
         };
         if covered {
@@ -185,20 +212,20 @@ impl UseLog {
                 if st.readers.len() >= MAX_READERS {
                     wait_all_on_host(&mut st)?;
                 }
-                st.readers.push(stream.clone());
+                st.readers.push(me);
             }
             Access::Write => {
-                let earlier: Vec<Stream> = st
+                let earlier: Vec<User> = st
                     .writer
                     .iter()
                     .chain(st.readers.iter())
-                    .filter(|x| !same_stream(x, stream))
+                    .filter(|x| !x.same(&me))
                     .cloned()
                     .collect();
                 for x in &earlier {
                     order_after(&mut st, stream, x)?;
                 }
-                st.writer = Some(stream.clone());
+                st.writer = Some(me);
                 st.readers.clear();
             }
         }
@@ -224,7 +251,7 @@ impl UseLog {
 
 /// Waits on the host for every recorded use and forgets them.
 fn wait_all_on_host(st: &mut UseState) -> Result<()> {
-    let all: Vec<Stream> = st.writer.iter().chain(st.readers.iter()).cloned().collect();
+    let all: Vec<User> = st.writer.iter().chain(st.readers.iter()).cloned().collect();
     for x in &all {
         host_wait(st, x)?;
     }
@@ -245,36 +272,37 @@ fn is_capturing(stream: &Stream) -> Result<bool> {
     Ok(status != rucuda_driver_sys::CUstreamCaptureStatus::CU_STREAM_CAPTURE_STATUS_NONE)
 }
 
-/// The log's event for `x`, recorded now at the end of `x`.
-fn recorded_on<'s>(st: &'s mut UseState, x: &Stream) -> Result<&'s LogEvent> {
-    if is_capturing(x)? {
+/// The log's event for `x` (a stream this thread can reach), recorded now at its end.
+fn recorded_on<'s>(st: &'s mut UseState, x: &User) -> Result<&'s LogEvent> {
+    if is_capturing(&x.stream)? {
         return Err(Error::invalid(
             "memory used by work on a stream that is now capturing a graph cannot be \
              ordered before other work until the capture ends",
         ));
     }
-    let i = match st.events.iter().position(|(s, _)| same_stream(s, x)) {
+    let i = match st.events.iter().position(|(s, _)| s.same(x)) {
         Some(i) => i,
         None => {
             if st.events.len() >= MAX_EVENTS {
                 st.events.remove(0);
             }
-            let ev = LogEvent::new(x.context())?;
+            let ev = LogEvent::new(x.stream.context())?;
             st.events.push((x.clone(), ev));
             st.events.len() - 1
         }
     };
     let ev = &st.events[i].1;
     ev.ctx.make_current()?;
-    // SAFETY: event and stream are alive and of the same context.
-    unsafe { call!(cuEventRecord(ev.raw, x.raw()))? };
+    // SAFETY: event and stream are alive and of the same context; a per-thread stream
+    // is only recorded on from its own thread (`reachable_here`).
+    unsafe { call!(cuEventRecord(ev.raw, x.stream.raw()))? };
     Ok(ev)
 }
 
 /// Makes later work on `s` wait for the work queued so far on `x`.
-fn order_after(st: &mut UseState, s: &Stream, x: &Stream) -> Result<()> {
-    if is_per_thread(x) {
-        return synchronize_context(x.context());
+fn order_after(st: &mut UseState, s: &Stream, x: &User) -> Result<()> {
+    if !x.reachable_here() {
+        return synchronize_context(x.stream.context());
     }
     let ev = recorded_on(st, x)?.raw;
     s.context().make_current()?;
@@ -283,9 +311,9 @@ fn order_after(st: &mut UseState, s: &Stream, x: &Stream) -> Result<()> {
 }
 
 /// Waits on the host for the work queued so far on `x`.
-fn host_wait(st: &mut UseState, x: &Stream) -> Result<()> {
-    if is_per_thread(x) {
-        return synchronize_context(x.context());
+fn host_wait(st: &mut UseState, x: &User) -> Result<()> {
+    if !x.reachable_here() {
+        return synchronize_context(x.stream.context());
     }
     let ev = recorded_on(st, x)?.raw;
     // SAFETY: the event is alive.
