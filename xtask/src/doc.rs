@@ -1,8 +1,8 @@
 //! `cargo xtask doc`: the API docs of every workspace crate, with rustdoc warnings as
-//! errors (broken intra-doc links, bad code blocks). The guide (`docs/guide/*.md`) is
-//! part of them: the `rucuda` crate includes each chapter as a page of `rucuda::guide`,
-//! and every path its PyCUDA map names as an intra-doc link, so a path that no longer
-//! resolves fails this command.
+//! errors (broken intra-doc links, bad code blocks). The guide
+//! (`crates/rucuda/guide/*.md`) is part of them: the `rucuda` crate includes each chapter
+//! as a page of `rucuda::guide`, and every path its PyCUDA map names as an intra-doc link,
+//! so a path that no longer resolves fails this command.
 
 use crate::bundle::cargo;
 use crate::util::{project_root, run, XResult};
@@ -22,6 +22,6 @@ pub fn main(args: &[String]) -> XResult<()> {
         .env("RUSTDOCFLAGS", flags)
         .current_dir(project_root()))?;
     println!("docs: target/doc/rucuda/index.html");
-    println!("guide: target/doc/rucuda/guide/index.html (sources: docs/guide/)");
+    println!("guide: target/doc/rucuda/guide/index.html (sources: crates/rucuda/guide/)");
     Ok(())
 }
