@@ -19,6 +19,9 @@ pub mod jit {}
 #[doc = include_str!("../../guide/array.md")]
 pub mod array {}
 
+#[doc = include_str!("../../guide/rand.md")]
+pub mod rand {}
+
 #[cfg(feature = "gl")]
 #[doc = include_str!("../../guide/gl.md")]
 pub mod gl {}
