@@ -36,8 +36,8 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 //!
-//! The guide (getting started, one chapter per crate, the PyCUDA-to-rucuda table) is in
-//! the repository's `docs/guide/` folder.
+//! The [`guide`] (getting started, one chapter per crate, the PyCUDA-to-rucuda table) is
+//! part of these docs; its Markdown sources are the crate's `guide/` folder.
 
 mod testing;
 pub mod tools;

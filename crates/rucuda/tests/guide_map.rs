@@ -1,4 +1,4 @@
-//! The guide's PyCUDA map (`docs/guide/pycuda-map.md`) names rucuda items by full path.
+//! The guide's PyCUDA map (`guide/pycuda-map.md`) names rucuda items by full path.
 //! `src/guide/links.rs` repeats each as an intra-doc link, so that `cargo xtask doc`
 //! (rustdoc with `-D warnings`) fails when a path stops resolving. This test keeps the
 //! two lists equal; `RUCUDA_BLESS=1 cargo test -p rucuda --test guide_map` rewrites
@@ -8,7 +8,7 @@
 use std::collections::BTreeSet;
 use std::path::PathBuf;
 
-const MAP: &str = include_str!("../../../docs/guide/pycuda-map.md");
+const MAP: &str = include_str!("../guide/pycuda-map.md");
 const LINKS: &str = include_str!("../src/guide/links.rs");
 
 /// Every code span of `text` that is a `rucuda::` path (a macro keeps its `!`).
@@ -29,7 +29,7 @@ fn rucuda_paths(text: &str) -> BTreeSet<String> {
 
 fn links_file(paths: &BTreeSet<String>) -> String {
     let mut out = String::from(
-        "//! Every rucuda path that `docs/guide/pycuda-map.md` names, as an intra-doc link, so\n\
+        "//! Every rucuda path that `guide/pycuda-map.md` names, as an intra-doc link, so\n\
          //! that rustdoc checks each one resolves. Written by `RUCUDA_BLESS=1 cargo test -p\n\
          //! rucuda --test guide_map`; do not edit by hand.\n//!\n",
     );
@@ -55,7 +55,7 @@ fn links_rs_lists_every_path_of_the_pycuda_map() {
     }
     assert!(
         LINKS == want,
-        "src/guide/links.rs does not match docs/guide/pycuda-map.md: rerun with RUCUDA_BLESS=1"
+        "src/guide/links.rs does not match guide/pycuda-map.md: rerun with RUCUDA_BLESS=1"
     );
 }
 

@@ -1,6 +1,7 @@
 //! Sobol direction vectors from Joe and Kuo's direction numbers ("Constructing Sobol
 //! sequences with better two-dimensional projections", SIAM J. Sci. Comput. 30, 2008;
-//! their table `new-joe-kuo-6.21201`, shipped in this crate's `data/`).
+//! their table `new-joe-kuo-6.21201`, shipped in this crate's `data/` with its licence in
+//! `data/README.md`).
 //!
 //! Dimension 0 (Joe and Kuo's dimension 1) has every `m_k = 1`: its vectors are the bits
 //! `2^31, 2^30, ...` (van der Corput). Dimension `d ≥ 1` is line `d` of the table: the

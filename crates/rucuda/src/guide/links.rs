@@ -1,4 +1,4 @@
-//! Every rucuda path that `docs/guide/pycuda-map.md` names, as an intra-doc link, so
+//! Every rucuda path that `guide/pycuda-map.md` names, as an intra-doc link, so
 //! that rustdoc checks each one resolves. Written by `RUCUDA_BLESS=1 cargo test -p
 //! rucuda --test guide_map`; do not edit by hand.
 //!

@@ -1,39 +1,43 @@
-//! The rucuda guide, chapter by chapter: the Markdown files of the repository's
-//! `docs/guide/` folder, included here so that `cargo doc` renders them beside the API
-//! and `cargo test --doc` compiles their Rust examples. (Links between chapters point at
-//! the Markdown files; here, use the list below.)
+//! The rucuda guide, chapter by chapter: the Markdown files of this crate's `guide/`
+//! folder (`crates/rucuda/guide/` in the repository, shipped in the package), included
+//! here so that `cargo doc` renders them beside the API and `cargo test --doc` compiles
+//! their Rust examples. (Links between chapters point at the Markdown files; here, use
+//! the list below.)
 
-#[doc = include_str!("../../../../docs/guide/README.md")]
+#[doc = include_str!("../../guide/README.md")]
 pub mod index {}
 
-#[doc = include_str!("../../../../docs/guide/getting-started.md")]
+#[doc = include_str!("../../guide/getting-started.md")]
 pub mod getting_started {}
 
-#[doc = include_str!("../../../../docs/guide/driver.md")]
+#[doc = include_str!("../../guide/driver.md")]
 pub mod driver {}
 
-#[doc = include_str!("../../../../docs/guide/jit.md")]
+#[doc = include_str!("../../guide/jit.md")]
 pub mod jit {}
 
-#[doc = include_str!("../../../../docs/guide/array.md")]
+#[doc = include_str!("../../guide/array.md")]
 pub mod array {}
 
+#[doc = include_str!("../../guide/rand.md")]
+pub mod rand {}
+
 #[cfg(feature = "gl")]
-#[doc = include_str!("../../../../docs/guide/gl.md")]
+#[doc = include_str!("../../guide/gl.md")]
 pub mod gl {}
 
-#[doc = include_str!("../../../../docs/guide/tools.md")]
+#[doc = include_str!("../../guide/tools.md")]
 pub mod tools {}
 
-#[doc = include_str!("../../../../docs/guide/scaling-out.md")]
+#[doc = include_str!("../../guide/scaling-out.md")]
 pub mod scaling_out {}
 
 // The chapter shows how to write a test, `#[test]` included.
 #[allow(clippy::test_attr_in_doctest)]
-#[doc = include_str!("../../../../docs/guide/testing.md")]
+#[doc = include_str!("../../guide/testing.md")]
 pub mod testing {}
 
-#[doc = include_str!("../../../../docs/guide/pycuda-map.md")]
+#[doc = include_str!("../../guide/pycuda-map.md")]
 pub mod pycuda_map {}
 
 // Every `rucuda::...` path that pycuda-map.md names, as an intra-doc link: `cargo doc`

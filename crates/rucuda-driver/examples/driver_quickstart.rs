@@ -1,7 +1,7 @@
 //! PyCUDA's quickstart in Rust: multiply two random vectors on the GPU and check the
 //! result on the CPU. Where there is no CUDA driver, it says what is missing and exits 1.
 //!
-//! Run: `cargo run -p rucuda-driver --example quickstart`
+//! Run: `cargo run -p rucuda-driver --example driver_quickstart`
 
 use rucuda_driver::{Device, DeviceBuffer, ErrorKind, LaunchConfig, Module, Stream};
 
@@ -9,11 +9,11 @@ fn main() {
     match run() {
         Ok(()) => {}
         Err(e) if e.kind() == ErrorKind::NoDriver => {
-            eprintln!("quickstart: no usable CUDA driver on this machine.\n  {e}");
+            eprintln!("driver_quickstart: no usable CUDA driver on this machine.\n  {e}");
             std::process::exit(1);
         }
         Err(e) => {
-            eprintln!("quickstart failed: {e}");
+            eprintln!("driver_quickstart failed: {e}");
             std::process::exit(1);
         }
     }
@@ -65,6 +65,6 @@ fn run() -> rucuda_driver::Result<()> {
             "wrong result: difference {worst}"
         )));
     }
-    println!("quickstart: OK");
+    println!("driver_quickstart: OK");
     Ok(())
 }
