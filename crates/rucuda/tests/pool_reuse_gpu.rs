@@ -26,6 +26,7 @@ fn spin(ctx: &Context, stream: &Stream) {
 fn a_reused_pool_block_waits_for_the_last_owners_work() {
     let c = Device::get(0).and_then(Device::primary_context).unwrap();
     let other = Stream::new(&c, StreamFlags::NON_BLOCKING).unwrap();
+    let next = Stream::new(&c, StreamFlags::NON_BLOCKING).unwrap();
     let pool = DeviceMemoryPool::new(&c);
     let mut first = pool.allocate(4 * N).unwrap();
     memset_d32(&c, &mut first, 0, N).unwrap();
@@ -35,7 +36,9 @@ fn a_reused_pool_block_waits_for_the_last_owners_work() {
     drop(first);
     let mut second = pool.allocate(4 * N).unwrap();
     assert_eq!(pool.held_blocks(), 0, "the pool handed out another block");
-    memset_d32(&c, &mut second, 7, N).unwrap();
+    // The next owner writes on a third stream: it must wait for the stale write.
+    memset_d32_async(&mut second, 7, N, &next).unwrap();
+    next.synchronize().unwrap();
     other.synchronize().unwrap();
     let mut host = vec![0u32; N];
     memcpy_dtoh(&c, &mut host, &second).unwrap();
