@@ -47,6 +47,8 @@ fn kill_child_worker() {
     if std::env::var_os(CHILD_ENV).is_none() {
         return;
     }
+    // The library logs its cache warnings; the parent reads them off stderr.
+    rucuda_testkit::log_to_stderr();
     let cache = std::path::PathBuf::from(std::env::var_os(CACHE_ENV).expect("cache"));
     let from: u32 = std::env::var(FROM_ENV).unwrap().parse().unwrap();
     let count: u32 = std::env::var(COUNT_ENV).unwrap().parse().unwrap();

@@ -44,6 +44,8 @@ fn child_worker() {
     if std::env::var_os(CHILD_ENV).is_none() {
         return;
     }
+    // The library logs its cache warnings; the parent reads them off stderr.
+    rucuda_testkit::log_to_stderr();
     let cache = PathBuf::from(std::env::var_os(CACHE_ENV).expect("cache dir"));
     let sources = std::env::var(SOURCES_ENV).expect("sources");
     for i in sources

@@ -14,6 +14,8 @@
 //!   element leaves a value no correct result can have.
 //! - [`assert_close`] and [`check_close`]: element-wise comparison in `f64` with a
 //!   message that names the first bad index.
+//! - [`log_to_stderr`]: the library's log records on stderr (child processes whose
+//!   warnings a test reads).
 //! - [`child_test`]: one test of the same binary again, in a child process (IPC, faults,
 //!   process-wide settings).
 //!
@@ -27,6 +29,7 @@
 
 mod child;
 mod compare;
+mod log_stderr;
 pub mod poison;
 mod random;
 mod sanitizer;
@@ -34,6 +37,7 @@ mod skip;
 
 pub use child::child_test;
 pub use compare::{assert_close, check_close, Mismatch};
+pub use log_stderr::log_to_stderr;
 pub use random::{
     base_seed, random_f32, random_f64, random_i32, seed_for, SplitMix64, TestRng, SEED_ENV,
 };

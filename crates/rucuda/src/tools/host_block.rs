@@ -117,7 +117,7 @@ impl<T: DeviceRepr> PooledHostAllocation<T> {
 
     fn wait_or_report(&self) {
         if let Err(e) = self.synchronize() {
-            eprintln!("rucuda: waiting for copies of a pooled host block failed: {e}");
+            log::error!("rucuda: waiting for copies of a pooled host block failed: {e}");
         }
     }
 
@@ -166,7 +166,9 @@ impl<T: DeviceRepr> Drop for PooledHostAllocation<T> {
         if let Err(e) = self.synchronize() {
             // The context is broken: leak the block rather than hand out memory a copy
             // may still touch.
-            eprintln!("rucuda: a pooled host block is leaked: waiting for its copies failed: {e}");
+            log::error!(
+                "rucuda: a pooled host block is leaked: waiting for its copies failed: {e}"
+            );
             return;
         }
         let p = &self.pool;
@@ -183,7 +185,7 @@ impl<T: DeviceRepr> Drop for PooledHostAllocation<T> {
             return;
         }
         if let Err(e) = p.release(self.addr, self.bin) {
-            eprintln!("rucuda: freeing a pooled host block failed: {e}");
+            log::error!("rucuda: freeing a pooled host block failed: {e}");
         }
     }
 }

@@ -11,8 +11,8 @@ use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
-use rucuda_driver_sys::CUdeviceptr;
 use rucuda_driver::{Context, DeviceBuffer, DevicePtr, Error, ErrorKind, Result};
+use rucuda_driver_sys::CUdeviceptr;
 
 const MANTISSA_BITS: u32 = 2;
 
@@ -85,7 +85,7 @@ impl PoolInner {
 impl Drop for PoolInner {
     fn drop(&mut self) {
         if let Err(e) = self.free_held() {
-            eprintln!("rucuda: freeing a memory pool's blocks failed: {e}");
+            log::error!("rucuda: freeing a memory pool's blocks failed: {e}");
         }
     }
 }
@@ -276,7 +276,7 @@ impl Drop for PooledDeviceAllocation {
             }
         }
         if let Err(e) = p.release_raw(self.ptr, bin_size(self.bin)) {
-            eprintln!("rucuda: freeing a pooled block failed: {e}");
+            log::error!("rucuda: freeing a pooled block failed: {e}");
         }
     }
 }
