@@ -141,6 +141,7 @@ fn rng() -> impl FnMut() -> u64 {
 
 #[test]
 fn writers_killed_at_random_points_leave_a_cache_the_next_process_uses() {
+    rucuda_testkit::nvrtc_or_skip!();
     let dir = TempDir::new("sigkill");
     let iterations = std::env::var("RUCUDA_JIT_KILL_ITERATIONS")
         .ok()
@@ -212,6 +213,7 @@ fn writers_killed_at_random_points_leave_a_cache_the_next_process_uses() {
 
 #[test]
 fn the_state_a_kill_mid_write_leaves_is_harmless() {
+    rucuda_testkit::nvrtc_or_skip!();
     let dir = TempDir::new("midwrite");
     // A whole entry for source 1, then what a writer of source 2 killed mid-write
     // leaves: a temporary file with half an entry, never renamed.
