@@ -45,13 +45,13 @@ pub mod tools;
 #[doc(hidden)]
 pub use testing::__test_context;
 
-/// The raw driver bindings (`rucuda-driver-sys`).
-pub use rucuda_driver_sys as sys;
 /// NumPy-style GPU arrays and kernel generators (`rucuda-array`): PyCUDA's
 /// `pycuda.gpuarray` and `pycuda.elementwise`.
 pub use rucuda_array as array;
 /// The safe driver layer (`rucuda-driver`): PyCUDA's `pycuda.driver`.
 pub use rucuda_driver as driver;
+/// The raw driver bindings (`rucuda-driver-sys`).
+pub use rucuda_driver_sys as sys;
 /// OpenGL interop (`rucuda-gl`): PyCUDA's `pycuda.gl`.
 #[cfg(feature = "gl")]
 pub use rucuda_gl as gl;
