@@ -53,7 +53,10 @@ enum HeaderSet {
 const NCCL_WHEEL: &str = "nvidia-nccl-cu13==2.28.9";
 
 /// Environment variable naming a folder that holds `nccl.h`.
-const NCCL_INCLUDE_ENV: &str = "RUCUDA_NCCL_INCLUDE";
+pub const NCCL_INCLUDE_ENV: &str = "RUCUDA_NCCL_INCLUDE";
+/// The folder holding `cuda.h` and `nvrtc.h`, ahead of `CUDA_PATH` (`cargo xtask test`
+/// sets it to the wheels it installed under `target/`).
+pub const CUDA_INCLUDE_ENV: &str = "RUCUDA_CUDA_INCLUDE";
 
 const TARGETS: &[Target] = &[
     Target {
@@ -240,9 +243,34 @@ fn nccl_version(nccl_h: &Path) -> XResult<String> {
     ))
 }
 
-/// The folder holding `cuda.h` and `nvrtc.h`: `CUDA_PATH`/`CUDA_HOME`, else NVIDIA's
-/// pip wheels, downloaded into `target/cuda-headers` (they hold the headers).
+/// The folder holding `cuda.h` and `nvrtc.h` without downloading anything:
+/// `RUCUDA_CUDA_INCLUDE`, `CUDA_PATH`/`CUDA_HOME`'s `include`, python3's site-packages.
+fn local_cuda_include() -> Option<PathBuf> {
+    let has_both = |inc: &Path| inc.join("cuda.h").exists() && inc.join("nvrtc.h").exists();
+    if let Some(dir) = std::env::var_os(CUDA_INCLUDE_ENV).filter(|v| !v.is_empty()) {
+        let inc = PathBuf::from(dir);
+        if has_both(&inc) {
+            return Some(inc);
+        }
+    }
+    for var in ["CUDA_PATH", "CUDA_HOME"] {
+        if let Some(root) = std::env::var_os(var).filter(|v| !v.is_empty()) {
+            let inc = PathBuf::from(root).join("include");
+            if has_both(&inc) {
+                return Some(inc);
+            }
+        }
+    }
+    find_in_site_packages()
+}
+
+/// The folder holding `cuda.h` and `nvrtc.h`: `RUCUDA_CUDA_INCLUDE`,
+/// `CUDA_PATH`/`CUDA_HOME`, NVIDIA's pip wheels installed for python3, else those wheels
+/// downloaded into `target/cuda-headers` (they hold the headers).
 pub fn find_cuda_include() -> XResult<PathBuf> {
+    if let Some(inc) = local_cuda_include() {
+        return Ok(inc);
+    }
     for var in ["CUDA_PATH", "CUDA_HOME"] {
         if let Ok(root) = std::env::var(var) {
             let inc = PathBuf::from(root).join("include");
@@ -552,23 +580,33 @@ fn rustfmt(src: &str) -> XResult<String> {
 #[cfg(test)]
 mod tests {
     /// The committed bindings must be what the generator makes from the CUDA 13.0 headers.
-    /// Runs where the headers (NVIDIA's wheels or CUDA_PATH) and libclang are present; CI
-    /// installs both. Elsewhere it says why it did not check.
+    /// Runs where the headers (`cargo xtask test` installs NVIDIA's wheels under `target/`
+    /// and names them in `RUCUDA_CUDA_INCLUDE`; or CUDA_PATH) and libclang are present.
+    /// Elsewhere it skips, saying why in one line.
     #[test]
     fn committed_bindings_are_fresh() {
-        let have_headers =
-            std::env::var_os("CUDA_PATH").is_some() || super::find_in_site_packages().is_some();
-        if !have_headers {
-            println!("skipped: no CUDA headers (pip install nvidia-cuda-runtime==13.0.* nvidia-cuda-nvrtc==13.0.*)");
+        if super::local_cuda_include().is_none() {
+            say_skipped(
+                "no CUDA headers here (`cargo xtask test` installs NVIDIA's wheels that hold them)",
+            );
             return;
         }
         if clang_sys_missing() {
-            println!("skipped: libclang not found (apt-get install libclang-dev)");
+            say_skipped(
+                "libclang not found (bindgen needs it; set LIBCLANG_PATH or install \
+                 libclang-dev to check the bindings)",
+            );
             return;
         }
         if let Err(e) = super::main(&["--check".to_string()]) {
             panic!("{e}");
         }
+    }
+
+    /// One `RUCUDA_SKIPPED:` line, straight to stdout so that `cargo test` shows it.
+    fn say_skipped(reason: &str) {
+        use std::io::Write;
+        let _ = writeln!(std::io::stdout().lock(), "\nRUCUDA_SKIPPED: {reason}");
     }
 
     fn clang_sys_missing() -> bool {
@@ -582,8 +620,14 @@ mod tests {
         .any(|d| {
             std::fs::read_dir(d)
                 .map(|it| {
-                    it.flatten()
-                        .any(|e| e.file_name().to_string_lossy().starts_with("libclang"))
+                    // libclang.so or libclang-14.so.1, not libclang-cpp (another library).
+                    it.flatten().any(|e| {
+                        let name = e.file_name().to_string_lossy().into_owned();
+                        name.starts_with("libclang.so")
+                            || name
+                                .strip_prefix("libclang-")
+                                .is_some_and(|v| v.starts_with(|c: char| c.is_ascii_digit()))
+                    })
                 })
                 .unwrap_or(false)
         }) && std::env::var_os("LIBCLANG_PATH").is_none()

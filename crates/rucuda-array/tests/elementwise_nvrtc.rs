@@ -59,6 +59,7 @@ fn entry_body<'a>(ptx: &'a str, entry: &str) -> &'a str {
 
 #[test]
 fn copy_kernels_for_every_dtype_and_variant_compile() {
+    rucuda_testkit::nvrtc_or_skip!();
     for d in DType::ALL {
         let spec = ElementwiseSpec::builder("copy")
             .arg(ArgSpec::const_vector("src", d))
@@ -75,6 +76,7 @@ fn copy_kernels_for_every_dtype_and_variant_compile() {
 
 #[test]
 fn arithmetic_on_every_dtype_compiles() {
+    rucuda_testkit::nvrtc_or_skip!();
     for d in DType::ALL {
         let op = match d {
             DType::Bool => "z[i] = x[i] && !y[i]",
@@ -98,6 +100,7 @@ fn arithmetic_on_every_dtype_compiles() {
 
 #[test]
 fn saxpy_vectorized_uses_16_byte_accesses() {
+    rucuda_testkit::nvrtc_or_skip!();
     let spec = ElementwiseSpec::parse(
         "float a, const float *x, const float *y, float *z",
         "z[i] = a * x[i] + y[i]",
@@ -126,6 +129,7 @@ fn saxpy_vectorized_uses_16_byte_accesses() {
 
 #[test]
 fn user_snippets_and_reserved_names_compile() {
+    rucuda_testkit::nvrtc_or_skip!();
     let spec = ElementwiseSpec::builder("snippets")
         .input::<f32>("x")
         .output::<f32>("y")
@@ -150,6 +154,7 @@ fn user_snippets_and_reserved_names_compile() {
 
 #[test]
 fn a_compile_error_carries_the_log() {
+    rucuda_testkit::nvrtc_or_skip!();
     let spec = ElementwiseSpec::parse("float *x", "x[i] = undefined_thing", "broken").unwrap();
     let k = spec.render(&Variant::Contiguous).unwrap();
     let e = compiler(OutputKind::Ptx)

@@ -162,6 +162,7 @@ const BINARY_OPS: [BinaryOp; 22] = [
 
 #[test]
 fn casts_and_copies_between_every_pair_compile() {
+    rucuda_testkit::nvrtc_or_skip!();
     let mut keys = Vec::new();
     for from in ALL {
         for to in ALL {
@@ -173,6 +174,7 @@ fn casts_and_copies_between_every_pair_compile() {
 
 #[test]
 fn fill_for_every_type_and_math_specials_compile() {
+    rucuda_testkit::nvrtc_or_skip!();
     let mut keys: Vec<OpKey> = ALL.iter().map(|&d| OpKey::Fill { dtype: d }).collect();
     for d in [DType::F16, DType::BF16, DType::F32, DType::F64] {
         for f in [
@@ -191,6 +193,7 @@ fn fill_for_every_type_and_math_specials_compile() {
 
 #[test]
 fn add_over_all_225_pairs_compiles() {
+    rucuda_testkit::nvrtc_or_skip!();
     let mut keys = Vec::new();
     for a in ALL {
         for b in ALL {
@@ -202,6 +205,7 @@ fn add_over_all_225_pairs_compiles() {
 
 #[test]
 fn every_binary_op_per_type_compiles() {
+    rucuda_testkit::nvrtc_or_skip!();
     let mut keys = Vec::new();
     for op in BINARY_OPS {
         for d in ALL {
@@ -216,6 +220,7 @@ fn every_binary_op_per_type_compiles() {
 
 #[test]
 fn binary_ops_on_mixed_pairs_scalars_and_in_place_compile() {
+    rucuda_testkit::nvrtc_or_skip!();
     let mut keys = Vec::new();
     for op in BINARY_OPS {
         for &(a, b) in PAIRS {
@@ -232,6 +237,7 @@ fn binary_ops_on_mixed_pairs_scalars_and_in_place_compile() {
 
 #[test]
 fn every_unary_op_and_cumath_function_per_type_compiles() {
+    rucuda_testkit::nvrtc_or_skip!();
     let mut ops = vec![
         UnaryOp::Neg,
         UnaryOp::Abs,
@@ -269,6 +275,7 @@ fn every_unary_op_and_cumath_function_per_type_compiles() {
 
 #[test]
 fn where_and_if_positive_compile() {
+    rucuda_testkit::nvrtc_or_skip!();
     let mut keys = Vec::new();
     for cond in [DType::Bool, DType::I32, DType::F16, DType::F64, DType::C64] {
         for &(a, b) in PAIRS {
@@ -293,6 +300,7 @@ fn where_and_if_positive_compile() {
 
 #[test]
 fn take_and_put_per_element_and_index_type_compile() {
+    rucuda_testkit::nvrtc_or_skip!();
     let mut keys = Vec::new();
     for dtype in ALL {
         for index in [DType::I32, DType::I64, DType::U8, DType::U64] {
@@ -337,6 +345,7 @@ fn take_and_put_per_element_and_index_type_compile() {
 
 #[test]
 fn fused_expressions_over_every_type_compile() {
+    rucuda_testkit::nvrtc_or_skip!();
     let mut specs = Vec::new();
     for d in ALL {
         let x = || Expr::symbol(d);

@@ -84,12 +84,14 @@ fn compile_builtins(filter: impl Fn(&str) -> bool) -> usize {
 
 #[test]
 fn sums_and_dots_of_every_dtype_compile() {
+    rucuda_testkit::nvrtc_or_skip!();
     let n = compile_builtins(|l| l.starts_with("Sum") || l.starts_with("Dot"));
     assert!(n >= 2 * 15 * 3, "{n}");
 }
 
 #[test]
 fn orderings_of_every_dtype_compile() {
+    rucuda_testkit::nvrtc_or_skip!();
     let n = compile_builtins(|l| {
         ["Max", "Min", "ArgMax", "ArgMin"]
             .iter()
@@ -100,6 +102,7 @@ fn orderings_of_every_dtype_compile() {
 
 #[test]
 fn any_all_and_index_ranges_compile() {
+    rucuda_testkit::nvrtc_or_skip!();
     let n = compile_builtins(|l| {
         l.starts_with("Any") || l.starts_with("All") || l.starts_with("IndexRange")
     });
@@ -108,12 +111,14 @@ fn any_all_and_index_ranges_compile() {
 
 #[test]
 fn subset_reductions_compile() {
+    rucuda_testkit::nvrtc_or_skip!();
     let n = compile_builtins(|l| l.starts_with("Subset"));
     assert!(n >= 4 * 13 * 3, "{n}");
 }
 
 #[test]
 fn sum_and_dot_f32_load_16_bytes_into_registers() {
+    rucuda_testkit::nvrtc_or_skip!();
     let find = |label: &str| {
         builtin_specs()
             .into_iter()
@@ -157,6 +162,7 @@ fn sum_and_dot_f32_load_16_bytes_into_registers() {
 
 #[test]
 fn user_reductions_from_strings_and_structs_compile() {
+    rucuda_testkit::nvrtc_or_skip!();
     // PyCUDA's string form, two arrays and a scalar in the map.
     let spec = ReductionSpec::parse(
         DType::F64,
@@ -206,6 +212,7 @@ fn user_reductions_from_strings_and_structs_compile() {
 
 #[test]
 fn a_reduction_compile_error_carries_the_log() {
+    rucuda_testkit::nvrtc_or_skip!();
     let spec =
         ReductionSpec::parse(DType::F32, "0", "a+b", "x[i] + nope", "float *x", "broken").unwrap();
     let k = spec.render(&Variant::Contiguous).unwrap();
@@ -248,6 +255,7 @@ mod scans {
     /// Every tuning the bench sweeps compiles without local memory.
     #[test]
     fn tunings_compile_without_local_memory() {
+        rucuda_testkit::nvrtc_or_skip!();
         let mut tunings = vec![];
         for (threads, vectors) in [(128, 8), (256, 8), (128, 16), (64, 16), (512, 8)] {
             for streaming in [false, true] {
@@ -273,6 +281,7 @@ mod scans {
 
     #[test]
     fn inclusive_scans_of_every_dtype_compile() {
+        rucuda_testkit::nvrtc_or_skip!();
         for d in DType::ALL {
             compile_scan(&add_scan(d, ScanKind::Inclusive), Some(ScanVariant::ALL[0]));
         }
@@ -280,6 +289,7 @@ mod scans {
 
     #[test]
     fn exclusive_scans_of_every_dtype_compile() {
+        rucuda_testkit::nvrtc_or_skip!();
         for d in DType::ALL {
             compile_scan(&add_scan(d, ScanKind::Exclusive), Some(ScanVariant::ALL[1]));
         }
@@ -287,6 +297,7 @@ mod scans {
 
     #[test]
     fn custom_operators_compile() {
+        rucuda_testkit::nvrtc_or_skip!();
         let max = ScanSpec::builder(DType::F32)
             .scan("fmaxf(a, b)")
             .neutral("__int_as_float(0xff800000)")
@@ -314,6 +325,7 @@ mod scans {
 
     #[test]
     fn scans_move_16_bytes_per_access_and_poll_status_words() {
+        rucuda_testkit::nvrtc_or_skip!();
         for (d, words) in [
             (DType::I32, 1),
             (DType::F32, 1),

@@ -25,10 +25,11 @@ pub mod dynlib;
 pub mod functions;
 mod loader;
 pub mod python_sites;
+pub mod search;
 
 pub use bindings::*;
 pub use functions::{DriverFunctions, FUNCTION_NAMES};
-pub use loader::{Driver, LoadError, MissingFunction, LIBCUDA_ENV};
+pub use loader::{Driver, LoadError, MissingFunction, LIBCUDA_ENV, LIBCUDA_SPEC};
 
 /// The CUDA version (`CUDA_VERSION`, e.g. 13000) of the headers these bindings come from.
 pub const HEADER_CUDA_VERSION: i32 = bindings::CUDA_VERSION as i32;

@@ -4,8 +4,9 @@ use std::ffi::c_int;
 use std::fmt;
 use std::sync::OnceLock;
 
-use crate::dynlib::{self, FailedCandidate};
+use crate::dynlib;
 use crate::functions::DriverFunctions;
+use crate::search::{LibrarySpec, NotFound};
 
 /// Environment variable naming the driver library to open instead of the default.
 pub const LIBCUDA_ENV: &str = "RUCUDA_LIBCUDA";
@@ -34,11 +35,8 @@ impl fmt::Debug for Driver {
 /// Why the driver library could not be used.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum LoadError {
-    /// No candidate library opened.
-    NotFound {
-        /// Every name or path tried, with the loader's reason.
-        tried: Vec<FailedCandidate>,
-    },
+    /// No candidate library opened (the short message; every name tried is inside).
+    NotFound(Box<NotFound>),
     /// The library opened but is not a usable CUDA driver.
     NotADriver {
         /// The library that opened.
@@ -51,25 +49,7 @@ pub enum LoadError {
 impl fmt::Display for LoadError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            LoadError::NotFound { tried } => {
-                write!(
-                    f,
-                    "the CUDA driver library libcuda.so.1 was not found (tried: "
-                )?;
-                for (i, t) in tried.iter().enumerate() {
-                    if i > 0 {
-                        write!(f, "; ")?;
-                    }
-                    write!(f, "{t}")?;
-                }
-                write!(
-                    f,
-                    "). It is installed with the NVIDIA GPU driver (Debian/Ubuntu: the \
-                     libcuda1 or libnvidia-compute-<version> package; containers: the NVIDIA \
-                     Container Toolkit mounts it). Set {LIBCUDA_ENV} to its full path if it is \
-                     installed elsewhere."
-                )
-            }
+            LoadError::NotFound(not_found) => write!(f, "{not_found}"),
             LoadError::NotADriver { opened_as, reason } => {
                 write!(
                     f,
@@ -108,6 +88,14 @@ impl fmt::Display for MissingFunction {
 
 impl std::error::Error for MissingFunction {}
 
+/// The driver library and what provides it.
+pub const LIBCUDA_SPEC: LibrarySpec = LibrarySpec {
+    what: "the CUDA driver library libcuda.so.1",
+    override_env: LIBCUDA_ENV,
+    install: "the NVIDIA GPU driver (Debian/Ubuntu: libcuda1 or libnvidia-compute-<version>; \
+              containers: the NVIDIA Container Toolkit mounts it)",
+};
+
 static DRIVER: OnceLock<Result<Driver, LoadError>> = OnceLock::new();
 
 /// The names tried for the driver library, in order.
@@ -138,8 +126,13 @@ impl Driver {
     }
 
     fn open() -> Result<Driver, LoadError> {
-        let opened =
-            dynlib::open_first(candidates()).map_err(|tried| LoadError::NotFound { tried })?;
+        let opened = dynlib::open_first(candidates()).map_err(|tried| {
+            LoadError::NotFound(Box::new(NotFound {
+                spec: LIBCUDA_SPEC,
+                tried,
+                skipped_relative: Vec::new(),
+            }))
+        })?;
         let opened_as = opened.opened_as.to_string_lossy().into_owned();
         let library = opened.library;
         let functions = DriverFunctions::resolve(&mut |name| dynlib::symbol(&library, name));

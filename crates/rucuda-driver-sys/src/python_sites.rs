@@ -6,6 +6,8 @@ use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
+use crate::search::{absolute_entries, version_cmp};
+
 /// `paths` without repeats, first occurrences kept in order.
 ///
 /// ```
@@ -37,7 +39,13 @@ pub fn dedup(paths: Vec<PathBuf>) -> Vec<PathBuf> {
 /// assert!(sites.iter().all(|s| s.ends_with("site-packages") || s.ends_with("dist-packages")));
 /// ```
 pub fn guessed_site_packages(env: &dyn Fn(&str) -> Option<OsString>) -> Vec<PathBuf> {
-    let var = |name: &str| env(name).filter(|v| !v.is_empty()).map(PathBuf::from);
+    // Only absolute folders: a relative one would depend on the current folder.
+    let var = |name: &str| {
+        env(name)
+            .filter(|v| !v.is_empty())
+            .map(PathBuf::from)
+            .filter(|p| p.is_absolute())
+    };
     let mut prefixes: Vec<PathBuf> = Vec::new();
     prefixes.extend(var("VIRTUAL_ENV"));
     prefixes.extend(var("CONDA_PREFIX"));
@@ -49,11 +57,11 @@ pub fn guessed_site_packages(env: &dyn Fn(&str) -> Option<OsString>) -> Vec<Path
     let pyenv_root = var("PYENV_ROOT").or_else(|| home.as_ref().map(|h| h.join(".pyenv")));
     if let Some(Ok(versions)) = pyenv_root.map(|r| std::fs::read_dir(r.join("versions"))) {
         let mut found: Vec<PathBuf> = versions.filter_map(|e| e.ok()).map(|e| e.path()).collect();
-        found.sort();
+        found.sort_by(|a, b| version_cmp(&a.to_string_lossy(), &b.to_string_lossy()));
         prefixes.extend(found.into_iter().rev());
     }
-    if let Some(path) = env("PATH") {
-        for dir in std::env::split_paths(&path) {
+    {
+        for dir in absolute_entries(env, "PATH", &mut Vec::new()) {
             let python = dir.join("python3");
             if !python.exists() {
                 continue;
@@ -82,7 +90,8 @@ pub fn guessed_site_packages(env: &dyn Fn(&str) -> Option<OsString>) -> Vec<Path
             .filter(|e| e.file_name().to_string_lossy().starts_with("python3"))
             .map(|e| e.path())
             .collect();
-        versions.sort();
+        // python3.10 before python3.9: newest first, compared as versions.
+        versions.sort_by(|a, b| version_cmp(&a.to_string_lossy(), &b.to_string_lossy()));
         for v in versions.into_iter().rev() {
             sites.push(v.join("site-packages"));
             sites.push(v.join("dist-packages"));
@@ -136,6 +145,25 @@ mod tests {
         let sites = guessed_site_packages(&env);
         assert_eq!(sites[0], venv.join("lib/python3.12/site-packages"));
         assert_eq!(sites[1], venv.join("lib/python3.12/dist-packages"));
+        std::fs::remove_dir_all(&root).unwrap();
+    }
+
+    #[test]
+    fn newest_python_first_and_relative_entries_skipped() {
+        let root = std::env::temp_dir().join(format!("rucuda-sys-sites-v-{}", std::process::id()));
+        let venv = root.join("venv");
+        for v in ["python3.9", "python3.10"] {
+            std::fs::create_dir_all(venv.join("lib").join(v)).unwrap();
+        }
+        let env = |name: &str| match name {
+            "VIRTUAL_ENV" => Some(venv.clone().into_os_string()),
+            "CONDA_PREFIX" => Some("relative/conda".into()),
+            _ => None,
+        };
+        let sites = guessed_site_packages(&env);
+        assert_eq!(sites[0], venv.join("lib/python3.10/site-packages"));
+        assert_eq!(sites[2], venv.join("lib/python3.9/site-packages"));
+        assert!(sites.iter().all(|s| s.is_absolute()), "{sites:?}");
         std::fs::remove_dir_all(&root).unwrap();
     }
 }

@@ -15,7 +15,7 @@ fn missing_driver_is_a_typed_error_naming_the_library() {
     assert!(msg.contains("NVIDIA GPU driver"), "{msg}");
     assert!(msg.contains(rucuda_driver_sys::LIBCUDA_ENV), "{msg}");
     match err {
-        rucuda_driver_sys::LoadError::NotFound { tried } => assert_eq!(tried.len(), 1),
+        rucuda_driver_sys::LoadError::NotFound(e) => assert_eq!(e.tried.len(), 1),
         other => panic!("unexpected {other:?}"),
     }
     // The same error again: the failed load is remembered, not retried.

@@ -159,7 +159,7 @@ impl Drop for ContextInner {
         }
         if let Err(e) = result {
             // Nothing is left to report to: the context is gone. Say so once.
-            eprintln!("rucuda: releasing a context failed: {e}");
+            log::error!("rucuda: releasing a context failed: {e}");
         }
     }
 }

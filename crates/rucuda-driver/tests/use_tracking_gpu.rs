@@ -117,7 +117,11 @@ fn a_queued_destructor_error_does_not_skip_waiting() {
     // SAFETY: a deliberately bogus allocation: its drop's cuMemFree fails and queues an
     // error on the context; the address is never used for work.
     drop(unsafe { DeviceBuffer::<u8>::from_raw(&c, 0xdead_0000, 16) });
-    assert_eq!(host[N / 2], 8, "the wait was skipped because of the queued error");
+    assert_eq!(
+        host[N / 2],
+        8,
+        "the wait was skipped because of the queued error"
+    );
     other.synchronize().unwrap_err(); // the queued error comes out here
     other.synchronize().unwrap();
     assert_eq!(host[0], 8);

@@ -159,7 +159,7 @@ pub(crate) fn defer(e: Error) {
     });
     if !matches!(queued, Ok(true)) {
         // The thread is ending: nobody is left to report to.
-        eprintln!("rucuda-gl: releasing a resource failed: {e}");
+        log::error!("rucuda-gl: releasing a resource failed: {e}");
     }
 }
 

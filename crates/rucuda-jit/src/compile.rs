@@ -110,6 +110,25 @@ pub(crate) fn prepare_source(source: &str, options: &CompileOptions) -> String {
     format!("extern \"C\" {{\n#line 1 \"{name}\"\n{source}{newline}}}\n")
 }
 
+/// The kernels a source defines, for the log: the name before the `(` after each
+/// `__global__`, the first three and a count of the rest.
+fn kernel_names(source: &str) -> String {
+    let names: Vec<&str> = source
+        .split("__global__")
+        .skip(1)
+        .filter_map(|rest| {
+            let head = rest.split('(').next()?;
+            head.split(|c: char| !(c.is_alphanumeric() || c == '_'))
+                .rfind(|w| !w.is_empty())
+        })
+        .collect();
+    match names.len() {
+        0 => "no __global__ kernels".into(),
+        1..=3 => names.join(", "),
+        n => format!("{} and {} more kernels", names[..3].join(", "), n - 3),
+    }
+}
+
 /// Folders found unwritable in this process: warned about once, not written again.
 fn unwritable_dirs() -> &'static Mutex<Vec<PathBuf>> {
     static DIRS: OnceLock<Mutex<Vec<PathBuf>>> = OnceLock::new();
@@ -122,8 +141,8 @@ fn mark_unwritable(dir: &std::path::Path, error: &std::io::Error) {
     if let Ok(mut dirs) = unwritable_dirs().lock() {
         if !dirs.iter().any(|d| d == dir) {
             dirs.push(dir.to_path_buf());
-            eprintln!(
-                "rucuda-jit: warning: the kernel cache folder {} cannot be written ({error}); \
+            log::warn!(
+                "rucuda-jit: the kernel cache folder {} cannot be written ({error}); \
                  compiling without storing to the disk cache",
                 dir.display()
             );
@@ -245,12 +264,20 @@ pub(crate) fn compile_for(source: &str, options: &CompileOptions, arch: Arch) ->
         }
     }
 
+    let started = std::time::Instant::now();
     let raw = match (options.backend, nvcc_path) {
         (Backend::Nvcc, Some(nvcc)) => {
             crate::nvcc::compile(&nvcc, &prepared, source, options, &args)?
         }
         _ => compile_nvrtc(&prepared, source, options, &args)?,
     };
+    log::info!(
+        "rucuda-jit: compiled {} ({}) for {arch} ({:?}) with {identity} in {:.1} ms (not a cache hit)",
+        options.program_name,
+        kernel_names(source),
+        options.output,
+        started.elapsed().as_secs_f64() * 1e3
+    );
 
     let status = match &cache {
         None => CacheStatus::Off,
@@ -354,13 +381,22 @@ fn keep_nvrtc_files(prepared: &str, args: &[String], log: &str) -> Result<PathBu
     write("options.txt", &args.join("\n"))?;
     write("log.txt", log)?;
     let path = dir.keep();
-    eprintln!("rucuda-jit: kept NVRTC's files in {}", path.display());
+    log::info!("rucuda-jit: kept NVRTC's files in {}", path.display());
     Ok(path)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn kernel_names_for_the_log() {
+        let src = "__global__ void a(int *x) {}\nextern \"C\" __global__ void b(){}";
+        assert_eq!(kernel_names(src), "a, b");
+        assert_eq!(kernel_names("int x;"), "no __global__ kernels");
+        let many = "__global__ void k1(){} __global__ void k2(){} __global__ void k3(){} __global__ void k4(){}";
+        assert_eq!(kernel_names(many), "k1, k2, k3 and 1 more kernels");
+    }
 
     #[test]
     fn extern_c_wrapping_keeps_line_numbers() {

@@ -25,6 +25,11 @@
 //! # Ok::<(), rucuda_jit::Error>(())
 //! ```
 
+// Lets this crate's unit tests use `rucuda_testkit::nvrtc_or_skip!()`, which names
+// `::rucuda_jit`.
+#[cfg(test)]
+extern crate self as rucuda_jit;
+
 pub mod cache;
 mod compile;
 mod error;

@@ -197,6 +197,7 @@ mod tests {
 
     #[test]
     fn the_device_decides_when_no_arch_is_given() {
+        rucuda_testkit::nvrtc_or_skip!();
         // Needs NVRTC (CI installs it): its list of supported architectures.
         let o = CompileOptions::new();
         assert_eq!(

@@ -175,7 +175,7 @@ pub(crate) fn compile(
     };
     let kept = keep.then(|| dir.keep());
     if let Some(k) = &kept {
-        eprintln!("rucuda-jit: kept nvcc's files in {}", k.display());
+        log::info!("rucuda-jit: kept nvcc's files in {}", k.display());
     }
     let Some(mut image) = image else {
         let status = if run.status.success() {

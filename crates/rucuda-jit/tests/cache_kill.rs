@@ -47,6 +47,8 @@ fn kill_child_worker() {
     if std::env::var_os(CHILD_ENV).is_none() {
         return;
     }
+    // The library logs its cache warnings; the parent reads them off stderr.
+    rucuda_testkit::log_to_stderr();
     let cache = std::path::PathBuf::from(std::env::var_os(CACHE_ENV).expect("cache"));
     let from: u32 = std::env::var(FROM_ENV).unwrap().parse().unwrap();
     let count: u32 = std::env::var(COUNT_ENV).unwrap().parse().unwrap();
@@ -139,6 +141,7 @@ fn rng() -> impl FnMut() -> u64 {
 
 #[test]
 fn writers_killed_at_random_points_leave_a_cache_the_next_process_uses() {
+    rucuda_testkit::nvrtc_or_skip!();
     let dir = TempDir::new("sigkill");
     let iterations = std::env::var("RUCUDA_JIT_KILL_ITERATIONS")
         .ok()
@@ -210,6 +213,7 @@ fn writers_killed_at_random_points_leave_a_cache_the_next_process_uses() {
 
 #[test]
 fn the_state_a_kill_mid_write_leaves_is_harmless() {
+    rucuda_testkit::nvrtc_or_skip!();
     let dir = TempDir::new("midwrite");
     // A whole entry for source 1, then what a writer of source 2 killed mid-write
     // leaves: a temporary file with half an entry, never renamed.

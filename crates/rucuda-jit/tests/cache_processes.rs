@@ -44,6 +44,8 @@ fn child_worker() {
     if std::env::var_os(CHILD_ENV).is_none() {
         return;
     }
+    // The library logs its cache warnings; the parent reads them off stderr.
+    rucuda_testkit::log_to_stderr();
     let cache = PathBuf::from(std::env::var_os(CACHE_ENV).expect("cache dir"));
     let sources = std::env::var(SOURCES_ENV).expect("sources");
     for i in sources
@@ -110,6 +112,7 @@ fn run_child(cache: &Path, sources: &str) -> (Vec<ChildResult>, String) {
 
 #[test]
 fn eight_processes_share_one_cache() {
+    rucuda_testkit::nvrtc_or_skip!();
     let dir = TempDir::new("procs");
     // Every child compiles the shared source 0 and its own source (1..=8), in an order
     // that differs between children, all at once.
@@ -192,6 +195,7 @@ fn damaged_entry_is_rebuilt(name: &str, damage: impl Fn(&Path)) {
 
 #[test]
 fn truncated_entry_is_detected_removed_and_rebuilt() {
+    rucuda_testkit::nvrtc_or_skip!();
     damaged_entry_is_rebuilt("truncated", |p| {
         let bytes = std::fs::read(p).unwrap();
         std::fs::write(p, &bytes[..bytes.len() * 2 / 3]).unwrap();
@@ -200,6 +204,7 @@ fn truncated_entry_is_detected_removed_and_rebuilt() {
 
 #[test]
 fn flipped_byte_is_detected_removed_and_rebuilt() {
+    rucuda_testkit::nvrtc_or_skip!();
     damaged_entry_is_rebuilt("flipped", |p| {
         let mut bytes = std::fs::read(p).unwrap();
         let middle = bytes.len() / 2;
@@ -210,11 +215,13 @@ fn flipped_byte_is_detected_removed_and_rebuilt() {
 
 #[test]
 fn empty_entry_is_detected_removed_and_rebuilt() {
+    rucuda_testkit::nvrtc_or_skip!();
     damaged_entry_is_rebuilt("empty", |p| std::fs::write(p, b"").unwrap());
 }
 
 #[test]
 fn uncreatable_cache_dir_warns_once_and_compiles() {
+    rucuda_testkit::nvrtc_or_skip!();
     let dir = TempDir::new("unwritable");
     // A regular file where a folder should be: creating the cache folder fails even
     // for root, which ignores permission bits.
@@ -238,6 +245,7 @@ fn uncreatable_cache_dir_warns_once_and_compiles() {
 
 #[test]
 fn read_only_cache_dir_serves_hits_without_writing() {
+    rucuda_testkit::nvrtc_or_skip!();
     // Root ignores permission bits, so only run the permission part as another user.
     let is_root = std::env::var("USER").is_ok_and(|u| u == "root")
         || std::fs::read_to_string("/proc/self/status").is_ok_and(|s| {

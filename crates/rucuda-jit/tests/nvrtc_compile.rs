@@ -14,6 +14,7 @@ fn opts(cache: &TempDir) -> CompileOptions {
 
 #[test]
 fn cubins_for_every_supported_generation() {
+    rucuda_testkit::nvrtc_or_skip!();
     let nvrtc = rucuda_jit::nvrtc::Nvrtc::get().expect("NVRTC");
     let supported = nvrtc.supported_archs().unwrap();
     assert!(supported.contains(&90), "{supported:?}");
@@ -29,6 +30,7 @@ fn cubins_for_every_supported_generation() {
 
 #[test]
 fn ptx_is_nul_terminated_text_for_the_virtual_arch() {
+    rucuda_testkit::nvrtc_or_skip!();
     let dir = TempDir::new("ptx");
     let c = compile(SAXPY, &opts(&dir).output(OutputKind::Ptx)).unwrap();
     assert_eq!(c.image.last(), Some(&0));
@@ -40,6 +42,7 @@ fn ptx_is_nul_terminated_text_for_the_virtual_arch() {
 
 #[test]
 fn lto_ir_is_produced() {
+    rucuda_testkit::nvrtc_or_skip!();
     let dir = TempDir::new("lto");
     let c = compile(SAXPY, &opts(&dir).output(OutputKind::LtoIr)).unwrap();
     assert!(!c.image.is_empty());
@@ -49,6 +52,7 @@ fn lto_ir_is_produced() {
 
 #[test]
 fn syntax_error_shows_the_compiler_line_and_the_source() {
+    rucuda_testkit::nvrtc_or_skip!();
     let src = "__global__ void k(float *x)\n{\n  x[0] = y;\n}\n";
     let err = compile(
         src,
@@ -80,6 +84,7 @@ fn syntax_error_shows_the_compiler_line_and_the_source() {
 
 #[test]
 fn syntax_error_without_extern_c_wrapping() {
+    rucuda_testkit::nvrtc_or_skip!();
     let src = "// line 1\n__global__ void k() { int z = ; }\n";
     let o = CompileOptions::new()
         .arch(Arch::SM_90)
@@ -92,6 +97,7 @@ fn syntax_error_without_extern_c_wrapping() {
 
 #[test]
 fn unknown_options_are_reported() {
+    rucuda_testkit::nvrtc_or_skip!();
     let o = CompileOptions::new()
         .arch(Arch::SM_90)
         .cache_dir(None)
@@ -114,6 +120,7 @@ fn unknown_options_are_reported() {
 
 #[test]
 fn an_arch_nvrtc_does_not_support_is_reported() {
+    rucuda_testkit::nvrtc_or_skip!();
     let o = CompileOptions::new().arch(Arch::new(3, 5)).cache_dir(None);
     let err = compile(SAXPY, &o).unwrap_err();
     let ce = err.as_compile_error().expect("a CompileError");
@@ -122,6 +129,7 @@ fn an_arch_nvrtc_does_not_support_is_reported() {
 
 #[test]
 fn templated_kernels_get_their_lowered_names() {
+    rucuda_testkit::nvrtc_or_skip!();
     let dir = TempDir::new("names");
     let src = r#"
 template <typename T, int N>
@@ -153,6 +161,7 @@ __global__ void scale(T *x, T a) { for (int i = 0; i < N; ++i) x[threadIdx.x * N
 
 #[test]
 fn defines_and_include_dirs_and_header_edits() {
+    rucuda_testkit::nvrtc_or_skip!();
     let cache = TempDir::new("inc-cache");
     let inc = TempDir::new("inc");
     std::fs::create_dir_all(inc.path().join("nested")).unwrap();
@@ -195,6 +204,7 @@ fn defines_and_include_dirs_and_header_edits() {
 
 #[test]
 fn warnings_are_kept_in_the_log_and_the_cache() {
+    rucuda_testkit::nvrtc_or_skip!();
     let dir = TempDir::new("warn");
     let src = "__global__ void k(int *x) { int unused; x[0] = 1; }";
     let c = compile(src, &opts(&dir)).unwrap();
@@ -206,6 +216,7 @@ fn warnings_are_kept_in_the_log_and_the_cache() {
 
 #[test]
 fn keep_leaves_the_files_and_skips_the_cache() {
+    rucuda_testkit::nvrtc_or_skip!();
     let dir = TempDir::new("keep");
     let c = compile(SAXPY, &opts(&dir).keep(true)).unwrap();
     assert_eq!(c.cache, CacheStatus::Off);
@@ -219,6 +230,7 @@ fn keep_leaves_the_files_and_skips_the_cache() {
 
 #[test]
 fn options_change_the_key_and_the_code() {
+    rucuda_testkit::nvrtc_or_skip!();
     let dir = TempDir::new("opts");
     let plain = compile(SAXPY, &opts(&dir)).unwrap();
     let fast = compile(SAXPY, &opts(&dir).fast_math(true).line_info(true)).unwrap();
@@ -239,6 +251,7 @@ fn options_change_the_key_and_the_code() {
 
 #[test]
 fn a_nul_in_the_source_is_an_input_error() {
+    rucuda_testkit::nvrtc_or_skip!();
     let err = compile(
         "__global__ void k() {}\0",
         &CompileOptions::new().arch(Arch::SM_90).cache_dir(None),
@@ -249,6 +262,7 @@ fn a_nul_in_the_source_is_an_input_error() {
 
 #[test]
 fn dynamic_parallelism_compiles_as_relocatable_code() {
+    rucuda_testkit::nvrtc_or_skip!();
     let src = r#"
 __global__ void child(float *x, int offset) { x[offset + threadIdx.x] *= 2.0f; }
 __global__ void parent(float *x, int n, int per_child)
@@ -271,6 +285,7 @@ __global__ void parent(float *x, int n, int per_child)
 
 #[test]
 fn toolkit_headers_resolve_for_nvrtc() {
+    rucuda_testkit::nvrtc_or_skip!();
     let nvrtc = rucuda_jit::nvrtc::Nvrtc::get().expect("NVRTC");
     let Some(dir) = nvrtc.toolkit_include_dir() else {
         println!("no CUDA headers beside NVRTC or in CUDA_PATH (pip install nvidia-cuda-runtime==13.0.*): skipped");

@@ -9,9 +9,10 @@ use rucuda_jit::{compile, Arch, CompileOptions, Error};
 fn missing_nvrtc_is_an_error_that_says_what_to_install() {
     std::env::set_var(NVRTC_ENV, "/surely/not/here/libnvrtc.so.13");
     let err = Nvrtc::get().unwrap_err();
-    let NvrtcLoadError::NotFound { tried } = &err else {
+    let NvrtcLoadError::NotFound(not_found) = &err else {
         panic!("{err}");
     };
+    let tried = &not_found.tried;
     assert_eq!(tried.len(), 1, "only the named file is tried: {tried:?}");
     let text = err.to_string();
     assert!(text.contains("/surely/not/here/libnvrtc.so.13"), "{text}");

@@ -63,7 +63,7 @@ pub use dtype::{DataType, ElementLayout, ReduceOp, Reductions};
 pub use error::{result_name, Error, NcclError, Result};
 pub use group::group;
 pub use id::{UniqueId, UNIQUE_ID_BYTES};
-pub use loader::{LoadError, MissingFunction, Nccl, NcclVersion, NCCL_ENV, NCCL_WHEEL};
+pub use loader::{LoadError, MissingFunction, Nccl, NcclVersion, NCCL_ENV, NCCL_SPEC, NCCL_WHEEL};
 
 /// NCCL's version as the loaded library reports it, or why there is no NCCL.
 ///

@@ -17,6 +17,7 @@ use std::sync::OnceLock;
 
 use rucuda_driver_sys::dynlib::{self, FailedCandidate};
 use rucuda_driver_sys::python_sites::{guessed_site_packages, python_site_packages};
+use rucuda_driver_sys::search::{absolute_entries, LibrarySpec, NotFound};
 
 use crate::sys::bindings::ncclResult_t;
 use crate::sys::functions::NcclFunctions;
@@ -29,6 +30,14 @@ const LIBRARY_NAMES: &[&str] = &["libnccl.so.2", "libnccl.so"];
 
 /// The pip package that provides the library, named in the not-found message.
 pub const NCCL_WHEEL: &str = "nvidia-nccl-cu13";
+
+/// NCCL and what provides it, for the not-found message.
+pub const NCCL_SPEC: LibrarySpec = LibrarySpec {
+    what: "NCCL (libnccl.so.2)",
+    override_env: NCCL_ENV,
+    install: "NVIDIA's wheel (`pip install nvidia-nccl-cu13`, found in Python's site-packages; \
+              PyTorch installs it too) or your distribution's libnccl2 package",
+};
 
 /// An NCCL version, as `ncclGetVersion` reports it.
 ///
@@ -111,11 +120,8 @@ impl fmt::Debug for Nccl {
 /// Why NCCL could not be used.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum LoadError {
-    /// No candidate library opened.
-    NotFound {
-        /// Every name or path tried, with the loader's reason.
-        tried: Vec<FailedCandidate>,
-    },
+    /// No candidate library opened (the short message; every place tried is inside).
+    NotFound(Box<NotFound>),
     /// A library opened but is not a usable NCCL.
     NotNccl {
         /// The library that opened.
@@ -128,21 +134,7 @@ pub enum LoadError {
 impl fmt::Display for LoadError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            LoadError::NotFound { tried } => {
-                write!(f, "NCCL (libnccl.so.2) was not found (tried: ")?;
-                for (i, t) in tried.iter().enumerate() {
-                    if i > 0 {
-                        write!(f, "; ")?;
-                    }
-                    write!(f, "{t}")?;
-                }
-                write!(
-                    f,
-                    "). Install it with `pip install {NCCL_WHEEL}` (NVIDIA's wheel, found in \
-                     Python's site-packages; PyTorch installs it too) or your distribution's \
-                     libnccl2 package, or set {NCCL_ENV} to the library's full path."
-                )
-            }
+            LoadError::NotFound(not_found) => write!(f, "{not_found}"),
             LoadError::NotNccl { opened_as, reason } => {
                 write!(f, "{opened_as} opened but is not a usable NCCL: {reason}")
             }
@@ -172,6 +164,15 @@ impl fmt::Display for MissingFunction {
 }
 
 impl std::error::Error for MissingFunction {}
+
+/// The not-found error for the places tried.
+fn not_found(tried: Vec<FailedCandidate>, skipped_relative: Vec<String>) -> LoadError {
+    LoadError::NotFound(Box::new(NotFound {
+        spec: NCCL_SPEC,
+        tried,
+        skipped_relative,
+    }))
+}
 
 static NCCL: OnceLock<Result<Nccl, LoadError>> = OnceLock::new();
 
@@ -224,13 +225,13 @@ impl Nccl {
     ///
     /// ```
     /// let e = rucuda_nccl::Nccl::open_path("/no/such/libnccl.so.2").unwrap_err();
-    /// assert!(e.to_string().contains("/no/such/libnccl.so.2 (no such file)"));
+    /// assert!(e.to_string().contains("looked in /no/such/libnccl.so.2"));
     /// ```
     pub fn open_path(path: impl AsRef<Path>) -> Result<Nccl, LoadError> {
         let mut tried = Vec::new();
         match Nccl::try_candidate(&Candidate::File(path.as_ref().to_path_buf()), &mut tried)? {
             Some(nccl) => Ok(nccl),
-            None => Err(LoadError::NotFound { tried }),
+            None => Err(not_found(tried, Vec::new())),
         }
     }
 
@@ -238,6 +239,7 @@ impl Nccl {
         let env = |name: &str| std::env::var_os(name);
         let explicit = env(NCCL_ENV).is_some_and(|v| !v.is_empty());
         let mut tried = Vec::new();
+        let mut skipped = Vec::new();
         for candidate in direct_candidates(&env) {
             if let Some(nccl) = Nccl::try_candidate(&candidate, &mut tried)? {
                 return Ok(nccl);
@@ -260,18 +262,10 @@ impl Nccl {
                     return Ok(nccl);
                 }
             }
-            // One line for the wheel folders that do not exist, not one per folder.
-            let before = tried.len();
-            tried.retain(|t| t.reason != "no such file");
-            let missing = before - tried.len();
-            tried.push(FailedCandidate {
-                candidate: format!(
-                    "nvidia/nccl/lib/libnccl.so.2 in {missing} site-packages folder(s)"
-                ),
-                reason: format!("not installed: no {NCCL_WHEEL} wheel"),
-            });
+            // Python's folders are searched for the wheel; relative PATH entries are not.
+            absolute_entries(&env, "PATH", &mut skipped);
         }
-        Err(LoadError::NotFound { tried })
+        Err(not_found(tried, skipped))
     }
 
     /// Opens one candidate: `Ok(None)` when it is not there (recorded in `tried`).
@@ -377,15 +371,16 @@ mod tests {
 
     #[test]
     fn not_found_message_says_what_to_install() {
-        let e = LoadError::NotFound {
-            tried: vec![FailedCandidate {
+        let e = not_found(
+            vec![FailedCandidate {
                 candidate: "libnccl.so.2".into(),
                 reason: "cannot open".into(),
             }],
-        };
+            Vec::new(),
+        );
         let text = e.to_string();
         assert!(text.contains("pip install nvidia-nccl-cu13"), "{text}");
-        assert!(text.contains("libnccl.so.2 (cannot open)"), "{text}");
+        assert!(text.contains("looked in libnccl.so.2"), "{text}");
         assert!(text.contains(NCCL_ENV), "{text}");
     }
 
@@ -396,9 +391,9 @@ mod tests {
         let fake = dir.join("libnccl.so.2");
         std::fs::write(&fake, b"not a shared object").unwrap();
         match Nccl::open_path(&fake) {
-            Err(LoadError::NotFound { tried }) => {
-                assert_eq!(tried.len(), 1);
-                assert_eq!(tried[0].candidate, fake.display().to_string());
+            Err(LoadError::NotFound(not_found)) => {
+                assert_eq!(not_found.tried.len(), 1);
+                assert_eq!(not_found.tried[0].candidate, fake.display().to_string());
             }
             other => panic!("expected NotFound, got {other:?}"),
         }

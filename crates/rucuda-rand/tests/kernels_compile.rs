@@ -1,11 +1,11 @@
 //! Our kernel sources compile with NVRTC (rucuda-jit, no GPU needed) and define every
-//! kernel the generators look up, with no local-memory spills. Skipped, with a message,
-//! when NVRTC cannot be loaded.
+//! kernel the generators look up, with no local-memory spills. Skipped, with one line,
+//! when NVRTC cannot be loaded (`rucuda_testkit::nvrtc_or_skip!`, as in every crate).
 
 use rucuda_jit::{compile, Arch, CompileOptions, OutputKind};
 use rucuda_rand::kernels::{source, Family};
 
-fn ptx(family: Family) -> Option<String> {
+fn ptx(family: Family) -> String {
     let options = CompileOptions::new()
         .no_extern_c(true)
         .toolkit_include(false)
@@ -13,17 +13,14 @@ fn ptx(family: Family) -> Option<String> {
         .output(OutputKind::Ptx)
         .cache_dir(None);
     match compile(&source(family), &options) {
-        Ok(out) => Some(String::from_utf8_lossy(&out.image).into_owned()),
-        Err(rucuda_jit::Error::NvrtcNotFound(e)) => {
-            println!("RUCUDA_SKIPPED: NVRTC not found ({e})");
-            None
-        }
+        Ok(out) => String::from_utf8_lossy(&out.image).into_owned(),
         Err(e) => panic!("{family:?} kernels do not compile: {e}"),
     }
 }
 
 #[test]
 fn every_family_compiles_with_all_its_kernels() {
+    rucuda_testkit::nvrtc_or_skip!();
     let fills = [
         "raw_u32",
         "uniform_f32",
@@ -40,7 +37,7 @@ fn every_family_compiles_with_all_its_kernels() {
         Family::Mrg32k3a,
         Family::Sobol,
     ] {
-        let Some(ptx) = ptx(family) else { return };
+        let ptx = ptx(family);
         let mut names: Vec<String> = Vec::new();
         if family == Family::Sobol {
             for w in ["rr_sobol32", "rr_sobol64"] {

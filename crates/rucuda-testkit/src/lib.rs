@@ -14,6 +14,10 @@
 //!   element leaves a value no correct result can have.
 //! - [`assert_close`] and [`check_close`]: element-wise comparison in `f64` with a
 //!   message that names the first bad index.
+//! - [`nvrtc_or_skip!`]: the one way a test that needs NVRTC skips where it is not
+//!   installed (one line naming `cargo xtask test`, which installs it).
+//! - [`log_to_stderr`]: the library's log records on stderr (child processes whose
+//!   warnings a test reads).
 //! - [`child_test`]: one test of the same binary again, in a child process (IPC, faults,
 //!   process-wide settings).
 //!
@@ -27,6 +31,8 @@
 
 mod child;
 mod compare;
+mod log_stderr;
+mod nvrtc;
 pub mod poison;
 mod random;
 mod sanitizer;
@@ -34,6 +40,8 @@ mod skip;
 
 pub use child::child_test;
 pub use compare::{assert_close, check_close, Mismatch};
+pub use log_stderr::log_to_stderr;
+pub use nvrtc::{nvrtc_present_or_say_so, nvrtc_skip_line, NVRTC_COMMAND};
 pub use random::{
     base_seed, random_f32, random_f64, random_i32, seed_for, SplitMix64, TestRng, SEED_ENV,
 };

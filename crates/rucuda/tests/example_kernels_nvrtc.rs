@@ -22,6 +22,7 @@ const KERNELS: &[(&str, &str)] = &[
 
 #[test]
 fn every_example_kernel_compiles_with_nvrtc() {
+    rucuda_testkit::nvrtc_or_skip!();
     for (name, source) in KERNELS {
         for output in [OutputKind::Cubin, OutputKind::Ptx] {
             let options = CompileOptions::new()
@@ -45,6 +46,7 @@ fn every_example_kernel_compiles_with_nvrtc() {
 
 #[test]
 fn the_register_heavy_test_kernels_compile_with_nvrtc() {
+    rucuda_testkit::nvrtc_or_skip!();
     let options = CompileOptions::new()
         .arch(Arch::SM_90)
         .output(OutputKind::Ptx)

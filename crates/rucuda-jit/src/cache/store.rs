@@ -270,8 +270,8 @@ impl DiskCache {
                     Err(e) if e.kind() == io::ErrorKind::NotFound => "already removed".into(),
                     Err(e) => format!("could not remove it: {e}"),
                 };
-                eprintln!(
-                    "rucuda-jit: warning: cache entry {} is corrupt ({reason}); {removed}, \
+                log::warn!(
+                    "rucuda-jit: cache entry {} is corrupt ({reason}); {removed}, \
                      compiling again",
                     path.display()
                 );

@@ -49,9 +49,9 @@ pub(crate) fn trusted(dir: &Path) -> bool {
                 .lock()
                 .unwrap_or_else(PoisonError::into_inner);
             if warned.insert(dir.to_path_buf()) {
-                eprintln!(
-                    "rucuda-jit: warning: not using the kernel cache {}: {reason}; compiling \
-                     without a disk cache",
+                log::warn!(
+                    "rucuda-jit: not using the kernel cache {}: {reason}; compiling without \
+                     a disk cache",
                     dir.display()
                 );
             }

@@ -18,6 +18,7 @@ use std::sync::OnceLock;
 use rucuda_driver_sys::dynlib::{self, FailedCandidate};
 pub(crate) use rucuda_driver_sys::python_sites::python_site_packages;
 use rucuda_driver_sys::python_sites::{self, dedup};
+use rucuda_driver_sys::search::{absolute_entries, version_cmp, LibrarySpec, NotFound};
 
 use super::functions::NvrtcFunctions;
 
@@ -25,6 +26,15 @@ pub use rucuda_driver_sys::MissingFunction;
 
 /// Environment variable naming the NVRTC library file to open instead of searching.
 pub const NVRTC_ENV: &str = "RUCUDA_NVRTC";
+
+/// NVRTC and what provides it, for the not-found message.
+pub const NVRTC_SPEC: LibrarySpec = LibrarySpec {
+    what: "NVRTC (libnvrtc.so.13 or .12)",
+    override_env: NVRTC_ENV,
+    install: "NVIDIA's wheel (`pip install nvidia-cuda-nvrtc==13.0.*`, found in Python's \
+              site-packages; `cargo xtask test` installs it for the tests) or the CUDA toolkit \
+              (found through CUDA_PATH, CUDA_HOME or /usr/local/cuda)",
+};
 
 /// The library file names tried in each folder and on the loader path, newest first.
 const LIBRARY_NAMES: &[&str] = &["libnvrtc.so.13", "libnvrtc.so.12"];
@@ -59,11 +69,8 @@ impl fmt::Debug for Nvrtc {
 /// Why NVRTC could not be used.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum NvrtcLoadError {
-    /// No candidate library opened.
-    NotFound {
-        /// Every name or path tried, with the loader's reason.
-        tried: Vec<FailedCandidate>,
-    },
+    /// No candidate library opened (the short message; every place tried is inside).
+    NotFound(Box<NotFound>),
     /// A library opened but is not a usable NVRTC.
     NotNvrtc {
         /// The library that opened.
@@ -76,22 +83,7 @@ pub enum NvrtcLoadError {
 impl fmt::Display for NvrtcLoadError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            NvrtcLoadError::NotFound { tried } => {
-                write!(f, "NVRTC (libnvrtc.so.13 or .12) was not found (tried: ")?;
-                for (i, t) in tried.iter().enumerate() {
-                    if i > 0 {
-                        write!(f, "; ")?;
-                    }
-                    write!(f, "{t}")?;
-                }
-                write!(
-                    f,
-                    "). Install it with `pip install nvidia-cuda-nvrtc==13.0.*` (NVIDIA's wheel, \
-                     found in Python's site-packages) or the CUDA toolkit (found through \
-                     CUDA_PATH, CUDA_HOME or /usr/local/cuda), or set {NVRTC_ENV} to the \
-                     library's full path."
-                )
-            }
+            NvrtcLoadError::NotFound(not_found) => write!(f, "{not_found}"),
             NvrtcLoadError::NotNvrtc { opened_as, reason } => {
                 write!(f, "{opened_as} opened but is not a usable NVRTC: {reason}")
             }
@@ -113,14 +105,18 @@ pub(crate) enum Candidate {
 }
 
 /// The candidates that need no subprocess: environment, toolkit folders, loader path.
-pub(crate) fn direct_candidates(env: &dyn Fn(&str) -> Option<OsString>) -> Vec<Candidate> {
+/// A relative `CUDA_PATH` or `CUDA_HOME` is left out and noted in `skipped`.
+pub(crate) fn direct_candidates(
+    env: &dyn Fn(&str) -> Option<OsString>,
+    skipped: &mut Vec<String>,
+) -> Vec<Candidate> {
     if let Some(path) = env(NVRTC_ENV) {
         return vec![Candidate::File(PathBuf::from(path))];
     }
     let mut folders: Vec<PathBuf> = Vec::new();
     for var in ["CUDA_PATH", "CUDA_HOME"] {
-        if let Some(root) = env(var).filter(|v| !v.is_empty()) {
-            folders.push(Path::new(&root).join("lib64"));
+        for root in absolute_entries(env, var, skipped) {
+            folders.push(root.join("lib64"));
         }
     }
     folders.push(PathBuf::from("/usr/local/cuda/lib64"));
@@ -171,7 +167,8 @@ pub(crate) fn builtins_beside(nvrtc_file: &Path) -> Option<PathBuf> {
         })
         .map(|e| e.path())
         .collect();
-    found.sort();
+    // 13.10 after 13.9: compared as versions, not as strings.
+    found.sort_by(|a, b| version_cmp(&a.to_string_lossy(), &b.to_string_lossy()));
     found.pop()
 }
 
@@ -187,8 +184,8 @@ pub(crate) fn toolkit_include_dir(
         dirs.push(root.join("include"));
     }
     for var in ["CUDA_PATH", "CUDA_HOME"] {
-        if let Some(root) = env(var).filter(|v| !v.is_empty()) {
-            dirs.push(Path::new(&root).join("include"));
+        for root in absolute_entries(env, var, &mut Vec::new()) {
+            dirs.push(root.join("include"));
         }
     }
     dirs.push(PathBuf::from("/usr/local/cuda/include"));
@@ -234,7 +231,8 @@ impl Nvrtc {
         let env = |name: &str| std::env::var_os(name);
         let explicit = env(NVRTC_ENV).is_some();
         let mut tried = Vec::new();
-        for candidate in direct_candidates(&env) {
+        let mut skipped = Vec::new();
+        for candidate in direct_candidates(&env, &mut skipped) {
             if let Some(nvrtc) = Nvrtc::try_candidate(&candidate, &mut tried)? {
                 return Ok(nvrtc);
             }
@@ -258,7 +256,15 @@ impl Nvrtc {
                 }
             }
         }
-        Err(NvrtcLoadError::NotFound { tried })
+        if !explicit {
+            // Python's folders are searched for the wheel; relative PATH entries are not.
+            absolute_entries(&env, "PATH", &mut skipped);
+        }
+        Err(NvrtcLoadError::NotFound(Box::new(NotFound {
+            spec: NVRTC_SPEC,
+            tried,
+            skipped_relative: skipped,
+        })))
     }
 
     /// Opens one candidate: `Ok(None)` when it is not there (recorded in `tried`).
@@ -395,7 +401,7 @@ mod tests {
     fn explicit_path_is_the_only_candidate() {
         let env = |name: &str| (name == NVRTC_ENV).then(|| OsString::from("/opt/x/libnvrtc.so.13"));
         assert_eq!(
-            direct_candidates(&env),
+            direct_candidates(&env, &mut Vec::new()),
             vec![Candidate::File("/opt/x/libnvrtc.so.13".into())]
         );
     }
@@ -407,7 +413,7 @@ mod tests {
             "CUDA_HOME" => Some(OsString::from("/usr/local/cuda")),
             _ => None,
         };
-        let c = direct_candidates(&env);
+        let c = direct_candidates(&env, &mut Vec::new());
         assert_eq!(
             c[0],
             Candidate::File("/opt/cuda/lib64/libnvrtc.so.13".into())
@@ -480,18 +486,43 @@ mod tests {
 
     #[test]
     fn not_found_message_says_what_to_install() {
-        let e = NvrtcLoadError::NotFound {
+        let e = NvrtcLoadError::NotFound(Box::new(NotFound {
+            spec: NVRTC_SPEC,
             tried: vec![FailedCandidate {
                 candidate: "libnvrtc.so.13".into(),
                 reason: "cannot open".into(),
             }],
-        };
+            skipped_relative: Vec::new(),
+        }));
         let text = e.to_string();
         assert!(
             text.contains("pip install nvidia-cuda-nvrtc==13.0.*"),
             "{text}"
         );
-        assert!(text.contains("libnvrtc.so.13 (cannot open)"), "{text}");
+        assert!(text.contains("looked in libnvrtc.so.13"), "{text}");
         assert!(text.contains(NVRTC_ENV), "{text}");
+        assert!(format!("{e:?}").contains("cannot open"));
+    }
+
+    #[test]
+    fn relative_toolkit_folders_are_skipped() {
+        let env = |name: &str| (name == "CUDA_PATH").then(|| OsString::from("cuda"));
+        let mut skipped = Vec::new();
+        let c = direct_candidates(&env, &mut skipped);
+        assert!(!c.contains(&Candidate::File("cuda/lib64/libnvrtc.so.13".into())));
+        assert_eq!(skipped, ["CUDA_PATH entry `cuda`"]);
+    }
+
+    #[test]
+    fn builtins_sorted_as_versions() {
+        let dir =
+            std::env::temp_dir().join(format!("rucuda-jit-builtins-v-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        for name in ["libnvrtc-builtins.so.13.9", "libnvrtc-builtins.so.13.10"] {
+            std::fs::write(dir.join(name), b"").unwrap();
+        }
+        let found = builtins_beside(&dir.join("libnvrtc.so.13")).unwrap();
+        assert_eq!(found, dir.join("libnvrtc-builtins.so.13.10"));
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 }

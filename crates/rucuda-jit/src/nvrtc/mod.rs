@@ -10,7 +10,7 @@ pub mod loader;
 pub(crate) mod program;
 
 pub use functions::{NvrtcFunctions, FUNCTION_NAMES};
-pub use loader::{MissingFunction, Nvrtc, NvrtcLoadError, NVRTC_ENV};
+pub use loader::{MissingFunction, Nvrtc, NvrtcLoadError, NVRTC_ENV, NVRTC_SPEC};
 
 use bindings::nvrtcResult;
 

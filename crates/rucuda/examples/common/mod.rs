@@ -7,18 +7,32 @@ use std::error::Error;
 /// The result type of the examples' `run` functions.
 pub type ExampleResult = Result<(), Box<dyn Error>>;
 
-/// Runs `body` after checking for a CUDA driver. Exits 1 with the reason when there is
-/// no driver or `body` fails; `body` prints its own "OK".
+/// Runs `body` after checking for a CUDA driver (and NVRTC when `needs_nvrtc`). Every
+/// missing piece is reported at once, each with what provides it, and the example exits
+/// 1; it also exits 1 when `body` fails. `body` prints its own "OK".
 pub fn main(name: &str, needs_nvrtc: bool, body: impl FnOnce() -> ExampleResult) {
+    let mut missing: Vec<String> = Vec::new();
     if let Err(e) = rucuda::driver::driver() {
-        eprintln!("{name}: no usable CUDA driver on this machine, nothing to run.\n  {e}");
-        std::process::exit(1);
+        missing.push(format!("a CUDA driver: {e}"));
     }
     if needs_nvrtc {
         if let Err(e) = rucuda::jit::nvrtc::Nvrtc::get() {
-            eprintln!("{name}: this example compiles CUDA C at run time and needs NVRTC.\n  {e}");
-            std::process::exit(1);
+            missing.push(format!("NVRTC (it compiles the example's CUDA C): {e}"));
         }
+    }
+    if !missing.is_empty() {
+        eprintln!(
+            "{name}: cannot run here; {} missing:",
+            if missing.len() == 1 {
+                "one piece is"
+            } else {
+                "these are"
+            }
+        );
+        for m in &missing {
+            eprintln!("  - {m}");
+        }
+        std::process::exit(1);
     }
     if let Err(e) = body() {
         eprintln!("{name} FAILED: {e}");

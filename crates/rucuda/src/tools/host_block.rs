@@ -124,7 +124,7 @@ impl<T: DeviceRepr> PooledHostAllocation<T> {
     /// broken context, where no queued work runs any more.
     fn wait_or_report(&self, access: Access) {
         if let Err(e) = self.uses.wait_on_host(access) {
-            eprintln!("rucuda: waiting for copies of a pooled host block failed: {e}");
+            log::error!("rucuda: waiting for copies of a pooled host block failed: {e}");
         }
     }
 }
@@ -154,7 +154,9 @@ impl<T: DeviceRepr> Drop for PooledHostAllocation<T> {
         if let Err(e) = self.synchronize() {
             // The context is broken: leak the block rather than hand out memory a copy
             // may still touch.
-            eprintln!("rucuda: a pooled host block is leaked: waiting for its copies failed: {e}");
+            log::error!(
+                "rucuda: a pooled host block is leaked: waiting for its copies failed: {e}"
+            );
             return;
         }
         let p = &self.pool;
@@ -171,7 +173,7 @@ impl<T: DeviceRepr> Drop for PooledHostAllocation<T> {
             return;
         }
         if let Err(e) = p.release(self.addr, self.bin) {
-            eprintln!("rucuda: freeing a pooled host block failed: {e}");
+            log::error!("rucuda: freeing a pooled host block failed: {e}");
         }
     }
 }

@@ -126,7 +126,7 @@ impl HostPoolInner {
 impl Drop for HostPoolInner {
     fn drop(&mut self) {
         if let Err(e) = self.free_held() {
-            eprintln!("rucuda: freeing a page-locked pool's blocks failed: {e}");
+            log::error!("rucuda: freeing a page-locked pool's blocks failed: {e}");
         }
     }
 }

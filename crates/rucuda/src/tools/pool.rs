@@ -87,7 +87,7 @@ impl PoolInner {
 impl Drop for PoolInner {
     fn drop(&mut self) {
         if let Err(e) = self.free_held() {
-            eprintln!("rucuda: freeing a memory pool's blocks failed: {e}");
+            log::error!("rucuda: freeing a memory pool's blocks failed: {e}");
         }
     }
 }
@@ -301,7 +301,7 @@ impl Drop for PooledDeviceAllocation {
             }
         }
         if let Err(e) = p.release(block) {
-            eprintln!("rucuda: freeing a pooled block failed: {e}");
+            log::error!("rucuda: freeing a pooled block failed: {e}");
         }
     }
 }
