@@ -185,8 +185,8 @@ impl Device {
                 Ok(v) => {
                     map.insert(a.name(), v);
                 }
-                Err(e) if e.code() == Some(rucuda_driver_sys::CUresult::CUDA_ERROR_INVALID_VALUE) => {
-                }
+                Err(e)
+                    if e.code() == Some(rucuda_driver_sys::CUresult::CUDA_ERROR_INVALID_VALUE) => {}
                 Err(e) => return Err(e),
             }
         }

@@ -4,8 +4,8 @@
 
 use std::ffi::c_uint;
 
-use rucuda_driver_sys::{CUGLDeviceList, CUdevice, CUresult};
 use rucuda_driver::{check, driver, Context, Device};
+use rucuda_driver_sys::{CUGLDeviceList, CUdevice, CUresult};
 
 use crate::error::{take_deferred_errors, Error, Result};
 

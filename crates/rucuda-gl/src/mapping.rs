@@ -4,10 +4,10 @@
 
 use std::fmt;
 
+use rucuda_driver::{check, driver, Context, DevicePointerArg, Stream};
 use rucuda_driver_sys::{
     CUarray, CUarray_format, CUdeviceptr, CUgraphicsResource, CUresult, CUDA_ARRAY3D_DESCRIPTOR,
 };
-use rucuda_driver::{check, driver, Context, DevicePointerArg, Stream};
 
 use crate::error::{defer, take_deferred_errors, Error, Result};
 use crate::resource::{Registered, ResourceCore, ResourceKind};

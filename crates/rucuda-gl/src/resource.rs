@@ -5,8 +5,8 @@ use std::cell::Cell;
 use std::fmt;
 use std::marker::PhantomData;
 
-use rucuda_driver_sys::{CUgraphicsResource, CUresult};
 use rucuda_driver::{check, driver, Context};
+use rucuda_driver_sys::{CUgraphicsResource, CUresult};
 
 use crate::error::{defer, take_deferred_errors, Error, Result};
 

@@ -5,8 +5,8 @@
 use std::ffi::{c_void, CString};
 use std::path::{Path, PathBuf};
 
-use rucuda_driver_sys::{CUjitInputType, CUjit_option, CUlinkState};
 use rucuda_driver::{Context, DeviceGlobal, Function, Module};
+use rucuda_driver_sys::{CUjitInputType, CUjit_option, CUlinkState};
 
 use crate::compile::{compile, Compiled};
 use crate::module::device_arch;

@@ -11,9 +11,9 @@
 
 use std::time::Duration;
 
-use rucuda_driver_sys::CUdeviceptr;
 use rucuda_array::{Element, GpuArray};
 use rucuda_driver::{DeviceBuffer, DeviceRepr, DeviceView, DeviceViewMut, Stream};
+use rucuda_driver_sys::CUdeviceptr;
 
 use crate::comm::Communicator;
 use crate::dtype::{DataType, ElementLayout, ReduceOp};

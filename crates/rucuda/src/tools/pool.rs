@@ -11,8 +11,8 @@ use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
-use rucuda_driver_sys::CUdeviceptr;
 use rucuda_driver::{Context, DeviceBuffer, DevicePtr, Error, ErrorKind, Result};
+use rucuda_driver_sys::CUdeviceptr;
 
 const MANTISSA_BITS: u32 = 2;
 
