@@ -16,7 +16,7 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
-use common::TempDir;
+use common::temp_dir;
 use rucuda_jit::cache::DiskCache;
 use rucuda_jit::{compile, Arch, CacheStatus, CompileOptions};
 
@@ -139,7 +139,7 @@ fn rng() -> impl FnMut() -> u64 {
 
 #[test]
 fn writers_killed_at_random_points_leave_a_cache_the_next_process_uses() {
-    let dir = TempDir::new("sigkill");
+    let dir = temp_dir("sigkill");
     let iterations = std::env::var("RUCUDA_JIT_KILL_ITERATIONS")
         .ok()
         .and_then(|v| v.parse().ok())
@@ -210,7 +210,7 @@ fn writers_killed_at_random_points_leave_a_cache_the_next_process_uses() {
 
 #[test]
 fn the_state_a_kill_mid_write_leaves_is_harmless() {
-    let dir = TempDir::new("midwrite");
+    let dir = temp_dir("midwrite");
     // A whole entry for source 1, then what a writer of source 2 killed mid-write
     // leaves: a temporary file with half an entry, never renamed.
     let first = compile(&source(1), &options(dir.path())).unwrap();

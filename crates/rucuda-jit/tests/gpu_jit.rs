@@ -282,7 +282,7 @@ __global__ void apply(float *x, float c, int n)
             .relocatable(true),
     )
     .unwrap();
-    let dir = common::TempDir::new("link-file");
+    let dir = common::temp_dir("link-file");
     let lib_path = dir.path().join("lib.ptx");
     std::fs::write(&lib_path, &lib_ptx.image[..lib_ptx.image.len() - 1]).unwrap();
     let mut linker = Linker::new(&ctx).unwrap();
