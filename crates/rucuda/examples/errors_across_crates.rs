@@ -4,10 +4,9 @@
 //!
 //! Run: `cargo run -p rucuda --example errors_across_crates`
 //!
-//! Without a GPU (or without NVRTC) the first call that needs one fails; `main` prints
-//! the error with `Display` (the text names the call and says what to install) and
-//! exits 1. `main` returning `Err` would print it with `Debug`, which shows the structure
-//! rather than the message: hence the small `run` / `main` split.
+//! Without a GPU (or without NVRTC) the first call that needs one fails, and `main`
+//! returns the error: Rust prints it (`rucuda::Error`'s `Debug` is its message, which
+//! names the call and says what to install, then its causes) and the exit status is 1.
 
 use rucuda::driver::{Device, DeviceBuffer, Stream};
 use rucuda::jit::{CompileOptions, SourceModule};
@@ -20,15 +19,7 @@ extern "C" __global__ void scale(float *x, float a, int n) {
     if (i < n) x[i] *= a;
 }"#;
 
-fn main() {
-    if let Err(e) = run() {
-        // `{e}`: the helpful text. `e.subsystem()` says which crate it came from.
-        eprintln!("errors_across_crates failed ({}): {e}", e.subsystem());
-        std::process::exit(1);
-    }
-}
-
-fn run() -> rucuda::Result<()> {
+fn main() -> rucuda::Result<()> {
     // rucuda::driver::Error
     let ctx = Device::get(0)?.primary_context()?;
     ctx.bind()?;

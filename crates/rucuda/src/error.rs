@@ -18,8 +18,9 @@ pub type Result<T, E = Error> = std::result::Result<T, E>;
 ///
 /// Its [`Display`](std::fmt::Display) is the inner error's text (which names the failing
 /// call and says what to do); [`source()`](std::error::Error::source) continues with the
-/// inner error's own causes. Print it with `{e}`: `{e:?}` shows the structure, for
-/// debugging.
+/// inner error's own causes. Its `Debug` is that text too, followed by each cause on a
+/// line of its own, so that a `main` returning [`rucuda::Result`](crate::Result) prints
+/// something helpful when it fails; `{e:#?}` shows the structure, for debugging.
 ///
 /// ```no_run
 /// use rucuda::array::GpuArray;
@@ -42,8 +43,8 @@ pub type Result<T, E = Error> = std::result::Result<T, E>;
 /// }
 /// ```
 ///
-/// A `main` that returns the error prints it with `Debug`; to show the message, print it
-/// yourself, and branch on the crate it came from where that matters:
+/// To handle an error rather than end the program with it, branch on the crate it came
+/// from where that matters:
 ///
 /// ```no_run
 /// fn run() -> rucuda::Result<()> {
@@ -60,7 +61,7 @@ pub type Result<T, E = Error> = std::result::Result<T, E>;
 ///
 /// Each variant holds its crate's error in a `Box`: the crates' errors are 64 to 112
 /// bytes, and a `Result` of this type stays two words wide (clippy's `result_large_err`).
-#[derive(Debug, thiserror::Error)]
+#[derive(thiserror::Error)]
 #[non_exhaustive]
 pub enum Error {
     /// The driver layer (`rucuda::driver`): a failed driver call, no driver, a refused
@@ -93,7 +94,51 @@ pub enum Error {
     DefaultContext(Box<DefaultContextError>),
 }
 
+impl std::fmt::Debug for Error {
+    /// The message and its causes (what `main` prints when it returns the error); with
+    /// `{:#?}`, the variant and the inner error's own `Debug`.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if f.alternate() {
+            let inner: &dyn std::fmt::Debug = match self {
+                Error::Driver(e) => e,
+                Error::Jit(e) => e,
+                Error::Array(e) => e,
+                #[cfg(feature = "rand")]
+                Error::Rand(e) => e,
+                #[cfg(feature = "gl")]
+                Error::Gl(e) => e,
+                #[cfg(feature = "nccl")]
+                Error::Nccl(e) => e,
+                Error::DefaultContext(e) => e,
+            };
+            return f.debug_tuple(self.variant_name()).field(inner).finish();
+        }
+        write!(f, "{self}")?;
+        let mut cause = std::error::Error::source(self);
+        while let Some(e) = cause {
+            write!(f, "\n  caused by: {e}")?;
+            cause = e.source();
+        }
+        Ok(())
+    }
+}
+
 impl Error {
+    fn variant_name(&self) -> &'static str {
+        match self {
+            Error::Driver(_) => "Driver",
+            Error::Jit(_) => "Jit",
+            Error::Array(_) => "Array",
+            #[cfg(feature = "rand")]
+            Error::Rand(_) => "Rand",
+            #[cfg(feature = "gl")]
+            Error::Gl(_) => "Gl",
+            #[cfg(feature = "nccl")]
+            Error::Nccl(_) => "Nccl",
+            Error::DefaultContext(_) => "DefaultContext",
+        }
+    }
+
     /// The subsystem the error comes from: `"driver"`, `"jit"`, `"array"`, `"rand"`,
     /// `"gl"`, `"nccl"` or `"tools"`.
     ///
@@ -298,6 +343,9 @@ mod tests {
         assert!(e.to_string().starts_with("writing the cache: "), "{e}");
         let cause = e.source().map(ToString::to_string);
         assert_eq!(cause.as_deref(), Some("no"));
+        // Debug (what `main` prints): the message, then the causes; {:#?} the structure.
+        assert_eq!(format!("{e:?}"), format!("{e}\n  caused by: no"), "{e:#?}");
+        assert!(format!("{e:#?}").starts_with("Jit(\n    Io {"), "{e:#?}");
     }
 
     #[test]
