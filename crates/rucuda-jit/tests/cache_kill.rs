@@ -117,24 +117,10 @@ fn check_fresh_process(cache: &Path, from: u32, count: u32) -> Vec<String> {
     done.into_iter().map(|(_, s)| s).collect()
 }
 
-/// SplitMix64 seeded from the clock (or RUCUDA_TEST_SEED); prints its seed.
+/// Random bits, fresh per run (`RUCUDA_TEST_SEED` replays), from the testkit.
 fn rng() -> impl FnMut() -> u64 {
-    let mut s: u64 = std::env::var("RUCUDA_TEST_SEED")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or_else(|| {
-            std::time::SystemTime::now()
-                .duration_since(std::time::UNIX_EPOCH)
-                .map_or(1, |d| d.as_nanos() as u64)
-        });
-    println!("random seed {s} (set RUCUDA_TEST_SEED to replay)");
-    move || {
-        s = s.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = s;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
+    let mut rng = rucuda_testkit::TestRng::fresh();
+    move || rng.next_u64()
 }
 
 #[test]
