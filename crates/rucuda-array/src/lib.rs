@@ -76,3 +76,13 @@ pub use transfer::{PendingGet, PendingSet};
 
 pub use half::{bf16, f16};
 pub use num_complex::Complex;
+
+// The crates whose types this crate's API takes and returns, re-exported so that a user's
+// versions are ours without a dependency of their own (`rucuda_array::half::f16`).
+/// The `half` crate (`f16`, `bf16`), as this crate uses it.
+pub use half;
+/// The `ndarray` crate, as `from_ndarray`/`to_ndarray` use it (feature `ndarray`).
+#[cfg(feature = "ndarray")]
+pub use ndarray;
+/// The `num-complex` crate (`Complex<f32>`, `Complex<f64>`), as this crate uses it.
+pub use num_complex;

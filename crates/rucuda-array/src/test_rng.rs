@@ -1,19 +1,16 @@
-//! A small seeded generator (SplitMix64) for the property-style unit tests.
+//! A small seeded generator for the property-style unit tests: the testkit's SplitMix64
+//! with the two draws these tests use.
 
-/// SplitMix64: fast, good enough for picking shapes and values.
-pub(crate) struct TestRng(u64);
+/// Fast, good enough for picking shapes and values; the same seed gives the same draws.
+pub(crate) struct TestRng(rucuda_testkit::SplitMix64);
 
 impl TestRng {
     pub(crate) fn new(seed: u64) -> TestRng {
-        TestRng(seed)
+        TestRng(rucuda_testkit::SplitMix64::new(seed))
     }
 
     pub(crate) fn next_u64(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
+        self.0.next_u64()
     }
 
     /// Uniform in `lo..=hi`.

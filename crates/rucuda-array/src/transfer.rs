@@ -7,7 +7,6 @@
 //! Handles keep the staging buffer and any device temporary alive; dropping a handle
 //! early waits for its copy.
 
-use ndarray::{ArrayD, IxDyn};
 use rucuda_driver::{Event, EventFlags, HostAllocFlags, PinnedHostBuffer, Stream};
 
 use crate::convert::check_writable;
@@ -49,11 +48,13 @@ impl<T: Element> PendingGet<T> {
         Ok(stored.iter().map(|&s| T::from_storage(s)).collect())
     }
 
-    /// Waits for the copy and returns an `ndarray` array of the device array's shape.
-    pub fn wait_ndarray(self) -> Result<ArrayD<T>> {
+    /// Waits for the copy and returns an `ndarray` array of the device array's shape
+    /// (feature `ndarray`).
+    #[cfg(feature = "ndarray")]
+    pub fn wait_ndarray(self) -> Result<ndarray::ArrayD<T>> {
         let shape = self.shape.clone();
         let v = self.wait()?;
-        ArrayD::from_shape_vec(IxDyn(&shape), v).map_err(|e| {
+        ndarray::ArrayD::from_shape_vec(ndarray::IxDyn(&shape), v).map_err(|e| {
             ArrayError::InvalidArgument(format!("building the host array failed: {e}"))
         })
     }

@@ -5,18 +5,47 @@ use std::path::PathBuf;
 
 use crate::harness::Sampling;
 
-/// Usage text.
-pub const USAGE: &str = "\
-usage: rucuda-bench [--quick] [--copy-mib N] [--cases PATTERNS] [--device N] [--out DIR]
-                    [--peer-results FILE]... [--list]
-  --quick            fewer repetitions and 64 MiB copies     (env RUCUDA_BENCH_QUICK=1)
-  --copy-mib N       size of the copy cases in MiB (1024)    (env RUCUDA_BENCH_COPY_MIB)
-  --cases PATTERNS   comma-separated substrings of case names (env RUCUDA_BENCH_CASES)
-  --device N         device ordinal (0)                      (env RUCUDA_BENCH_DEVICE)
-  --out DIR          where bench.jsonl and bench.md go       (env OUT, else .)
-  --peer-results F   JSON lines from a peer (cupy_bench.py, nvidia_bench) to merge
-  --list             print the cases and exit
-environment: RUCUDA_BENCH_SCAN_SWEEP=1 adds the scan tuning sweep (scan_tune_*)";
+/// The command line, parsed by clap; an unset flag falls back to its environment
+/// variable, so `run.sh bench` can hand the same settings to the peers.
+#[derive(Debug, clap::Parser)]
+#[command(
+    name = "rucuda-bench",
+    about = "rucuda's benchmarks against the raw driver, CuPy and NVIDIA's own code",
+    after_help = "environment: RUCUDA_BENCH_SCAN_SWEEP=1 adds the scan tuning sweep (scan_tune_*)"
+)]
+struct Cli {
+    /// Fewer repetitions and 64 MiB copies (the variable: anything but empty, 0, false,
+    /// no or off).
+    #[arg(long, env = "RUCUDA_BENCH_QUICK", action = clap::ArgAction::SetTrue,
+          value_parser = clap::builder::FalseyValueParser::new())]
+    quick: bool,
+    /// Size of the copy cases in MiB [default: 1024, 64 with --quick].
+    #[arg(long, value_name = "N", env = "RUCUDA_BENCH_COPY_MIB",
+          value_parser = clap::value_parser!(u64).range(1..))]
+    copy_mib: Option<u64>,
+    /// Comma-separated substrings of case names (all cases when empty).
+    #[arg(
+        long,
+        value_name = "PATTERNS",
+        env = "RUCUDA_BENCH_CASES",
+        value_delimiter = ','
+    )]
+    cases: Vec<String>,
+    /// Device ordinal.
+    #[arg(long, value_name = "N", env = "RUCUDA_BENCH_DEVICE", default_value_t = 0,
+          value_parser = clap::value_parser!(i32).range(0..))]
+    device: i32,
+    /// Where bench.jsonl and bench.md go (an empty OUT means the default).
+    // A String: clap's PathBuf parser refuses the empty value of an `OUT=` environment.
+    #[arg(long = "out", value_name = "DIR", env = "OUT", default_value = ".")]
+    out_dir: String,
+    /// JSON lines from a peer (cupy_bench.py, nvidia_bench) to merge; repeatable.
+    #[arg(long = "peer-results", value_name = "FILE")]
+    peer_results: Vec<PathBuf>,
+    /// Print the cases and exit.
+    #[arg(long)]
+    list: bool,
+}
 
 /// The bench's settings.
 #[derive(Debug, Clone, PartialEq)]
@@ -35,59 +64,47 @@ pub struct Config {
     pub peer_results: Vec<PathBuf>,
     /// Only list the cases.
     pub list: bool,
-    /// Only print the usage.
-    pub help: bool,
 }
 
 impl Config {
-    /// Reads the environment, then the flags (which win).
-    pub fn parse(
-        args: impl IntoIterator<Item = String>,
-        env: impl Fn(&str) -> Option<String>,
-    ) -> Result<Self, String> {
-        let quick = env("RUCUDA_BENCH_QUICK").is_some_and(|v| !v.is_empty() && v != "0");
-        let mut config = Config {
-            quick,
-            copy_bytes: 0,
-            cases: env("RUCUDA_BENCH_CASES")
-                .map(|p| split_patterns(&p))
-                .unwrap_or_default(),
-            device: 0,
-            out_dir: env("OUT")
-                .filter(|o| !o.is_empty())
-                .map(PathBuf::from)
-                .unwrap_or_else(|| ".".into()),
-            peer_results: Vec::new(),
-            list: false,
-            help: false,
-        };
-        let mut copy_mib = env("RUCUDA_BENCH_COPY_MIB")
-            .map(|v| parse_number("RUCUDA_BENCH_COPY_MIB", &v))
-            .transpose()?;
-        if let Some(device) = env("RUCUDA_BENCH_DEVICE") {
-            config.device = parse_number("RUCUDA_BENCH_DEVICE", &device)? as i32;
-        }
-        let mut args = args.into_iter();
-        while let Some(arg) = args.next() {
-            let mut value = |flag: &str| args.next().ok_or_else(|| format!("{flag} needs a value"));
-            match arg.as_str() {
-                "--quick" => config.quick = true,
-                "--copy-mib" => copy_mib = Some(parse_number("--copy-mib", &value("--copy-mib")?)?),
-                "--cases" => config.cases = split_patterns(&value("--cases")?),
-                "--device" => config.device = parse_number("--device", &value("--device")?)? as i32,
-                "--out" => config.out_dir = value("--out")?.into(),
-                "--peer-results" => config.peer_results.push(value("--peer-results")?.into()),
-                "--list" => config.list = true,
-                "-h" | "--help" => config.help = true,
-                other => return Err(format!("unknown argument {other}")),
-            }
-        }
-        let mib = copy_mib.unwrap_or(if config.quick { 64 } else { 1024 });
-        if mib == 0 {
-            return Err("the copy size must be at least 1 MiB".into());
-        }
-        config.copy_bytes = usize::try_from(mib).map_err(|_| "copy size too large")? << 20;
-        Ok(config)
+    /// Reads the flags (`args` starts with the program name), each unset one from its
+    /// environment variable. `--help` and bad arguments come back as clap's error, which
+    /// prints the usage and exits (0 for help, 2 for a bad argument) through `exit()`.
+    pub fn parse<I, T>(args: I) -> Result<Self, clap::Error>
+    where
+        I: IntoIterator<Item = T>,
+        T: Into<std::ffi::OsString> + Clone,
+    {
+        let cli = <Cli as clap::Parser>::try_parse_from(args)?;
+        let mib = cli.copy_mib.unwrap_or(if cli.quick { 64 } else { 1024 });
+        let copy_bytes = usize::try_from(mib)
+            .ok()
+            .and_then(|m| m.checked_mul(1 << 20))
+            .ok_or_else(|| {
+                clap::Error::raw(
+                    clap::error::ErrorKind::ValueValidation,
+                    format!("--copy-mib {mib}: too large\n"),
+                )
+            })?;
+        Ok(Config {
+            quick: cli.quick,
+            copy_bytes,
+            cases: cli
+                .cases
+                .iter()
+                .map(|p| p.trim())
+                .filter(|p| !p.is_empty())
+                .map(str::to_owned)
+                .collect(),
+            device: cli.device,
+            out_dir: PathBuf::from(if cli.out_dir.is_empty() {
+                "."
+            } else {
+                &cli.out_dir
+            }),
+            peer_results: cli.peer_results,
+            list: cli.list,
+        })
     }
 
     /// True when the case is selected by `--cases`.
@@ -152,48 +169,38 @@ impl Config {
     }
 }
 
-fn split_patterns(text: &str) -> Vec<String> {
-    text.split(',')
-        .map(str::trim)
-        .filter(|p| !p.is_empty())
-        .map(str::to_owned)
-        .collect()
-}
-
-fn parse_number(what: &str, text: &str) -> Result<u64, String> {
-    text.trim()
-        .parse()
-        .map_err(|_| format!("{what}: not a number: {text}"))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    fn parse(args: &[&str], env: &[(&str, &str)]) -> Result<Config, String> {
-        let env: Vec<(String, String)> = env
-            .iter()
-            .map(|(k, v)| (k.to_string(), v.to_string()))
-            .collect();
-        Config::parse(args.iter().map(|a| a.to_string()), |key| {
-            env.iter().find(|(k, _)| k == key).map(|(_, v)| v.clone())
-        })
+    const VARS: [&str; 5] = [
+        "RUCUDA_BENCH_QUICK",
+        "RUCUDA_BENCH_COPY_MIB",
+        "RUCUDA_BENCH_CASES",
+        "RUCUDA_BENCH_DEVICE",
+        "OUT",
+    ];
+
+    fn parse(args: &[&str]) -> Result<Config, clap::Error> {
+        Config::parse(std::iter::once("rucuda-bench").chain(args.iter().copied()))
     }
 
+    // The one test that reads or sets the environment: tests run in parallel, and the
+    // others only check what their flags set (flags win over the environment).
     #[test]
-    fn defaults_env_and_flags() {
-        let c = parse(&[], &[]).unwrap();
+    fn defaults_then_environment_then_flags() {
+        for v in VARS {
+            std::env::remove_var(v);
+        }
+        let c = parse(&[]).unwrap();
         assert_eq!((c.quick, c.copy_bytes, c.device), (false, 1 << 30, 0));
+        assert_eq!(c.out_dir, PathBuf::from("."));
         assert!(c.selects("anything"));
-        let c = parse(
-            &[],
-            &[
-                ("RUCUDA_BENCH_QUICK", "1"),
-                ("OUT", "/o"),
-                ("RUCUDA_BENCH_CASES", "launch, d2d"),
-            ],
-        )
-        .unwrap();
+
+        std::env::set_var("RUCUDA_BENCH_QUICK", "1");
+        std::env::set_var("OUT", "/o");
+        std::env::set_var("RUCUDA_BENCH_CASES", "launch, d2d");
+        let c = parse(&[]).unwrap();
         assert_eq!((c.quick, c.copy_bytes), (true, 64 << 20));
         assert_eq!(c.out_dir, PathBuf::from("/o"));
         assert!(
@@ -201,27 +208,56 @@ mod tests {
                 && c.selects("d2d_copy_GBps")
                 && !c.selects("alloc_free_us")
         );
-        let c = parse(
-            &[
-                "--copy-mib",
-                "8",
-                "--peer-results",
-                "a.jsonl",
-                "--device",
-                "1",
-            ],
-            &[("RUCUDA_BENCH_COPY_MIB", "2")],
-        )
+
+        std::env::set_var("OUT", "");
+        std::env::set_var("RUCUDA_BENCH_QUICK", "0");
+        std::env::set_var("RUCUDA_BENCH_COPY_MIB", "2");
+        let c = parse(&["--copy-mib", "8"]).unwrap();
+        assert_eq!((c.quick, c.copy_bytes), (false, 8 << 20));
+        assert_eq!(c.out_dir, PathBuf::from("."));
+        for v in VARS {
+            std::env::remove_var(v);
+        }
+    }
+
+    #[test]
+    fn flags() {
+        let c = parse(&[
+            "--quick",
+            "--copy-mib",
+            "8",
+            "--peer-results",
+            "a.jsonl",
+            "--peer-results",
+            "b.jsonl",
+            "--device",
+            "1",
+            "--cases",
+            "scan,,reduce",
+            "--out",
+            "/tmp/x",
+            "--list",
+        ])
         .unwrap();
-        assert_eq!((c.copy_bytes, c.device), (8 << 20, 1));
-        assert_eq!(c.peer_results, [PathBuf::from("a.jsonl")]);
+        assert_eq!((c.quick, c.copy_bytes, c.device), (true, 8 << 20, 1));
+        assert_eq!(
+            c.peer_results,
+            [PathBuf::from("a.jsonl"), PathBuf::from("b.jsonl")]
+        );
+        assert_eq!(c.cases, ["scan", "reduce"]);
+        assert_eq!(c.out_dir, PathBuf::from("/tmp/x"));
+        assert!(c.list);
     }
 
     #[test]
     fn bad_arguments_are_errors() {
-        assert!(parse(&["--bogus"], &[]).is_err());
-        assert!(parse(&["--copy-mib"], &[]).is_err());
-        assert!(parse(&["--copy-mib", "x"], &[]).is_err());
-        assert!(parse(&["--copy-mib", "0"], &[]).is_err());
+        assert!(parse(&["--bogus"]).is_err());
+        assert!(parse(&["--copy-mib"]).is_err());
+        assert!(parse(&["--copy-mib", "x"]).is_err());
+        assert!(parse(&["--copy-mib", "0"]).is_err());
+        assert!(parse(&["--device", "-1"]).is_err());
+        let help = parse(&["--help"]).unwrap_err();
+        assert_eq!(help.kind(), clap::error::ErrorKind::DisplayHelp);
+        assert!(help.to_string().contains("RUCUDA_BENCH_COPY_MIB"));
     }
 }

@@ -13,21 +13,12 @@ mod cuda;
 mod harness;
 mod report;
 
-use config::{Config, USAGE};
+use config::Config;
 use report::Record;
 
 fn main() {
-    let config = match Config::parse(std::env::args().skip(1), |key| std::env::var(key).ok()) {
-        Ok(config) => config,
-        Err(e) => {
-            eprintln!("rucuda-bench: {e}\n{USAGE}");
-            std::process::exit(2);
-        }
-    };
-    if config.help {
-        println!("{USAGE}");
-        return;
-    }
+    // Help exits 0, a bad argument 2 (with the usage), as the exit statuses above say.
+    let config = Config::parse(std::env::args_os()).unwrap_or_else(|e| e.exit());
     if config.list {
         for case in cases::registry() {
             println!("{} {}", case.name, case.lib);

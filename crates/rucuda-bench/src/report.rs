@@ -6,8 +6,6 @@ use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::path::Path;
 
-use serde_json::Value;
-
 use crate::cuda::{Error, Result};
 use crate::harness::units;
 
@@ -20,8 +18,8 @@ pub const RAW: &str = "raw";
 /// Column order of the table; libs not listed follow in the order seen.
 const LIB_ORDER: [&str; 5] = ["raw", "rucuda", "cupy", "pycuda", "nvidia"];
 
-/// One result line of `bench.jsonl`.
-#[derive(Debug, Clone, PartialEq)]
+/// One result line of `bench.jsonl`; the fields are written in this order.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
 pub struct Record {
     /// Case name (shared/TARGETS.md).
     pub case: String,
@@ -30,10 +28,12 @@ pub struct Record {
     /// Problem size (see each case).
     pub n: u64,
     /// The median.
+    #[serde(serialize_with = "rounded")]
     pub value: f64,
     /// `us`, `GB/s`, ...
     pub unit: String,
     /// To the copy bandwidth of this run (GB/s cases) or to `raw` (other cases).
+    #[serde(serialize_with = "rounded_option")]
     pub ratio: Option<f64>,
     /// The device's name.
     pub device: String,
@@ -42,50 +42,60 @@ pub struct Record {
 }
 
 impl Record {
-    /// The JSON line, fields in the documented order.
-    pub fn to_json_line(&self) -> String {
-        let text = |s: &str| Value::from(s).to_string();
-        let number = |x: f64| {
-            if x.is_finite() {
-                Value::from(round(x)).to_string()
-            } else {
-                "null".to_owned()
-            }
-        };
-        format!(
-            "{{\"case\":{},\"lib\":{},\"n\":{},\"value\":{},\"unit\":{},\"ratio\":{},\"device\":{},\"date\":{}}}",
-            text(&self.case),
-            text(&self.lib),
-            self.n,
-            number(self.value),
-            text(&self.unit),
-            self.ratio.map_or("null".to_owned(), number),
-            text(&self.device),
-            text(&self.date)
-        )
+    /// The JSON line, fields in the documented order (the struct's).
+    pub fn to_json_line(&self) -> Result<String> {
+        serde_json::to_string(self).map_err(|e| Error(format!("{}: {e}", self.case)))
     }
 
     /// A record from a peer's JSON line; `device` and `date` default to this run's.
     pub fn from_peer_line(line: &str, device: &str, date: &str) -> Result<Record> {
-        let v: Value = serde_json::from_str(line)?;
-        let text = |key: &str| v[key].as_str().map(str::to_owned);
-        let need = |key: &str| {
-            text(key).ok_or_else(|| Error(format!("peer line without \"{key}\": {line}")))
-        };
+        let peer: PeerLine = serde_json::from_str(line)
+            .map_err(|e| Error(format!("peer line not understood ({e}): {line}")))?;
         Ok(Record {
-            case: need("case")?,
-            lib: need("lib")?,
-            n: v["n"].as_u64().unwrap_or(0),
-            value: v["value"]
-                .as_f64()
-                .ok_or_else(|| Error(format!("peer line without a numeric \"value\": {line}")))?,
-            unit: need("unit")?,
+            case: peer.case,
+            lib: peer.lib,
+            n: peer.n.unwrap_or(0),
+            value: peer.value,
+            unit: peer.unit,
             ratio: None,
-            device: text("device")
+            device: peer
+                .device
                 .filter(|d| !d.is_empty())
                 .unwrap_or_else(|| device.to_owned()),
-            date: text("date").unwrap_or_else(|| date.to_owned()),
+            date: peer.date.unwrap_or_else(|| date.to_owned()),
         })
+    }
+}
+
+/// What a peer writes: this run's fields, `n`, `device` and `date` optional.
+#[derive(serde::Deserialize)]
+struct PeerLine {
+    case: String,
+    lib: String,
+    n: Option<u64>,
+    value: f64,
+    unit: String,
+    device: Option<String>,
+    date: Option<String>,
+}
+
+/// Writes a measured value rounded to 4 decimals, and a non-finite one as `null`.
+fn rounded<S: serde::Serializer>(x: &f64, s: S) -> std::result::Result<S::Ok, S::Error> {
+    if x.is_finite() {
+        s.serialize_f64(round(*x))
+    } else {
+        s.serialize_none()
+    }
+}
+
+/// [`rounded`] for an optional value.
+fn rounded_option<S: serde::Serializer>(
+    x: &Option<f64>,
+    s: S,
+) -> std::result::Result<S::Ok, S::Error> {
+    match x {
+        Some(x) => rounded(x, s),
+        None => s.serialize_none(),
     }
 }
 
@@ -156,7 +166,11 @@ pub fn fill_ratios(records: &mut [Record]) {
 
 /// Writes `bench.jsonl` (one record a line).
 pub fn write_jsonl(path: &Path, records: &[Record]) -> Result<()> {
-    let text: String = records.iter().map(|r| r.to_json_line() + "\n").collect();
+    let mut text = String::new();
+    for r in records {
+        text += &r.to_json_line()?;
+        text.push('\n');
+    }
     std::fs::write(path, text).map_err(|e| Error(format!("{}: {e}", path.display())))
 }
 
@@ -245,34 +259,15 @@ fn cell(r: &Record) -> String {
     }
 }
 
-/// The current UTC time as `YYYY-MM-DDTHH:MM:SSZ`.
+/// The current UTC time as `YYYY-MM-DDTHH:MM:SSZ` (RFC 3339, whole seconds).
 pub fn utc_timestamp() -> String {
-    let secs = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_secs())
-        .unwrap_or(0);
-    let (days, rest) = ((secs / 86_400) as i64, secs % 86_400);
-    // Days since 1970-01-01 to a Gregorian date: 400-year eras of 146097 days, with years
-    // counted from March so the leap day comes last.
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let day = doy - (153 * mp + 2) / 5 + 1;
-    let month = if mp < 10 { mp + 3 } else { mp - 9 };
-    let year = yoe + era * 400 + i64::from(month <= 2);
-    format!(
-        "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}Z",
-        rest / 3600,
-        rest % 3600 / 60,
-        rest % 60
-    )
+    humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string()
 }
 
 #[cfg(test)]
 mod tests {
+    use serde_json::Value;
+
     use super::*;
 
     fn rec(case: &str, lib: &str, value: f64, unit_name: &str) -> Record {
@@ -348,12 +343,18 @@ mod tests {
         let mut r = rec("launch_empty_us", "raw", 4.123456789, units::MICROS);
         r.ratio = Some(1.0);
         assert_eq!(
-            r.to_json_line(),
+            r.to_json_line().unwrap(),
             "{\"case\":\"launch_empty_us\",\"lib\":\"raw\",\"n\":1,\"value\":4.1235,\"unit\":\"us\",\
              \"ratio\":1.0,\"device\":\"GPU\",\"date\":\"2026-01-01T00:00:00Z\"}"
         );
-        let back: Value = serde_json::from_str(&r.to_json_line()).unwrap();
+        let back: Value = serde_json::from_str(&r.to_json_line().unwrap()).unwrap();
         assert_eq!(back["value"], 4.1235);
+        r.value = f64::NAN;
+        r.ratio = None;
+        assert!(r
+            .to_json_line()
+            .unwrap()
+            .contains("\"value\":null,\"unit\":\"us\",\"ratio\":null,"));
     }
 
     #[test]
@@ -453,7 +454,10 @@ mod tests {
     #[test]
     fn timestamps_look_right() {
         let t = utc_timestamp();
-        assert_eq!((t.len(), &t[4..5], &t[10..11]), (20, "-", "T"));
+        assert_eq!(
+            (t.len(), &t[4..5], &t[10..11], &t[19..]),
+            (20, "-", "T", "Z")
+        );
         assert!(t.as_str() > "2025");
     }
 }

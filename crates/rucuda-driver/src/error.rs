@@ -90,6 +90,9 @@ impl fmt::Display for DriverError {
     }
 }
 
+// Its text already says everything (call, code, message), so it has no source.
+impl std::error::Error for DriverError {}
+
 /// Every error of the driver layer.
 #[derive(Debug, Clone, thiserror::Error)]
 #[non_exhaustive]

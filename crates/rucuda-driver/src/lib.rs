@@ -97,6 +97,8 @@ pub use module::{DeviceGlobal, JitLog, JitOptions, Module};
 pub use occupancy::{Occupancy, OccupancyFlags, SuggestedBlockSize};
 pub use peer::{P2PAttribute, P2PInfo};
 pub use profiler::{start_profiler, stop_profiler};
+#[doc(hidden)]
+pub use repr::__private;
 pub use repr::{vector, DeviceRepr};
 pub use stream::{Stream, StreamFlags};
 

@@ -575,10 +575,14 @@ fn three_dimensional_grids_cover_every_cell() {
 #[ignore = "needs a CUDA device"]
 fn modules_load_from_files_and_kernels_take_a_cache_preference() {
     let c = ctx();
-    let path = std::env::temp_dir().join(format!("rucuda-core-{}.ptx", std::process::id()));
-    std::fs::write(&path, include_str!("kernels/core.ptx")).unwrap();
-    let m = Module::from_file(&c, &path).unwrap();
-    std::fs::remove_file(&path).unwrap();
+    let ptx = tempfile::Builder::new()
+        .prefix("rucuda-core-")
+        .suffix(".ptx")
+        .tempfile()
+        .unwrap();
+    std::fs::write(ptx.path(), include_str!("kernels/core.ptx")).unwrap();
+    let m = Module::from_file(&c, ptx.path()).unwrap();
+    drop(ptx);
     let f = m.function("add_one").unwrap();
     f.set_cache_config(CacheConfig::PreferShared).unwrap();
     let mut rng = Rng::fresh();

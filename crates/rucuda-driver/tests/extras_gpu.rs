@@ -227,10 +227,13 @@ fn graph_replay_equals_eager_launches() -> Result<()> {
     assert_eq!(graph.try_clone()?.node_count()?, 2);
     // Capturing ran nothing.
     assert_eq!(y_graph.to_vec()?, y0);
-    let dot = std::env::temp_dir().join(format!("rucuda-graph-{}.dot", std::process::id()));
-    graph.write_dot(&dot)?;
-    let dot_text = std::fs::read_to_string(&dot).unwrap_or_default();
-    let _ = std::fs::remove_file(&dot);
+    let dot = tempfile::Builder::new()
+        .prefix("rucuda-graph-")
+        .suffix(".dot")
+        .tempfile()
+        .expect("a temporary file");
+    graph.write_dot(dot.path())?;
+    let dot_text = std::fs::read_to_string(dot.path()).unwrap_or_default();
     assert!(dot_text.contains("digraph"), "DOT output: {dot_text:.200}");
 
     let exec = graph.instantiate()?;

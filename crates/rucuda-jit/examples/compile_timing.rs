@@ -33,10 +33,11 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             other => return Err(format!("unknown argument {other}").into()),
         }
     }
-    let dir = std::env::temp_dir().join(format!("rucuda-jit-timing-{}", std::process::id()));
-    let opts = CompileOptions::new()
-        .arch(arch)
-        .cache_dir(Some(dir.clone()));
+    let tmp = tempfile::Builder::new()
+        .prefix("rucuda-jit-timing-")
+        .tempdir()?;
+    let dir = tmp.path().join("cache");
+    let opts = CompileOptions::new().arch(arch).cache_dir(Some(dir));
     let salt = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)?
         .as_nanos() as u64;
@@ -73,6 +74,5 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         "compile_disk_hit_ms (key + read + verify): {:.4}",
         median(hit)
     );
-    let _ = std::fs::remove_dir_all(dir);
     Ok(())
 }

@@ -11,7 +11,7 @@ use crate::cache::{CacheKey, DiskCache};
 use crate::nvrtc::program::Program;
 use crate::nvrtc::{self, Nvrtc};
 use crate::options::{Arch, Backend, CompileOptions, OutputKind};
-use crate::scratch::ScratchDir;
+use crate::scratch::scratch_dir;
 use crate::{CompileError, Error, Result};
 
 /// What a backend produced.
@@ -371,7 +371,7 @@ fn compile_nvrtc(
 
 /// Writes the source, options and log of an NVRTC compile to a kept folder.
 fn keep_nvrtc_files(prepared: &str, args: &[String], log: &str) -> Result<PathBuf> {
-    let dir = ScratchDir::new("nvrtc")
+    let dir = scratch_dir("nvrtc")
         .map_err(|e| Error::io("creating a folder to keep NVRTC's files", e))?;
     let write = |name: &str, text: &str| {
         let p = dir.path().join(name);

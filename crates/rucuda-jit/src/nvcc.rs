@@ -8,7 +8,7 @@ use std::sync::{Mutex, OnceLock};
 
 use crate::compile::RawOutput;
 use crate::options::{CompileOptions, OutputKind};
-use crate::scratch::ScratchDir;
+use crate::scratch::scratch_dir;
 use crate::{CompileError, Error, Result};
 
 const NVCC: &str = if cfg!(windows) { "nvcc.exe" } else { "nvcc" };
@@ -140,7 +140,7 @@ pub(crate) fn compile(
 ) -> Result<RawOutput> {
     let (program_name, output, keep) = (&options.program_name, options.output, options.keep);
     let dir =
-        ScratchDir::new("nvcc").map_err(|e| Error::io("creating a scratch folder for nvcc", e))?;
+        scratch_dir("nvcc").map_err(|e| Error::io("creating a scratch folder for nvcc", e))?;
     let file = source_file_name(program_name);
     let src_path = dir.path().join(&file);
     std::fs::write(&src_path, prepared)

@@ -1,53 +1,23 @@
-//! Private scratch folders for compiler files (nvcc's input and output, `keep`).
+//! Private scratch folders for compiler files (nvcc's input and output, `keep`), made by
+//! `tempfile`: a fresh random name under the system temporary folder, created atomically,
+//! removed on drop; `TempDir::keep` leaves it in place.
 
-use std::path::PathBuf;
-use std::sync::atomic::{AtomicU64, Ordering};
+use tempfile::TempDir;
 
-/// A new, empty folder under the system temporary folder, named after `what`, the
-/// process and a counter. Removed on drop unless [`ScratchDir::keep`] was called.
-pub(crate) struct ScratchDir {
-    path: PathBuf,
-    keep: bool,
-}
-
-impl ScratchDir {
-    pub(crate) fn new(what: &str) -> std::io::Result<ScratchDir> {
-        static COUNTER: AtomicU64 = AtomicU64::new(0);
-        let base = std::env::temp_dir();
-        loop {
-            let n = COUNTER.fetch_add(1, Ordering::Relaxed);
-            let nanos = std::time::SystemTime::now()
-                .duration_since(std::time::UNIX_EPOCH)
-                .map_or(0, |d| d.subsec_nanos());
-            let path = base.join(format!(
-                "rucuda-jit-{what}-{}-{n}-{nanos:x}",
-                std::process::id()
-            ));
-            match std::fs::create_dir(&path) {
-                Ok(()) => return Ok(ScratchDir { path, keep: false }),
-                Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
-                Err(e) => return Err(e),
-            }
-        }
+/// A new, empty folder under the system temporary folder named `rucuda-jit-{what}-…`,
+/// readable by its owner only (on Unix: mode 0700; `tempfile` would otherwise create it
+/// with the default mode, open to other users per the umask). Removed on drop unless
+/// `keep()` is called.
+pub(crate) fn scratch_dir(what: &str) -> std::io::Result<TempDir> {
+    let prefix = format!("rucuda-jit-{what}-");
+    let mut builder = tempfile::Builder::new();
+    builder.prefix(&prefix);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        builder.permissions(std::fs::Permissions::from_mode(0o700));
     }
-
-    pub(crate) fn path(&self) -> &std::path::Path {
-        &self.path
-    }
-
-    /// Leaves the folder in place and returns its path.
-    pub(crate) fn keep(mut self) -> PathBuf {
-        self.keep = true;
-        self.path.clone()
-    }
-}
-
-impl Drop for ScratchDir {
-    fn drop(&mut self) {
-        if !self.keep {
-            let _ = std::fs::remove_dir_all(&self.path);
-        }
-    }
+    builder.tempdir()
 }
 
 #[cfg(test)]
@@ -55,13 +25,22 @@ mod tests {
     use super::*;
 
     #[test]
-    fn removed_unless_kept() {
-        let a = ScratchDir::new("t").unwrap();
+    fn private_and_removed_unless_kept() {
+        let a = scratch_dir("t").unwrap();
         let pa = a.path().to_path_buf();
         assert!(pa.is_dir());
+        assert!(pa
+            .file_name()
+            .is_some_and(|n| n.to_string_lossy().starts_with("rucuda-jit-t-")));
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            let mode = pa.metadata().unwrap().permissions().mode();
+            assert_eq!(mode & 0o777, 0o700, "{mode:o}");
+        }
         drop(a);
         assert!(!pa.exists());
-        let b = ScratchDir::new("t").unwrap();
+        let b = scratch_dir("t").unwrap();
         let pb = b.keep();
         assert!(pb.is_dir());
         std::fs::remove_dir_all(pb).unwrap();

@@ -16,7 +16,7 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
-use common::TempDir;
+use common::temp_dir;
 use rucuda_jit::cache::DiskCache;
 use rucuda_jit::{compile, Arch, CacheStatus, CompileOptions};
 
@@ -119,30 +119,16 @@ fn check_fresh_process(cache: &Path, from: u32, count: u32) -> Vec<String> {
     done.into_iter().map(|(_, s)| s).collect()
 }
 
-/// SplitMix64 seeded from the clock (or RUCUDA_TEST_SEED); prints its seed.
+/// Random bits, fresh per run (`RUCUDA_TEST_SEED` replays), from the testkit.
 fn rng() -> impl FnMut() -> u64 {
-    let mut s: u64 = std::env::var("RUCUDA_TEST_SEED")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or_else(|| {
-            std::time::SystemTime::now()
-                .duration_since(std::time::UNIX_EPOCH)
-                .map_or(1, |d| d.as_nanos() as u64)
-        });
-    println!("random seed {s} (set RUCUDA_TEST_SEED to replay)");
-    move || {
-        s = s.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = s;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
+    let mut rng = rucuda_testkit::TestRng::fresh();
+    move || rng.next_u64()
 }
 
 #[test]
 fn writers_killed_at_random_points_leave_a_cache_the_next_process_uses() {
     rucuda_testkit::nvrtc_or_skip!();
-    let dir = TempDir::new("sigkill");
+    let dir = temp_dir("sigkill");
     let iterations = std::env::var("RUCUDA_JIT_KILL_ITERATIONS")
         .ok()
         .and_then(|v| v.parse().ok())
@@ -214,7 +200,7 @@ fn writers_killed_at_random_points_leave_a_cache_the_next_process_uses() {
 #[test]
 fn the_state_a_kill_mid_write_leaves_is_harmless() {
     rucuda_testkit::nvrtc_or_skip!();
-    let dir = TempDir::new("midwrite");
+    let dir = temp_dir("midwrite");
     // A whole entry for source 1, then what a writer of source 2 killed mid-write
     // leaves: a temporary file with half an entry, never renamed.
     let first = compile(&source(1), &options(dir.path())).unwrap();

@@ -7,7 +7,7 @@ mod common;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-use common::TempDir;
+use common::temp_dir;
 use rucuda_jit::cache::DiskCache;
 use rucuda_jit::{compile, Arch, CacheStatus, CompileOptions};
 
@@ -113,7 +113,7 @@ fn run_child(cache: &Path, sources: &str) -> (Vec<ChildResult>, String) {
 #[test]
 fn eight_processes_share_one_cache() {
     rucuda_testkit::nvrtc_or_skip!();
-    let dir = TempDir::new("procs");
+    let dir = temp_dir("procs");
     // Every child compiles the shared source 0 and its own source (1..=8), in an order
     // that differs between children, all at once.
     let children: Vec<_> = (1..=8u32)
@@ -174,7 +174,7 @@ fn eight_processes_share_one_cache() {
 /// Damages the entry of source `i` with `damage`, then checks that a new process
 /// detects it, says so once, rebuilds it, and that the next process hits.
 fn damaged_entry_is_rebuilt(name: &str, damage: impl Fn(&Path)) {
-    let dir = TempDir::new(name);
+    let dir = temp_dir(name);
     let i = 20;
     let first = compile(&source(i), &options(dir.path())).unwrap();
     let path = first.cache.path().expect("stored").to_path_buf();
@@ -222,7 +222,7 @@ fn empty_entry_is_detected_removed_and_rebuilt() {
 #[test]
 fn uncreatable_cache_dir_warns_once_and_compiles() {
     rucuda_testkit::nvrtc_or_skip!();
-    let dir = TempDir::new("unwritable");
+    let dir = temp_dir("unwritable");
     // A regular file where a folder should be: creating the cache folder fails even
     // for root, which ignores permission bits.
     let blocker = dir.path().join("a-file");
@@ -259,7 +259,7 @@ fn read_only_cache_dir_serves_hits_without_writing() {
         return;
     }
     use std::os::unix::fs::PermissionsExt;
-    let dir = TempDir::new("readonly");
+    let dir = temp_dir("readonly");
     let first = compile(&source(40), &options(dir.path())).unwrap();
     assert!(first.cache.path().is_some());
     std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o555)).unwrap();

@@ -21,36 +21,8 @@ fn ctx() -> Context {
     ctx
 }
 
-/// SplitMix64, seeded from the clock unless RUCUDA_TEST_SEED is set; prints its seed.
-struct Rng(u64);
-
-impl Rng {
-    fn fresh() -> Rng {
-        let seed = std::env::var("RUCUDA_TEST_SEED")
-            .ok()
-            .and_then(|s| s.parse().ok())
-            .unwrap_or_else(|| {
-                std::time::SystemTime::now()
-                    .duration_since(std::time::UNIX_EPOCH)
-                    .map_or(7, |d| d.as_nanos() as u64)
-            });
-        println!("random seed {seed} (set RUCUDA_TEST_SEED to replay)");
-        Rng(seed)
-    }
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
-    fn f32(&mut self) -> f32 {
-        ((self.next() >> 40) as f32 / (1u64 << 24) as f32) * 2.0 - 1.0
-    }
-    fn vec_f32(&mut self, n: usize) -> Vec<f32> {
-        (0..n).map(|_| self.f32()).collect()
-    }
-}
+// Seeded random inputs (fresh per run, `RUCUDA_TEST_SEED` replays), from the testkit.
+use rucuda_testkit::TestRng as Rng;
 
 fn assert_close_f32(got: &[f32], want: &[f32], tol: f32) {
     assert_eq!(got.len(), want.len());
@@ -282,7 +254,7 @@ __global__ void apply(float *x, float c, int n)
             .relocatable(true),
     )
     .unwrap();
-    let dir = common::TempDir::new("link-file");
+    let dir = common::temp_dir("link-file");
     let lib_path = dir.path().join("lib.ptx");
     std::fs::write(&lib_path, &lib_ptx.image[..lib_ptx.image.len() - 1]).unwrap();
     let mut linker = Linker::new(&ctx).unwrap();

@@ -5,12 +5,12 @@
 
 mod common;
 
-use common::{is_elf, TempDir, SAXPY};
+use common::{is_elf, temp_dir, SAXPY};
 use rucuda_jit::{
     compile, Arch, Backend, CacheStatus, CompileOptions, Compiled, Error, OutputKind,
 };
 
-fn nvcc_opts(cache: Option<&TempDir>) -> CompileOptions {
+fn nvcc_opts(cache: Option<&tempfile::TempDir>) -> CompileOptions {
     CompileOptions::new()
         .backend(Backend::Nvcc)
         .arch(Arch::SM_90)
@@ -36,7 +36,7 @@ fn try_compile(src: &str, o: &CompileOptions) -> Option<Result<Compiled, Error>>
 
 #[test]
 fn nvcc_cubin_ptx_fatbin_and_lto() {
-    let dir = TempDir::new("nvcc-out");
+    let dir = temp_dir("nvcc-out");
     let Some(cubin) = try_compile(SAXPY, &nvcc_opts(Some(&dir))) else {
         return;
     };
@@ -64,7 +64,7 @@ fn nvcc_cubin_ptx_fatbin_and_lto() {
 
 #[test]
 fn nvcc_and_nvrtc_keys_differ() {
-    let dir = TempDir::new("nvcc-keys");
+    let dir = temp_dir("nvcc-keys");
     let Some(n) = try_compile(SAXPY, &nvcc_opts(Some(&dir))) else {
         return;
     };
@@ -110,7 +110,7 @@ fn nvcc_unknown_option_is_reported() {
 
 #[test]
 fn nvcc_keep_and_include_dirs() {
-    let inc = TempDir::new("nvcc-inc");
+    let inc = temp_dir("nvcc-inc");
     std::fs::write(inc.path().join("v.h"), "#define V 5\n").unwrap();
     let o = nvcc_opts(None).include_dir(inc.path()).keep(true);
     let Some(result) = try_compile(

@@ -3,10 +3,10 @@
 
 mod common;
 
-use common::{is_elf, TempDir, SAXPY};
+use common::{is_elf, temp_dir, SAXPY};
 use rucuda_jit::{compile, Arch, CacheStatus, CompileOptions, Error, OutputKind};
 
-fn opts(cache: &TempDir) -> CompileOptions {
+fn opts(cache: &tempfile::TempDir) -> CompileOptions {
     CompileOptions::new()
         .arch(Arch::SM_90)
         .cache_dir(Some(cache.path().to_path_buf()))
@@ -31,7 +31,7 @@ fn cubins_for_every_supported_generation() {
 #[test]
 fn ptx_is_nul_terminated_text_for_the_virtual_arch() {
     rucuda_testkit::nvrtc_or_skip!();
-    let dir = TempDir::new("ptx");
+    let dir = temp_dir("ptx");
     let c = compile(SAXPY, &opts(&dir).output(OutputKind::Ptx)).unwrap();
     assert_eq!(c.image.last(), Some(&0));
     let text = std::str::from_utf8(&c.image[..c.image.len() - 1]).unwrap();
@@ -43,7 +43,7 @@ fn ptx_is_nul_terminated_text_for_the_virtual_arch() {
 #[test]
 fn lto_ir_is_produced() {
     rucuda_testkit::nvrtc_or_skip!();
-    let dir = TempDir::new("lto");
+    let dir = temp_dir("lto");
     let c = compile(SAXPY, &opts(&dir).output(OutputKind::LtoIr)).unwrap();
     assert!(!c.image.is_empty());
     assert!(!is_elf(&c.image));
@@ -130,7 +130,7 @@ fn an_arch_nvrtc_does_not_support_is_reported() {
 #[test]
 fn templated_kernels_get_their_lowered_names() {
     rucuda_testkit::nvrtc_or_skip!();
-    let dir = TempDir::new("names");
+    let dir = temp_dir("names");
     let src = r#"
 template <typename T, int N>
 __global__ void scale(T *x, T a) { for (int i = 0; i < N; ++i) x[threadIdx.x * N + i] *= a; }
@@ -162,8 +162,8 @@ __global__ void scale(T *x, T a) { for (int i = 0; i < N; ++i) x[threadIdx.x * N
 #[test]
 fn defines_and_include_dirs_and_header_edits() {
     rucuda_testkit::nvrtc_or_skip!();
-    let cache = TempDir::new("inc-cache");
-    let inc = TempDir::new("inc");
+    let cache = temp_dir("inc-cache");
+    let inc = temp_dir("inc");
     std::fs::create_dir_all(inc.path().join("nested")).unwrap();
     std::fs::write(inc.path().join("params.h"), "#include \"nested/value.h\"\n").unwrap();
     std::fs::write(inc.path().join("nested/value.h"), "#define VALUE 3.0f\n").unwrap();
@@ -205,7 +205,7 @@ fn defines_and_include_dirs_and_header_edits() {
 #[test]
 fn warnings_are_kept_in_the_log_and_the_cache() {
     rucuda_testkit::nvrtc_or_skip!();
-    let dir = TempDir::new("warn");
+    let dir = temp_dir("warn");
     let src = "__global__ void k(int *x) { int unused; x[0] = 1; }";
     let c = compile(src, &opts(&dir)).unwrap();
     assert!(c.log.contains("warning"), "{}", c.log);
@@ -217,7 +217,7 @@ fn warnings_are_kept_in_the_log_and_the_cache() {
 #[test]
 fn keep_leaves_the_files_and_skips_the_cache() {
     rucuda_testkit::nvrtc_or_skip!();
-    let dir = TempDir::new("keep");
+    let dir = temp_dir("keep");
     let c = compile(SAXPY, &opts(&dir).keep(true)).unwrap();
     assert_eq!(c.cache, CacheStatus::Off);
     let kept = c.kept.expect("a kept folder");
@@ -231,7 +231,7 @@ fn keep_leaves_the_files_and_skips_the_cache() {
 #[test]
 fn options_change_the_key_and_the_code() {
     rucuda_testkit::nvrtc_or_skip!();
-    let dir = TempDir::new("opts");
+    let dir = temp_dir("opts");
     let plain = compile(SAXPY, &opts(&dir)).unwrap();
     let fast = compile(SAXPY, &opts(&dir).fast_math(true).line_info(true)).unwrap();
     assert_ne!(plain.key, fast.key);
@@ -291,7 +291,7 @@ fn toolkit_headers_resolve_for_nvrtc() {
         println!("no CUDA headers beside NVRTC or in CUDA_PATH (pip install nvidia-cuda-runtime==13.0.*): skipped");
         return;
     };
-    let cache = TempDir::new("fp16");
+    let cache = temp_dir("fp16");
     let src = "#include <cuda_fp16.h>\n__global__ void h(__half *x) { x[threadIdx.x] = __float2half(1.5f); }\n";
     let o = opts(&cache).no_extern_c(true);
     let c = compile(src, &o).unwrap();

@@ -40,8 +40,11 @@ fn sixteen_threads_share_the_memo_and_the_disk_cache() {
     let ctx = Device::get(0)
         .and_then(Device::primary_context)
         .expect("a CUDA device (this test is ignored unless the GPU bundle runs it)");
-    let dir = std::env::temp_dir().join(format!("rucuda-jit-threads-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
+    let tmp = tempfile::Builder::new()
+        .prefix("rucuda-jit-threads-")
+        .tempdir()
+        .expect("a temporary folder");
+    let dir = tmp.path().join("cache");
     let base = CompileOptions::new().cache_dir(Some(dir.clone()));
     let shared_opts = base.clone().define("FACTOR", "3").define("OFFSET", "-7");
     let hits = Arc::new(AtomicUsize::new(0));
@@ -134,5 +137,4 @@ fn sixteen_threads_share_the_memo_and_the_disk_cache() {
         hits.load(Ordering::Relaxed)
     );
     ctx.check_deferred_errors().unwrap();
-    let _ = std::fs::remove_dir_all(&dir);
 }

@@ -113,14 +113,9 @@ fn parse_options() -> BoxResult<Options> {
 
 /// The samples of rank `rank`: x uniform in [-1, 1), y = 3x + 1 + noise (deterministic).
 fn shard(rank: usize, n: usize) -> (Vec<f32>, Vec<f32>) {
-    let mut state = 0x9e37_79b9_7f4a_7c15u64 ^ ((rank as u64 + 1) << 32);
-    let mut uniform = move || {
-        state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = state;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        ((z ^ (z >> 31)) >> 40) as f32 / (1u64 << 23) as f32 - 1.0
-    };
+    use rand::{Rng, SeedableRng};
+    let mut rng = rand::rngs::StdRng::seed_from_u64(rank as u64 + 1);
+    let mut uniform = move || rng.gen_range(-1.0f32..1.0);
     let x: Vec<f32> = (0..n).map(|_| uniform()).collect();
     let y = x
         .iter()

@@ -55,6 +55,9 @@ impl fmt::Display for NcclError {
     }
 }
 
+// Its text already says everything (call, code, message), so it has no source.
+impl std::error::Error for NcclError {}
+
 /// Every error of this crate.
 #[derive(Debug, Clone, thiserror::Error)]
 #[non_exhaustive]

@@ -325,8 +325,11 @@ mod tests {
 
     #[test]
     fn files_round_trip_and_wait() {
-        let dir = std::env::temp_dir().join(format!("rucuda-nccl-id-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
+        let tmp = tempfile::Builder::new()
+            .prefix("rucuda-nccl-id-")
+            .tempdir()
+            .unwrap();
+        let dir = tmp.path();
         let path = dir.join("id");
         let id = sample();
         let writer = {
@@ -341,7 +344,6 @@ mod tests {
         assert_eq!(read, id);
         let missing = UniqueId::load_waiting(dir.join("never"), Duration::from_millis(50));
         assert!(missing.is_err());
-        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]

@@ -86,14 +86,14 @@ fn one_process_thread_per_gpu_every_collective() {
 #[ignore = "needs a CUDA device"]
 fn one_process_per_gpu_every_collective() {
     let Some(n) = gpus() else { return };
-    let dir = common::scratch("per-process");
+    let scratch = common::scratch("per-process");
+    let dir = scratch.path();
     let id_file = dir.join("id");
     let seed = common::seed();
     let outcomes = common::run_children("nccl_child", n, Duration::from_secs(280), |rank| {
         child_env("collectives", rank, n, &id_file, seed)
     });
     common::assert_children_passed(&outcomes, "every collective, one process per GPU");
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
@@ -278,20 +278,21 @@ fn ranks_that_disagree_in_a_group_get_an_error_and_nothing_runs() {
 #[ignore = "needs a CUDA device"]
 fn processes_that_disagree_get_an_error_in_checked_mode() {
     let Some(n) = gpus() else { return };
-    let dir = common::scratch("checked");
+    let scratch = common::scratch("checked");
+    let dir = scratch.path();
     let id_file = dir.join("id");
     let outcomes = common::run_children("nccl_child", n, Duration::from_secs(120), |rank| {
         child_env("checked-mismatch", rank, n, &id_file, 1)
     });
     common::assert_children_passed(&outcomes, "checked mode across processes");
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
 #[ignore = "needs a CUDA device"]
 fn a_peer_that_never_joins_times_out_and_aborts() {
     let Some(n) = gpus() else { return };
-    let dir = common::scratch("timeout");
+    let scratch = common::scratch("timeout");
+    let dir = scratch.path();
     let id_file = dir.join("id");
     let outcomes = common::run_children("nccl_child", n, Duration::from_secs(150), |rank| {
         child_env("timeout", rank, n, &id_file, 1)
@@ -301,7 +302,6 @@ fn a_peer_that_never_joins_times_out_and_aborts() {
         outcomes[0].stdout.contains("rank 0 gave up"),
         "rank 0 did not check"
     );
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 fn child_env(

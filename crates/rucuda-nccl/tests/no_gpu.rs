@@ -116,15 +116,17 @@ fn unique_ids_travel_as_bytes_hex_json_and_files() {
     assert!(json.contains(&hex), "{json}");
     assert_eq!(serde_json::from_str::<Job>(&json).unwrap(), job);
 
-    let dir = std::env::temp_dir().join(format!("rucuda-nccl-idfile-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let path = dir.join("id");
+    let dir = tempfile::Builder::new()
+        .prefix("rucuda-nccl-idfile-")
+        .tempdir()
+        .unwrap();
+    let path = dir.path().join("id");
     id.save(&path).unwrap();
     assert_eq!(
         UniqueId::load_waiting(&path, Duration::from_secs(1)).unwrap(),
         id
     );
-    std::fs::remove_dir_all(&dir).unwrap();
+    drop(dir);
 
     for bad in ["", "00", &hex[1..], &format!("{}g", &hex[1..])] {
         assert!(

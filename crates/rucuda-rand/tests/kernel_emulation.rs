@@ -41,18 +41,19 @@ fn compiler() -> Option<String> {
     })
 }
 
-fn build(family: Family, define: &str) -> Option<PathBuf> {
+/// The emulation driver, built in a temporary folder that goes when the guard drops.
+fn build(family: Family, define: &str) -> Option<(tempfile::TempDir, PathBuf)> {
     let Some(cxx) = compiler() else {
         println!("RUCUDA_SKIPPED: no C++ compiler (set CXX) to emulate the kernels");
         return None;
     };
     // The shim and the driver travel inside the test binary (the GPU bundle has no source
     // tree).
-    let dir = std::env::temp_dir().join(format!(
-        "rucuda-rand-emulation-{}-{define}",
-        std::process::id()
-    ));
-    std::fs::create_dir_all(&dir).unwrap();
+    let guard = tempfile::Builder::new()
+        .prefix(&format!("rucuda-rand-emulation-{define}-"))
+        .tempdir()
+        .unwrap();
+    let dir = guard.path();
     std::fs::write(dir.join("kernels.cu"), source(family)).unwrap();
     std::fs::write(dir.join("shim.h"), include_str!("emulation/shim.h")).unwrap();
     std::fs::write(dir.join("driver.cpp"), include_str!("emulation/driver.cpp")).unwrap();
@@ -66,7 +67,7 @@ fn build(family: Family, define: &str) -> Option<PathBuf> {
         ])
         .arg(format!("-DFAMILY_{define}"))
         .arg("-I")
-        .arg(&dir)
+        .arg(dir)
         .arg(dir.join("driver.cpp"))
         .arg("-o")
         .arg(&exe)
@@ -77,7 +78,7 @@ fn build(family: Family, define: &str) -> Option<PathBuf> {
         "compiling the emulation failed:\n{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    Some(exe)
+    Some((guard, exe))
 }
 
 struct Driver {
@@ -312,7 +313,7 @@ fn pseudo_scenario<S: CurandState>(
 
 #[test]
 fn philox_kernels_match_the_reference() {
-    let Some(exe) = build(Family::Philox, "PHILOX") else {
+    let Some((_dir, exe)) = build(Family::Philox, "PHILOX") else {
         return;
     };
     pseudo_scenario(
@@ -326,7 +327,7 @@ fn philox_kernels_match_the_reference() {
 
 #[test]
 fn xorwow_kernels_match_the_reference() {
-    let Some(exe) = build(Family::Xorwow, "XORWOW") else {
+    let Some((_dir, exe)) = build(Family::Xorwow, "XORWOW") else {
         return;
     };
     pseudo_scenario(
@@ -340,7 +341,7 @@ fn xorwow_kernels_match_the_reference() {
 
 #[test]
 fn mrg32k3a_kernels_match_the_reference() {
-    let Some(exe) = build(Family::Mrg32k3a, "MRG32K3A") else {
+    let Some((_dir, exe)) = build(Family::Mrg32k3a, "MRG32K3A") else {
         return;
     };
     pseudo_scenario(
@@ -361,7 +362,7 @@ fn transpose<T: Copy>(v: &[T], dims: usize, bits: usize) -> Vec<T> {
 
 #[test]
 fn sobol_kernels_match_the_reference() {
-    let Some(exe) = build(Family::Sobol, "SOBOL") else {
+    let Some((_dir, exe)) = build(Family::Sobol, "SOBOL") else {
         return;
     };
     for (dims, bits, scrambled) in [

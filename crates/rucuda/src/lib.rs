@@ -10,12 +10,13 @@
 //! | [`jit`] | `rucuda-jit` | `pycuda.compiler` |
 //! | [`array`](mod@array) | `rucuda-array` | `pycuda.gpuarray`, `pycuda.elementwise` |
 //! | `gl` (feature `gl`, on by default) | `rucuda-gl` | `pycuda.gl` |
-//! | [`rand`] | `rucuda-rand` | `pycuda.curandom` |
-//! | [`nccl`] | `rucuda-nccl` | (beyond PyCUDA: collectives across GPUs and hosts through NCCL) |
+//! | `rand` (feature `rand`, on by default) | `rucuda-rand` | `pycuda.curandom` |
+//! | `nccl` (feature `nccl`, on by default) | `rucuda-nccl` | (beyond PyCUDA: collectives across GPUs and hosts through NCCL) |
 //! | [`tools`] | this crate | `pycuda.tools`, `pycuda.autoinit`, `pycuda.autoprimaryctx` |
 //! | [`sys`] | `rucuda-driver-sys` | (the raw C API) |
 //!
-//! [`prelude`] brings in the types most programs use.
+//! [`prelude`] brings in the types most programs use. [`Error`] takes the error of every
+//! crate, so `?` works across them in a function returning [`Result`].
 //!
 //! ```no_run
 //! use rucuda::prelude::*;
@@ -33,14 +34,33 @@
 //!         .launch(LaunchConfig::for_elements(3, 128), &Stream::null(ctx), (&mut x, 3i32))?
 //! };
 //! assert_eq!(x.to_vec()?, [2.0, 4.0, 6.0]);
-//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! # Ok::<(), rucuda::Error>(())
 //! ```
+//!
+//! The crates whose types the API uses are re-exported, so your versions are ours:
+//! [`half`] (`f16`, `bf16`), [`num_complex`] (`Complex`) and, with the `ndarray`
+//! feature, `ndarray`.
+//!
+//! # Features
+//!
+//! All on by default; `default-features = false` keeps the driver, jit, array and tools
+//! parts only, and each of these adds its part back:
+//!
+//! | feature | brings |
+//! |---|---|
+//! | `gl` | `rucuda::gl`, OpenGL interop |
+//! | `nccl` | `rucuda::nccl`, collectives through NCCL |
+//! | `rand` | `rucuda::rand`, random number generators |
+//! | `ndarray` | `GpuArray::from_ndarray`/`to_ndarray` and the `rucuda::ndarray` re-export |
 //!
 //! The [`guide`] (getting started, one chapter per crate, the PyCUDA-to-rucuda table) is
 //! part of these docs; its Markdown sources are the crate's `guide/` folder.
 
+mod error;
 mod testing;
 pub mod tools;
+
+pub use error::{Error, Result};
 
 #[doc(hidden)]
 pub use testing::__test_context;
@@ -60,10 +80,21 @@ pub use rucuda_gl as gl;
 pub use rucuda_jit as jit;
 /// Collectives across GPUs and hosts through NCCL, loaded at run time (`rucuda-nccl`):
 /// communicators, all-reduce and friends, groups.
+#[cfg(feature = "nccl")]
 pub use rucuda_nccl as nccl;
 /// Random numbers from our own kernels, bit-compatible with cuRAND's device API
 /// (`rucuda-rand`): PyCUDA's `pycuda.curandom`.
+#[cfg(feature = "rand")]
 pub use rucuda_rand as rand;
+
+/// The `half` crate (`f16`, `bf16`) that rucuda's element types come from.
+pub use rucuda_array::half;
+/// The `ndarray` crate that `GpuArray::from_ndarray` and `to_ndarray` use (feature
+/// `ndarray`).
+#[cfg(feature = "ndarray")]
+pub use rucuda_array::ndarray;
+/// The `num-complex` crate (`Complex<f32>`, `Complex<f64>`) of rucuda's complex elements.
+pub use rucuda_array::num_complex;
 
 pub mod guide;
 pub mod prelude;

@@ -1,8 +1,9 @@
 //! The names most programs use, in one import: `use rucuda::prelude::*;`.
 //!
-//! Types and traits only, plus the default-context functions; no `Error` or `Result`
-//! (each crate has its own, and `Box<dyn std::error::Error>` or your own error type
-//! takes them all through `?`).
+//! Types and traits only, plus the default-context functions; no `Error` or `Result`, so
+//! that the glob import does not shadow `std`'s `Result`: use
+//! [`rucuda::Result`](crate::Result), whose [`rucuda::Error`](crate::Error) takes every
+//! crate's error through `?`.
 //!
 //! ```no_run
 //! use rucuda::prelude::*;
@@ -13,7 +14,7 @@
 //! let twice = unsafe { ElementwiseKernel::new("const float *x, float *y", "y[i] = 2.0f * x[i]", "twice") }?;
 //! twice.call(&stream, &[(&x).into(), (&mut y).into()])?;
 //! assert_eq!(y.to_vec()?, [2.0, 4.0, 6.0]);
-//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! # Ok::<(), rucuda::Error>(())
 //! ```
 
 pub use rucuda_driver::{

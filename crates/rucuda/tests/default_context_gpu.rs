@@ -22,29 +22,21 @@ const CHILD_ENV: &str = "RUCUDA_TEST_DEFAULT_CONTEXT_CHILD";
 const CHILD_OK: &str = "default-context child: all checks passed";
 
 /// A temporary home folder, removed on drop.
-struct TempHome(PathBuf);
+struct TempHome(tempfile::TempDir);
 
 impl TempHome {
     fn new(test: &str) -> TempHome {
-        let dir = std::env::temp_dir().join(format!(
-            "rucuda-default-context-gpu-{}-{test}",
-            std::process::id()
-        ));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).expect("a temporary home folder");
+        let dir = tempfile::Builder::new()
+            .prefix(&format!("rucuda-default-context-gpu-{test}-"))
+            .tempdir()
+            .expect("a temporary home folder");
         TempHome(dir)
     }
 
     fn with_device_file(test: &str, contents: &str) -> TempHome {
         let home = TempHome::new(test);
-        std::fs::write(home.0.join(".cuda-device"), contents).expect("the device file");
+        std::fs::write(home.0.path().join(".cuda-device"), contents).expect("the device file");
         home
-    }
-}
-
-impl Drop for TempHome {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
     }
 }
 
@@ -88,7 +80,7 @@ fn default_context_follows_the_cuda_device_file() {
     const NAME: &str = "default_context_follows_the_cuda_device_file";
     if !is_child() {
         let home = TempHome::with_device_file(NAME, "0\n");
-        run_child(NAME, &home.0, None);
+        run_child(NAME, home.0.path(), None);
         return;
     }
     assert!(std::env::var_os("CUDA_DEVICE").is_none());
@@ -117,10 +109,10 @@ fn default_context_reports_a_cuda_device_file_naming_no_device() {
     const NO_SUCH_DEVICE: usize = 4096;
     if !is_child() {
         let home = TempHome::with_device_file(NAME, &format!("{NO_SUCH_DEVICE}\n"));
-        run_child(NAME, &home.0, None);
+        run_child(NAME, home.0.path(), None);
         // The same for a file that does not hold a number.
         let home = TempHome::with_device_file(&format!("{NAME}-nan"), "gpu0\n");
-        run_child(NAME, &home.0, None);
+        run_child(NAME, home.0.path(), None);
         return;
     }
     let path = PathBuf::from(std::env::var_os("HOME").expect("HOME")).join(".cuda-device");
@@ -177,7 +169,7 @@ fn default_context_cuda_device_wins_over_the_file() {
     if !is_child() {
         // The file names no device; the variable names device 0 and wins.
         let home = TempHome::with_device_file(NAME, "4096\n");
-        run_child(NAME, &home.0, Some("0"));
+        run_child(NAME, home.0.path(), Some("0"));
         return;
     }
     assert_eq!(std::env::var("CUDA_DEVICE").as_deref(), Ok("0"));
@@ -194,7 +186,7 @@ fn default_context_without_variable_or_file_takes_the_first_device_that_works() 
     const NAME: &str = "default_context_without_variable_or_file_takes_the_first_device_that_works";
     if !is_child() {
         let home = TempHome::new(NAME);
-        run_child(NAME, &home.0, None);
+        run_child(NAME, home.0.path(), None);
         return;
     }
     let home = PathBuf::from(std::env::var_os("HOME").expect("HOME"));

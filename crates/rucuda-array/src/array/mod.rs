@@ -3,6 +3,8 @@
 
 mod create;
 mod host_io;
+#[cfg(feature = "ndarray")]
+mod ndarray_io;
 mod views;
 
 use std::sync::Arc;
@@ -39,11 +41,11 @@ struct Storage<T: Element> {
 /// use rucuda_driver::{Device, Stream};
 /// let ctx = Device::get(0)?.primary_context()?;
 /// let stream = Stream::null(&ctx);
-/// let host = ndarray::Array2::from_shape_fn((3, 4), |(r, c)| (10 * r + c) as f32);
-/// let a = GpuArray::from_ndarray(&stream, &host)?;
+/// let host: Vec<f32> = (0..3).flat_map(|r| (0..4).map(move |c| (10 * r + c) as f32)).collect();
+/// let a = GpuArray::from_shape_slice(&stream, &[3, 4], &host)?;
 /// let col = a.slice(&[SliceArg::All, SliceArg::index(1)])?;
 /// assert_eq!(col.to_vec()?, vec![1.0, 11.0, 21.0]);
-/// assert_eq!(a.transpose().to_ndarray()?, host.t().into_dyn());
+/// assert_eq!(a.transpose().to_vec()?[..3], [0.0, 10.0, 20.0]);
 /// # Ok::<(), rucuda_array::ArrayError>(())
 /// ```
 pub struct GpuArray<T: Element> {

@@ -1,13 +1,13 @@
 //! [`Element`]: the Rust types a `GpuArray` can hold, with their device storage.
 //!
-//! Why a storage type instead of implementing `DeviceRepr` for `f16`, `bf16`, `Complex`
-//! and `bool`: `DeviceRepr` belongs to rucuda-driver and those types to other crates, so
-//! Rust's orphan rule forbids the impl here, and rucuda-driver should not grow optional
-//! dependencies for us. Every element type instead names a `Storage` that is already
-//! plain device data with the same size and alignment: `u16` holds the bits of an `f16`
-//! or `bf16`, `[f32; 2]` a `Complex<f32>`, `u8` a `bool`. Host copies reinterpret slices
-//! (no copy) except for `bool`, which is validated byte by byte on the way back. The C name
-//! a kernel sees comes from [`DType::c_type`], never from the storage's.
+//! Why a storage type: `bool` cannot be `DeviceRepr` (a byte written by a kernel may be
+//! neither 0 nor 1), so every element type names a `Storage` that is plain device data
+//! with the same size and alignment: `u8` holds a `bool`, and `u16` the bits of an `f16`
+//! or `bf16`, `[f32; 2]` a `Complex<f32>` (those are `DeviceRepr` themselves in
+//! rucuda-driver now, with the C names of [`DType::c_type`]; a test keeps the two equal).
+//! Host copies reinterpret slices (no copy) except for `bool`, which is validated byte by
+//! byte on the way back. The C name a kernel sees comes from [`DType::c_type`], never from
+//! the storage's.
 
 use std::borrow::Cow;
 
@@ -188,6 +188,19 @@ impl Element for bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_driver_names_our_element_types_as_our_kernels_do() {
+        fn same<T: Element + DeviceRepr>() {
+            assert_eq!(T::C_TYPE, T::DTYPE.c_type());
+            assert_eq!(std::mem::size_of::<T>(), T::DTYPE.size_bytes());
+            assert_eq!(std::mem::align_of::<T>(), T::DTYPE.align_bytes());
+        }
+        same::<f16>();
+        same::<bf16>();
+        same::<Complex<f32>>();
+        same::<Complex<f64>>();
+    }
 
     fn round_trip<T: Element>(values: &[T]) {
         let stored = T::slice_to_storage(values).into_owned();

@@ -123,7 +123,7 @@ impl ScanKernel {
 
     /// The generated source of a variant.
     pub fn source(&self, variant: Variant) -> Result<RenderedScan> {
-        Ok(self.spec.render_tuned(variant, self.tuning)?)
+        self.spec.render_tuned(variant, self.tuning)
     }
 
     /// Scans `input` into `output`, ordered on `stream`. The two may be the same array

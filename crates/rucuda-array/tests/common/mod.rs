@@ -17,36 +17,23 @@ pub fn stream() -> Stream {
     Stream::new(&ctx(), rucuda_driver::StreamFlags::NON_BLOCKING).expect("a stream")
 }
 
-/// SplitMix64 seeded freshly per test unless RUCUDA_TEST_SEED is set; prints the seed.
-pub struct Rng(u64);
+/// Random inputs, fresh per test unless `RUCUDA_TEST_SEED` is set (the testkit's
+/// generator and seed), plus values of any element type.
+pub struct Rng(rucuda_testkit::TestRng);
 
 impl Rng {
     pub fn fresh() -> Rng {
-        let seed = std::env::var("RUCUDA_TEST_SEED")
-            .ok()
-            .and_then(|s| s.parse().ok())
-            .unwrap_or_else(|| {
-                std::time::SystemTime::now()
-                    .duration_since(std::time::UNIX_EPOCH)
-                    .map(|d| d.as_nanos() as u64)
-                    .unwrap_or(0x9e37_79b9)
-            });
-        println!("random seed {seed} (set RUCUDA_TEST_SEED to replay)");
-        Rng(seed)
+        Rng(rucuda_testkit::TestRng::fresh())
     }
     pub fn next_u64(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
+        self.0.next_u64()
     }
     /// Uniform in [-1, 1).
     pub fn unit(&mut self) -> f64 {
-        ((self.next_u64() >> 11) as f64 / (1u64 << 53) as f64) * 2.0 - 1.0
+        self.0.unit()
     }
     pub fn below(&mut self, n: u64) -> u64 {
-        self.next_u64() % n.max(1)
+        self.0.below(n)
     }
     pub fn vec<T: RandomElement>(&mut self, n: usize) -> Vec<T> {
         (0..n).map(|_| T::random(self)).collect()

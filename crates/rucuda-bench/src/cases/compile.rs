@@ -65,11 +65,13 @@ fn compile_sampling(config: &Config) -> Sampling {
     }
 }
 
-/// A cache folder of this run, emptied first.
-fn cache_dir(what: &str) -> std::path::PathBuf {
-    let dir = std::env::temp_dir().join(format!("rucuda-bench-{what}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    dir
+/// A fresh temporary folder for this case's kernel cache (its `cache` subfolder does not
+/// exist yet), removed when the guard drops.
+fn cache_dir(what: &str) -> Result<tempfile::TempDir> {
+    tempfile::Builder::new()
+        .prefix(&format!("rucuda-bench-{what}-"))
+        .tempdir()
+        .map_err(|e| Error(format!("a temporary cache folder: {e}")))
 }
 
 fn raw_compile_first(gpu: &Gpu, config: &Config) -> Result<Measurement> {
@@ -154,8 +156,8 @@ fn raw_compile_first(gpu: &Gpu, config: &Config) -> Result<Measurement> {
 
 fn rucuda_compile_first(_gpu: &Gpu, config: &Config) -> Result<Measurement> {
     let ctx = rucuda_context()?;
-    let dir = cache_dir("compile-first");
-    let opts = CompileOptions::new().cache_dir(Some(dir.clone()));
+    let dir = cache_dir("compile-first")?;
+    let opts = CompileOptions::new().cache_dir(Some(dir.path().join("cache")));
     let samples = host_seconds(compile_sampling(config), || {
         let (name, src) = fresh_source();
         let module =
@@ -165,14 +167,13 @@ fn rucuda_compile_first(_gpu: &Gpu, config: &Config) -> Result<Measurement> {
             .map(drop)
             .map_err(|e| Error(e.to_string()))
     })?;
-    let _ = std::fs::remove_dir_all(dir);
     Ok(Measurement::millis(&samples, 1))
 }
 
 fn rucuda_compile_disk_hit(_gpu: &Gpu, config: &Config) -> Result<Measurement> {
     let ctx = rucuda_context()?;
-    let dir = cache_dir("disk-hit");
-    let opts = CompileOptions::new().cache_dir(Some(dir.clone()));
+    let dir = cache_dir("disk-hit")?;
+    let opts = CompileOptions::new().cache_dir(Some(dir.path().join("cache")));
     let (name, src) = fresh_source();
     let reps = if config.quick { 20 } else { 200 };
     let samples = host_seconds(Sampling { warmup: 3, reps }, || {
@@ -184,14 +185,13 @@ fn rucuda_compile_disk_hit(_gpu: &Gpu, config: &Config) -> Result<Measurement> {
             .map(drop)
             .map_err(|e| Error(e.to_string()))
     })?;
-    let _ = std::fs::remove_dir_all(dir);
     Ok(Measurement::millis(&samples, 1))
 }
 
 fn rucuda_compile_memo_hit(_gpu: &Gpu, config: &Config) -> Result<Measurement> {
     let ctx = rucuda_context()?;
-    let dir = cache_dir("memo-hit");
-    let opts = CompileOptions::new().cache_dir(Some(dir.clone()));
+    let dir = cache_dir("memo-hit")?;
+    let opts = CompileOptions::new().cache_dir(Some(dir.path().join("cache")));
     let (_, src) = fresh_source();
     SourceModule::for_context(&ctx, &src, &opts).map_err(|e| Error(e.to_string()))?;
     let per_batch = if config.quick { 1_000 } else { 10_000 };
@@ -203,7 +203,6 @@ fn rucuda_compile_memo_hit(_gpu: &Gpu, config: &Config) -> Result<Measurement> {
         }
         Ok(())
     })?;
-    let _ = std::fs::remove_dir_all(dir);
     Ok(Measurement::micros_per(
         &samples,
         per_batch,

@@ -167,11 +167,12 @@ pub(crate) fn headers_digest(
 mod tests {
     use super::*;
 
-    fn temp(name: &str) -> PathBuf {
-        let d = std::env::temp_dir().join(format!("rucuda-jit-inc-{name}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&d);
-        std::fs::create_dir_all(&d).unwrap();
-        d
+    /// A fresh folder, removed when the returned guard drops (even when the test fails).
+    fn temp(name: &str) -> tempfile::TempDir {
+        tempfile::Builder::new()
+            .prefix(&format!("rucuda-jit-inc-{name}-"))
+            .tempdir()
+            .unwrap()
     }
 
     #[test]
@@ -191,7 +192,8 @@ mod tests {
 
     #[test]
     fn header_edits_change_the_digest() {
-        let dir = temp("edit");
+        let tmp = temp("edit");
+        let dir = tmp.path();
         let inc = dir.join("inc");
         std::fs::create_dir_all(inc.join("sub")).unwrap();
         std::fs::write(inc.join("top.h"), "#include \"sub/leaf.h\"\n").unwrap();
@@ -220,12 +222,12 @@ mod tests {
         let d3 = headers_digest("#include <cuda_fp16.h>\n", None, &dirs);
         assert_eq!(d3, headers_digest("#include <cuda_fp16.h>\n", None, &[]));
         assert_ne!(d3, headers_digest("#include <cuda_bf16.h>\n", None, &[]));
-        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]
     fn quoted_includes_search_the_includer_first() {
-        let dir = temp("quoted");
+        let tmp = temp("quoted");
+        let dir = tmp.path();
         let (a, b) = (dir.join("a"), dir.join("b"));
         std::fs::create_dir_all(&a).unwrap();
         std::fs::create_dir_all(&b).unwrap();
@@ -241,6 +243,5 @@ mod tests {
             headers_digest(angled, Some(&a), std::slice::from_ref(&b)),
             headers_digest(angled, Some(&b), std::slice::from_ref(&b))
         );
-        std::fs::remove_dir_all(&dir).unwrap();
     }
 }

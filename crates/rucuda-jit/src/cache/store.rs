@@ -418,11 +418,12 @@ mod tests {
         }
     }
 
-    fn temp(name: &str) -> PathBuf {
-        let d =
-            std::env::temp_dir().join(format!("rucuda-jit-store-{name}-{}", std::process::id()));
-        let _ = fs::remove_dir_all(&d);
-        d
+    /// A fresh folder, removed when the returned guard drops (even when the test fails).
+    fn temp(name: &str) -> tempfile::TempDir {
+        tempfile::Builder::new()
+            .prefix(&format!("rucuda-jit-store-{name}-"))
+            .tempdir()
+            .unwrap()
     }
 
     #[test]
@@ -449,8 +450,9 @@ mod tests {
 
     #[test]
     fn store_load_and_corruption() {
-        let dir = temp("basic");
-        let cache = DiskCache::new(&dir, 1 << 20);
+        let tmp = temp("basic");
+        let dir = tmp.path();
+        let cache = DiskCache::new(dir, 1 << 20);
         let key = CacheKey([1; 32]);
         assert!(matches!(cache.load(&key), Lookup::Miss));
         let path = cache.store(&key, &entry(10)).unwrap();
@@ -466,15 +468,15 @@ mod tests {
         assert!(!path.exists());
         let stats = cache.stats().unwrap();
         assert_eq!(stats, CacheStats::default());
-        fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]
     #[cfg_attr(miri, ignore = "Miri cannot set file times (futimens)")]
     fn lru_eviction_past_the_cap() {
-        let dir = temp("lru");
+        let tmp = temp("lru");
+        let dir = tmp.path();
         let one = entry(1000).encode().len() as u64;
-        let cache = DiskCache::new(&dir, 3 * one);
+        let cache = DiskCache::new(dir, 3 * one);
         let keys: Vec<CacheKey> = (0..3u8).map(|i| CacheKey([i; 32])).collect();
         let base = SystemTime::now() - Duration::from_secs(10_000);
         for (i, k) in keys.iter().enumerate() {
@@ -498,14 +500,14 @@ mod tests {
         let removed = cache.clear().unwrap();
         assert_eq!(removed.entries, 3);
         assert!(dir.join("README").exists());
-        fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]
     #[cfg_attr(miri, ignore = "Miri cannot set file times (futimens)")]
     fn stale_temp_files_are_swept() {
-        let dir = temp("sweep");
-        fs::create_dir_all(&dir).unwrap();
+        let tmp = temp("sweep");
+        let dir = tmp.path();
+        fs::create_dir_all(dir).unwrap();
         let stale = dir.join(format!("{TEMP_PREFIX}x-1-0"));
         let fresh = dir.join(format!("{TEMP_PREFIX}y-1-0"));
         fs::write(&stale, "x").unwrap();
@@ -516,9 +518,8 @@ mod tests {
             .unwrap()
             .set_modified(SystemTime::now() - Duration::from_secs(7200))
             .unwrap();
-        DiskCache::new(&dir, 1).stats().unwrap();
+        DiskCache::new(dir, 1).stats().unwrap();
         assert!(!stale.exists());
         assert!(fresh.exists());
-        fs::remove_dir_all(&dir).unwrap();
     }
 }

@@ -75,16 +75,12 @@ pub struct ChildOutcome {
     pub stderr: String,
 }
 
-/// A scratch folder for one test run.
-pub fn scratch(name: &str) -> PathBuf {
-    static NEXT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-    let dir = std::env::temp_dir().join(format!(
-        "rucuda-nccl-{name}-{}-{}",
-        std::process::id(),
-        NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
-    ));
-    std::fs::create_dir_all(&dir).expect("a scratch folder");
-    dir
+/// A scratch folder for one test run, removed when the guard drops.
+pub fn scratch(name: &str) -> tempfile::TempDir {
+    tempfile::Builder::new()
+        .prefix(&format!("rucuda-nccl-{name}-"))
+        .tempdir()
+        .expect("a scratch folder")
 }
 
 /// Runs `test` of this test binary in `n` child processes (`--exact test
@@ -97,7 +93,8 @@ pub fn run_children(
     timeout: Duration,
     env: impl Fn(usize) -> Vec<(&'static str, String)>,
 ) -> Vec<ChildOutcome> {
-    let dir = scratch("children");
+    let scratch = scratch("children");
+    let dir = scratch.path();
     let mut children = Vec::new();
     for i in 0..n {
         let (out, err) = (dir.join(format!("{i}.out")), dir.join(format!("{i}.err")));
@@ -133,7 +130,6 @@ pub fn run_children(
             stderr: std::fs::read_to_string(&err).unwrap_or_default(),
         });
     }
-    let _ = std::fs::remove_dir_all(&dir);
     outcomes
 }
 

@@ -45,36 +45,22 @@ pub fn fail(message: impl Into<String>) -> Box<dyn Error> {
     message.into().into()
 }
 
-/// A seed that changes every run (the clock and the process id), printed so a failing
-/// run can be repeated with `RUCUDA_EXAMPLE_SEED`.
+/// A seed that changes every run (from the OS), printed so a failing run can be repeated
+/// with `RUCUDA_EXAMPLE_SEED`.
 pub fn fresh_seed() -> u64 {
     let seed = std::env::var("RUCUDA_EXAMPLE_SEED")
         .ok()
         .and_then(|s| s.parse().ok())
-        .unwrap_or_else(|| {
-            let nanos = std::time::SystemTime::now()
-                .duration_since(std::time::UNIX_EPOCH)
-                .map(|d| d.as_nanos() as u64)
-                .unwrap_or(0);
-            nanos ^ (u64::from(std::process::id()) << 32)
-        });
+        .unwrap_or_else(rand::random);
     println!("(inputs from RUCUDA_EXAMPLE_SEED={seed})");
     seed
 }
 
-/// `n` uniform values in [-1, 1) from `seed` (SplitMix64).
+/// `n` uniform values in [-1, 1) from `seed` (the same values for the same seed).
 pub fn random_f32(n: usize, seed: u64) -> Vec<f32> {
-    let mut state = seed;
-    (0..n)
-        .map(|_| {
-            state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
-            let mut z = state;
-            z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-            z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-            z ^= z >> 31;
-            ((z >> 40) as f32 / (1u64 << 24) as f32) * 2.0 - 1.0
-        })
-        .collect()
+    use rand::{Rng, SeedableRng};
+    let mut rng = rand::rngs::StdRng::seed_from_u64(seed);
+    (0..n).map(|_| rng.gen_range(-1.0f32..1.0)).collect()
 }
 
 /// The largest absolute difference between `got` and `want`, or an error naming the

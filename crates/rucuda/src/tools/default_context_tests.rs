@@ -3,8 +3,7 @@
 //! "try device n" that fails where told to.
 
 use std::ffi::OsStr;
-use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::path::Path;
 
 use rucuda_driver::sys::CUresult;
 use rucuda_driver::{DriverError, Error, ErrorKind};
@@ -12,17 +11,14 @@ use rucuda_driver::{DriverError, Error, ErrorKind};
 use super::{choose_device, DefaultContextError, DeviceOrigin};
 
 /// A temporary home folder, removed on drop.
-struct TempHome(PathBuf);
+struct TempHome(tempfile::TempDir);
 
 impl TempHome {
     fn new() -> TempHome {
-        static NEXT: AtomicUsize = AtomicUsize::new(0);
-        let dir = std::env::temp_dir().join(format!(
-            "rucuda-default-context-{}-{}",
-            std::process::id(),
-            NEXT.fetch_add(1, Ordering::Relaxed)
-        ));
-        std::fs::create_dir_all(&dir).unwrap();
+        let dir = tempfile::Builder::new()
+            .prefix("rucuda-default-context-")
+            .tempdir()
+            .unwrap();
         TempHome(dir)
     }
 
@@ -34,21 +30,15 @@ impl TempHome {
     }
 
     fn write(&self, name: &str, contents: &str) {
-        std::fs::write(self.0.join(name), contents).unwrap();
+        std::fs::write(self.0.path().join(name), contents).unwrap();
     }
 
     fn path(&self) -> &Path {
-        &self.0
+        self.0.path()
     }
 
     fn file(&self, name: &str) -> DeviceOrigin {
-        DeviceOrigin::File(self.0.join(name))
-    }
-}
-
-impl Drop for TempHome {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
+        DeviceOrigin::File(self.0.path().join(name))
     }
 }
 
