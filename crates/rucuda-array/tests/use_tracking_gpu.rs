@@ -11,12 +11,18 @@ use rucuda_driver::*;
 const N: usize = 1 << 20;
 const SPIN_CYCLES: u64 = 500_000_000;
 
-fn spin(ctx: &Context, stream: &Stream) {
-    let m = Module::load_data(
+/// The core test kernels. Keep the module for the whole test: unloading a module waits
+/// for its kernels, which would make the spin synchronous.
+fn core(ctx: &Context) -> Module {
+    Module::load_data(
         ctx,
         include_str!("../../rucuda-driver/tests/kernels/core.ptx").as_bytes(),
     )
-    .unwrap();
+    .unwrap()
+}
+
+/// Keeps `stream` busy for a while (the kernel touches no memory).
+fn spin(m: &Module, stream: &Stream) {
     let spin = m.function("spin").unwrap();
     // SAFETY: spin(unsigned long long cycles) touches no memory.
     unsafe {
@@ -31,13 +37,14 @@ fn spin(ctx: &Context, stream: &Stream) {
 #[ignore = "needs a CUDA device"]
 fn a_copy_through_a_reinterpreted_buffer_delays_the_owners_free() {
     let c = common::ctx();
+    let m = core(&c);
     let home = Stream::new(&c, StreamFlags::NON_BLOCKING).unwrap();
     let other = Stream::new(&c, StreamFlags::NON_BLOCKING).unwrap();
     let a = GpuArray::<f32>::full(&home, &[N], 1.5).unwrap();
     home.synchronize().unwrap();
     let bits = a.reinterpret::<u32>().unwrap();
     let mut out = DeviceBuffer::<u32>::zeros(&c, N).unwrap();
-    spin(&c, &other);
+    spin(&m, &other);
     memcpy_dtod_async(&mut out, bits.buffer(), &other).unwrap();
     drop(bits);
     drop(a); // freed on `home`
@@ -60,13 +67,14 @@ fn a_copy_through_a_reinterpreted_buffer_delays_the_owners_free() {
 #[ignore = "needs a CUDA device"]
 fn a_copy_through_a_real_part_buffer_delays_the_owners_free() {
     let c = common::ctx();
+    let m = core(&c);
     let home = Stream::new(&c, StreamFlags::NON_BLOCKING).unwrap();
     let other = Stream::new(&c, StreamFlags::NON_BLOCKING).unwrap();
     let z = GpuArray::<Complex<f32>>::full(&home, &[N / 2], Complex::new(2.5, -1.0)).unwrap();
     home.synchronize().unwrap();
     let re = z.real().unwrap();
     let mut out = DeviceBuffer::<f32>::zeros(&c, N).unwrap();
-    spin(&c, &other);
+    spin(&m, &other);
     memcpy_dtod_async(&mut out, re.buffer(), &other).unwrap();
     drop(re);
     drop(z);
@@ -88,11 +96,12 @@ fn a_copy_through_a_real_part_buffer_delays_the_owners_free() {
 #[ignore = "needs a CUDA device"]
 fn an_array_read_on_another_stream_waits_for_its_home_streams_write() {
     let c = common::ctx();
+    let m = core(&c);
     let home = Stream::new(&c, StreamFlags::NON_BLOCKING).unwrap();
     let other = Stream::new(&c, StreamFlags::NON_BLOCKING).unwrap();
     let a = GpuArray::<u32>::zeros(&home, &[N]).unwrap();
     home.synchronize().unwrap();
-    spin(&c, &home);
+    spin(&m, &home);
     a.fill(11).unwrap(); // on `home`, behind the spin
     let mut out = DeviceBuffer::<u32>::zeros(&c, N).unwrap();
     memcpy_dtod_async(&mut out, a.buffer(), &other).unwrap();

@@ -7,12 +7,18 @@ use rucuda::tools::DeviceMemoryPool;
 const N: usize = 1 << 20;
 const SPIN_CYCLES: u64 = 500_000_000;
 
-fn spin(ctx: &Context, stream: &Stream) {
-    let m = Module::load_data(
+/// The core test kernels. Keep the module for the whole test: unloading a module waits
+/// for its kernels, which would make the spin synchronous.
+fn core(ctx: &Context) -> Module {
+    Module::load_data(
         ctx,
         include_str!("../../rucuda-driver/tests/kernels/core.ptx").as_bytes(),
     )
-    .unwrap();
+    .unwrap()
+}
+
+/// Keeps `stream` busy for a while (the kernel touches no memory).
+fn spin(m: &Module, stream: &Stream) {
     let spin = m.function("spin").unwrap();
     // SAFETY: spin(unsigned long long cycles) touches no memory.
     unsafe {
@@ -25,12 +31,13 @@ fn spin(ctx: &Context, stream: &Stream) {
 #[ignore = "needs a CUDA device"]
 fn a_reused_pool_block_waits_for_the_last_owners_work() {
     let c = Device::get(0).and_then(Device::primary_context).unwrap();
+    let m = core(&c);
     let other = Stream::new(&c, StreamFlags::NON_BLOCKING).unwrap();
     let next = Stream::new(&c, StreamFlags::NON_BLOCKING).unwrap();
     let pool = DeviceMemoryPool::new(&c);
     let mut first = pool.allocate(4 * N).unwrap();
     memset_d32(&c, &mut first, 0, N).unwrap();
-    spin(&c, &other);
+    spin(&m, &other);
     // A stale write queued behind the spin, then the block goes back to the pool.
     memset_d32_async(&mut first, 1, N, &other).unwrap();
     drop(first);

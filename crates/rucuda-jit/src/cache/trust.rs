@@ -8,14 +8,17 @@ use std::path::{Path, PathBuf};
 use std::sync::{Mutex, OnceLock, PoisonError};
 
 /// `Ok` when `dir` (created 0700 when missing) is owned by this user and writable by
-/// nobody else; else why not.
+/// nobody else, or cannot be created at all (then it holds nothing to read, and the
+/// store's own warning says it cannot be written); else why not.
 pub(crate) fn check(dir: &Path) -> Result<(), String> {
-    if !dir.exists() {
-        std::fs::DirBuilder::new()
+    if !dir.exists()
+        && std::fs::DirBuilder::new()
             .recursive(true)
             .mode(0o700)
             .create(dir)
-            .map_err(|e| format!("cannot create it: {e}"))?;
+            .is_err()
+    {
+        return Ok(());
     }
     let meta = std::fs::metadata(dir).map_err(|e| format!("cannot read it: {e}"))?;
     if !meta.is_dir() {
@@ -91,6 +94,14 @@ mod tests {
         std::fs::set_permissions(&d, std::fs::Permissions::from_mode(0o755)).unwrap();
         assert!(check(&d).is_ok());
         let _ = std::fs::remove_dir_all(&d);
+    }
+
+    #[test]
+    fn an_uncreatable_folder_is_left_to_the_store() {
+        let d = scratch("blocked");
+        std::fs::write(&d, b"x").unwrap();
+        assert!(check(&d.join("cache")).is_ok());
+        let _ = std::fs::remove_file(&d);
     }
 
     #[test]
