@@ -20,6 +20,7 @@ use crate::error::{call, Error, Result};
 use crate::memcpy2d::{DeviceWritable, Memcpy3D};
 use crate::memory::tracking::finish_legacy_stream;
 use crate::memory::{Access, DeviceBuffer, DevicePtr};
+use crate::stream::Stream;
 use crate::repr::DeviceRepr;
 
 /// How a shape's elements are laid out in memory (PyCUDA's `order`).
@@ -588,11 +589,10 @@ pub fn memcpy_dtoa<P: DevicePtr + ?Sized>(
     if is_1d(dst.desc()) {
         let ctx = dst.context().clone();
         ctx.bind()?;
-        let range = src.device_range();
-        range.wait_on_host(Access::Read)?;
-        // SAFETY: both ranges hold `len` bytes (checked); no queued work writes the source
-        // (waited above); the copy has finished when this returns (below).
-        unsafe { call!(cuMemcpyDtoA_v2(dst.raw(), offset, range.address(), len))? };
+        let s = src.device_range().use_on(&Stream::null(&ctx), Access::Read)?;
+        // SAFETY: both ranges hold `len` bytes (checked); the legacy stream runs the copy
+        // after the work that writes the source (ordered above), finished below.
+        unsafe { call!(cuMemcpyDtoA_v2(dst.raw(), offset, s, len))? };
         return finish_legacy_stream(&ctx);
     }
     let desc = *dst.desc();
@@ -634,11 +634,13 @@ pub fn memcpy_atod<P: DeviceWritable + ?Sized>(
     }
     if is_1d(src.desc()) {
         src.context().bind()?;
-        let range = dst.device_range();
-        range.wait_on_host(Access::Write)?;
-        // SAFETY: both ranges hold `len` bytes (checked); `dst` is writable memory that no
-        // queued work uses (waited above); the copy has finished when this returns.
-        unsafe { call!(cuMemcpyAtoD_v2(range.address(), src.raw(), offset, len))? };
+        let d = dst
+            .device_range()
+            .use_on(&Stream::null(src.context()), Access::Write)?;
+        // SAFETY: both ranges hold `len` bytes (checked); `dst` is writable memory; the
+        // legacy stream runs the copy after conflicting work (ordered above), finished
+        // when this returns.
+        unsafe { call!(cuMemcpyAtoD_v2(d, src.raw(), offset, len))? };
         return finish_legacy_stream(src.context());
     }
     let desc = *src.desc();

@@ -180,17 +180,6 @@ impl<'a> Geometry<'a> {
         check_linear_box(op, which, side, len, self)
     }
 
-    /// Waits on the host until no queued work conflicts with a synchronous copy: the
-    /// source's writers, every use of the destination.
-    fn wait_sides_on_host(&self) -> Result<()> {
-        for (side, access) in [(&self.src, Access::Read), (&self.dst, Access::Write)] {
-            if let Endpoint::Device { log: Some(log), .. } = side.end {
-                log.wait_on_host(access)?;
-            }
-        }
-        Ok(())
-    }
-
     /// Orders a copy on `stream` after conflicting work on the device sides and records
     /// its use.
     fn use_sides_on(&self, stream: &Stream) -> Result<()> {
@@ -702,9 +691,9 @@ impl<'a> Memcpy2D<'a> {
             return Ok(());
         }
         self.ctx.bind()?;
-        self.g.wait_sides_on_host()?;
-        // SAFETY: every side was checked to lie inside memory the builder borrows; no
-        // queued work conflicts with the copy (waited above).
+        self.g.use_sides_on(&Stream::null(&self.ctx))?;
+        // SAFETY: every side was checked to lie inside memory the builder borrows; the
+        // legacy stream runs the copy after conflicting work (ordered above).
         unsafe { call!(cuMemcpy2D_v2(&raw))? };
         finish_legacy_stream(&self.ctx)
     }
@@ -717,7 +706,7 @@ impl<'a> Memcpy2D<'a> {
             return Ok(());
         }
         self.ctx.bind()?;
-        self.g.wait_sides_on_host()?;
+        self.g.use_sides_on(&Stream::null(&self.ctx))?;
         // SAFETY: as for `execute`.
         unsafe { call!(cuMemcpy2DUnaligned_v2(&raw))? };
         finish_legacy_stream(&self.ctx)
@@ -839,9 +828,9 @@ impl<'a> Memcpy3D<'a> {
             return Ok(());
         }
         self.ctx.bind()?;
-        self.g.wait_sides_on_host()?;
-        // SAFETY: every side was checked to lie inside memory the builder borrows; no
-        // queued work conflicts with the copy (waited above).
+        self.g.use_sides_on(&Stream::null(&self.ctx))?;
+        // SAFETY: every side was checked to lie inside memory the builder borrows; the
+        // legacy stream runs the copy after conflicting work (ordered above).
         unsafe { call!(cuMemcpy3D_v2(&raw))? };
         finish_legacy_stream(&self.ctx)
     }
@@ -939,9 +928,10 @@ impl<'a> Memcpy3DPeer<'a> {
             return Ok(());
         }
         self.dst_ctx.bind()?;
-        self.g.wait_sides_on_host()?;
+        self.g.use_sides_on(&Stream::null(&self.dst_ctx))?;
         // SAFETY: every side was checked to lie inside memory the builder borrows; both
-        // contexts are alive (held); no queued work conflicts (waited above).
+        // contexts are alive (held); the legacy stream runs the copy after conflicting
+        // work (ordered above).
         unsafe { call!(cuMemcpy3DPeer(&raw))? };
         finish_legacy_stream(&self.dst_ctx)?;
         finish_legacy_stream(&self.src_ctx)

@@ -48,11 +48,11 @@ pub fn memcpy_htod<T: DeviceRepr>(
 ) -> Result<()> {
     let bytes = byte_size::<T>(src.len())?;
     same_size("memcpy_htod", dst.byte_len(), bytes)?;
-    let range = dst.device_range();
-    range.wait_on_host(Access::Write)?;
-    // SAFETY: `src` is a readable slice borrowed for the call; `dst` holds `bytes` bytes,
-    // is borrowed mutably and no queued work uses it any more (waited above).
-    unsafe { copy_htod(ctx, range.address(), src.as_ptr().cast(), bytes) }
+    let d = dst.device_range().use_on(&Stream::null(ctx), Access::Write)?;
+    // SAFETY: `src` is a readable slice borrowed for the call; `dst` holds `bytes` bytes
+    // and is borrowed mutably; the copy runs on the legacy stream after conflicting work
+    // (ordered above) and has finished when this returns.
+    unsafe { copy_htod(ctx, d, src.as_ptr().cast(), bytes) }
 }
 
 /// Copies `src` from the device into `dst` on the host (same size in bytes),
@@ -74,11 +74,11 @@ pub fn memcpy_dtoh<T: DeviceRepr>(
 ) -> Result<()> {
     let bytes = byte_size::<T>(dst.len())?;
     same_size("memcpy_dtoh", bytes, src.byte_len())?;
-    let range = src.device_range();
-    range.wait_on_host(Access::Read)?;
+    let s = src.device_range().use_on(&Stream::null(ctx), Access::Read)?;
     // SAFETY: `dst` is a writable slice borrowed mutably for the call (any bit pattern is
-    // a valid T); `src` holds `bytes` bytes that no queued work writes (waited above).
-    unsafe { copy_dtoh(ctx, dst.as_mut_ptr().cast(), range.address(), bytes) }
+    // a valid T); `src` holds `bytes` bytes; the copy runs on the legacy stream after the
+    // work that writes them (ordered above) and has finished when this returns.
+    unsafe { copy_dtoh(ctx, dst.as_mut_ptr().cast(), s, bytes) }
 }
 
 /// Copies device memory to device memory of the same size (PyCUDA's `memcpy_dtod`),
@@ -297,12 +297,12 @@ pub fn from_device<T: DeviceRepr>(
         )));
     }
     let mut v = Vec::<T>::with_capacity(len);
-    let range = src.device_range();
-    range.wait_on_host(Access::Read)?;
+    let s = src.device_range().use_on(&Stream::null(ctx), Access::Read)?;
     // SAFETY: the Vec has room for `len` elements; the copy writes all `bytes` of them
-    // (any bit pattern is a valid T) before `set_len`; no queued work writes `src` (above).
+    // (any bit pattern is a valid T) before `set_len`, on the legacy stream after the
+    // work that writes `src` (ordered above).
     unsafe {
-        copy_dtoh(ctx, v.as_mut_ptr().cast(), range.address(), bytes)?;
+        copy_dtoh(ctx, v.as_mut_ptr().cast(), s, bytes)?;
         v.set_len(len);
     }
     Ok(v)

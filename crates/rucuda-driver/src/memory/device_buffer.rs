@@ -209,37 +209,32 @@ impl<T: DeviceRepr> DeviceBuffer<T> {
     /// are staged through page-locked buffers (see `memory/staged.rs`).
     pub fn copy_from_host(&mut self, src: &[T]) -> Result<()> {
         self.check_len(src.len())?;
-        self.uses.wait_on_host(Access::Write)?;
-        // SAFETY: both ranges hold `byte_len` bytes; `src` is borrowed for the call; no
-        // queued work uses the buffer (waited above) and `&mut self` keeps new work out.
-        unsafe { staged::copy_htod(&self.ctx, self.ptr, src.as_ptr().cast(), self.byte_len()) }
+        let dst = self.legacy_use(Access::Write)?;
+        // SAFETY: both ranges hold `byte_len` bytes; `src` is borrowed for the call; the
+        // copy runs on the legacy stream, ordered after conflicting work (above), and has
+        // finished when this returns.
+        unsafe { staged::copy_htod(&self.ctx, dst, src.as_ptr().cast(), self.byte_len()) }
     }
 
     /// Copies to `dst` (same length) on the host, synchronously (staged when large).
     pub fn copy_to_host(&self, dst: &mut [T]) -> Result<()> {
         self.check_len(dst.len())?;
-        self.uses.wait_on_host(Access::Read)?;
-        // SAFETY: both ranges hold `byte_len` bytes; any bit pattern is a valid T; no
-        // queued work writes the buffer any more (waited above).
-        unsafe {
-            staged::copy_dtoh(
-                &self.ctx,
-                dst.as_mut_ptr().cast(),
-                self.ptr,
-                self.byte_len(),
-            )
-        }
+        let src = self.legacy_use(Access::Read)?;
+        // SAFETY: both ranges hold `byte_len` bytes; any bit pattern is a valid T; the
+        // copy runs on the legacy stream after the work that writes the buffer (above)
+        // and has finished when this returns.
+        unsafe { staged::copy_dtoh(&self.ctx, dst.as_mut_ptr().cast(), src, self.byte_len()) }
     }
 
     /// Copies the whole buffer into a new `Vec` (PyCUDA's `from_device`).
     pub fn to_vec(&self) -> Result<Vec<T>> {
         let mut v = Vec::<T>::with_capacity(self.len);
-        self.uses.wait_on_host(Access::Read)?;
+        let src = self.legacy_use(Access::Read)?;
         // SAFETY: the Vec has capacity for `len` elements; the copy fills all of them
-        // (any bit pattern is a valid T) before `set_len`; no queued work writes the
-        // buffer any more (waited above).
+        // (any bit pattern is a valid T) before `set_len`; it runs on the legacy stream
+        // after the work that writes the buffer (above) and has finished when it returns.
         unsafe {
-            staged::copy_dtoh(&self.ctx, v.as_mut_ptr().cast(), self.ptr, self.byte_len())?;
+            staged::copy_dtoh(&self.ctx, v.as_mut_ptr().cast(), src, self.byte_len())?;
             v.set_len(self.len);
         }
         Ok(v)
@@ -278,6 +273,14 @@ impl<T: DeviceRepr> DeviceBuffer<T> {
             len: end - start,
             _marker: PhantomData,
         })
+    }
+
+    /// The address for a synchronous copy, which runs on the legacy default stream: the
+    /// stream is ordered after conflicting work and the use recorded, like any queued
+    /// work, so a later free or use on another stream orders after it by events too.
+    fn legacy_use(&self, access: Access) -> Result<CUdeviceptr> {
+        self.sub_range(0, self.len)
+            .use_on(&Stream::null(&self.ctx), access)
     }
 
     /// Elements `start..end` (checked by the caller) as a range sharing the log.

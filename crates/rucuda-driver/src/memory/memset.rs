@@ -84,10 +84,10 @@ macro_rules! memset_1d {
                 return Ok(());
             }
             ctx.bind()?;
-            range.wait_on_host(Access::Write)?;
-            // SAFETY: `count` elements lie inside `dst` (checked), which `&mut` borrows and
-            // no queued work uses any more (waited above).
-            unsafe { call!($f(range.address(), value, count))? };
+            let ptr = range.use_on(&Stream::null(ctx), Access::Write)?;
+            // SAFETY: `count` elements lie inside `dst` (checked), which `&mut` borrows;
+            // the legacy stream runs the memset after conflicting work (ordered above).
+            unsafe { call!($f(ptr, value, count))? };
             finish_legacy_stream(ctx)
         }
 
@@ -128,10 +128,10 @@ macro_rules! memset_2d {
                 return Ok(());
             }
             ctx.bind()?;
-            range.wait_on_host(Access::Write)?;
-            // SAFETY: every row lies inside `dst` (checked), which `&mut` borrows and no
-            // queued work uses any more (waited above).
-            unsafe { call!($f(range.address(), pitch, value, width, height))? };
+            let ptr = range.use_on(&Stream::null(ctx), Access::Write)?;
+            // SAFETY: every row lies inside `dst` (checked), which `&mut` borrows; the
+            // legacy stream runs the memset after conflicting work (ordered above).
+            unsafe { call!($f(ptr, pitch, value, width, height))? };
             finish_legacy_stream(ctx)
         }
 
