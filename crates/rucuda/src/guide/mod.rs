@@ -24,6 +24,7 @@ pub mod jit {}
 #[doc = include_str!("../../guide/array.md")]
 pub mod array {}
 
+#[cfg(feature = "rand")]
 #[doc = include_str!("../../guide/rand.md")]
 pub mod rand {}
 
