@@ -20,8 +20,8 @@ use crate::error::{call, Error, Result};
 use crate::memcpy2d::{DeviceWritable, Memcpy3D};
 use crate::memory::tracking::finish_legacy_stream;
 use crate::memory::{Access, DeviceBuffer, DevicePtr};
-use crate::stream::Stream;
 use crate::repr::DeviceRepr;
+use crate::stream::Stream;
 
 /// How a shape's elements are laid out in memory (PyCUDA's `order`).
 ///
@@ -589,7 +589,9 @@ pub fn memcpy_dtoa<P: DevicePtr + ?Sized>(
     if is_1d(dst.desc()) {
         let ctx = dst.context().clone();
         ctx.bind()?;
-        let s = src.device_range().use_on(&Stream::null(&ctx), Access::Read)?;
+        let s = src
+            .device_range()
+            .use_on(&Stream::null(&ctx), Access::Read)?;
         // SAFETY: both ranges hold `len` bytes (checked); the legacy stream runs the copy
         // after the work that writes the source (ordered above), finished below.
         unsafe { call!(cuMemcpyDtoA_v2(dst.raw(), offset, s, len))? };

@@ -286,6 +286,28 @@ impl Context {
         Ok(())
     }
 
+    /// [`Context::bind`] that also asks the driver which context is current, instead of
+    /// trusting the thread-local cache: another library (the runtime API, NCCL, CuPy)
+    /// may have called `cuCtxSetCurrent` behind rucuda's back. The paths that create
+    /// objects belonging to a context (allocations, module loads) use it, so a foreign
+    /// switch can never put memory or code into the wrong context; other calls take the
+    /// object's context from the handle they pass.
+    pub(crate) fn bind_verified(&self) -> Result<()> {
+        let mut current: CUcontext = std::ptr::null_mut();
+        // SAFETY: writes one context handle.
+        unsafe { call!(cuCtxGetCurrent(&mut current))? };
+        if current != self.inner.raw {
+            if CURRENT_ID.with(|c| c.get()) == self.inner.id {
+                log::debug!(
+                    "rucuda: the current context was changed outside rucuda; making ours \
+                     current again"
+                );
+            }
+            CURRENT_ID.with(|c| c.set(0));
+        }
+        self.bind()
+    }
+
     /// Makes this context current on the calling thread without taking queued errors:
     /// what destructors use, so that an earlier error never stops a release.
     #[inline]

@@ -179,7 +179,7 @@ impl Module {
     ) -> Result<(Module, JitLog)> {
         let extra = opts.raw_options()?;
         let image = nul_terminated(image);
-        ctx.bind()?;
+        ctx.bind_verified()?;
         let mut info = vec![0u8; LOG_BYTES];
         let mut error = vec![0u8; LOG_BYTES];
         let mut keys: Vec<CUjit_option> = vec![

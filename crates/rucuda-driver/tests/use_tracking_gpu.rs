@@ -159,3 +159,26 @@ fn conflicting_work_on_two_streams_is_ordered() {
     assert!(x.to_vec().unwrap().iter().all(|&v| v == 9));
     c.check_deferred_errors().unwrap();
 }
+
+/// M6: a `cuCtxSetCurrent` made behind rucuda's back (as the runtime API, NCCL or CuPy
+/// do) must not put an allocation into the wrong context.
+#[test]
+#[ignore = "needs a CUDA device"]
+fn a_foreign_context_switch_does_not_misplace_allocations() {
+    let a = ctx();
+    let b = a.device().make_context(ContextFlags::empty()).unwrap();
+    let warm = DeviceBuffer::<u8>::uninit(&a, 16).unwrap(); // `a` is current, cached
+    let set_current = driver().unwrap().cuCtxSetCurrent().unwrap();
+    // SAFETY: a context handle that is alive (`b`); a foreign library's switch.
+    let switched = unsafe { set_current(b.raw()) };
+    assert_eq!(switched, rucuda_driver::sys::CUresult::CUDA_SUCCESS);
+    let buf = DeviceBuffer::<u32>::uninit(&a, 1024).unwrap();
+    let attrs = pointer_attributes(&a, buf.device_range().address()).unwrap();
+    assert_eq!(
+        attrs.context,
+        Some(a.raw()),
+        "the allocation landed in the context a foreign call made current"
+    );
+    drop((warm, buf));
+    a.check_deferred_errors().unwrap();
+}

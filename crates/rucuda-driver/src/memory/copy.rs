@@ -48,7 +48,9 @@ pub fn memcpy_htod<T: DeviceRepr>(
 ) -> Result<()> {
     let bytes = byte_size::<T>(src.len())?;
     same_size("memcpy_htod", dst.byte_len(), bytes)?;
-    let d = dst.device_range().use_on(&Stream::null(ctx), Access::Write)?;
+    let d = dst
+        .device_range()
+        .use_on(&Stream::null(ctx), Access::Write)?;
     // SAFETY: `src` is a readable slice borrowed for the call; `dst` holds `bytes` bytes
     // and is borrowed mutably; the copy runs on the legacy stream after conflicting work
     // (ordered above) and has finished when this returns.
@@ -74,7 +76,9 @@ pub fn memcpy_dtoh<T: DeviceRepr>(
 ) -> Result<()> {
     let bytes = byte_size::<T>(dst.len())?;
     same_size("memcpy_dtoh", bytes, src.byte_len())?;
-    let s = src.device_range().use_on(&Stream::null(ctx), Access::Read)?;
+    let s = src
+        .device_range()
+        .use_on(&Stream::null(ctx), Access::Read)?;
     // SAFETY: `dst` is a writable slice borrowed mutably for the call (any bit pattern is
     // a valid T); `src` holds `bytes` bytes; the copy runs on the legacy stream after the
     // work that writes them (ordered above) and has finished when this returns.
@@ -297,7 +301,9 @@ pub fn from_device<T: DeviceRepr>(
         )));
     }
     let mut v = Vec::<T>::with_capacity(len);
-    let s = src.device_range().use_on(&Stream::null(ctx), Access::Read)?;
+    let s = src
+        .device_range()
+        .use_on(&Stream::null(ctx), Access::Read)?;
     // SAFETY: the Vec has room for `len` elements; the copy writes all `bytes` of them
     // (any bit pattern is a valid T) before `set_len`, on the legacy stream after the
     // work that writes `src` (ordered above).

@@ -69,7 +69,7 @@ impl<T: DeviceRepr> DeviceBuffer<T> {
     /// is a valid `T`). PyCUDA's `mem_alloc`.
     pub fn uninit(ctx: &Context, len: usize) -> Result<Self> {
         let bytes = byte_size::<T>(len)?;
-        ctx.bind()?;
+        ctx.bind_verified()?;
         let mut ptr: CUdeviceptr = 0;
         if bytes > 0 {
             // SAFETY: writes one device pointer; freed on drop.
@@ -96,7 +96,7 @@ impl<T: DeviceRepr> DeviceBuffer<T> {
             return Self::uninit(ctx, len);
         }
         let bytes = byte_size::<T>(len)?;
-        ctx.bind()?;
+        ctx.bind_verified()?;
         let mut ptr: CUdeviceptr = 0;
         if bytes > 0 {
             // SAFETY: writes one device pointer; freed on drop on this stream.

@@ -151,7 +151,7 @@ impl<T: DeviceRepr> ManagedBuffer<T> {
             )));
         }
         let bytes = byte_size::<T>(len)?;
-        ctx.bind()?;
+        ctx.bind_verified()?;
         let mut ptr: CUdeviceptr = 0;
         if bytes > 0 {
             // SAFETY: writes one pointer; freed on drop.

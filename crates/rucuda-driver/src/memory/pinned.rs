@@ -88,7 +88,7 @@ impl<T: DeviceRepr> PinnedHostBuffer<T> {
                 uses: UseLog::new(),
             });
         }
-        ctx.bind()?;
+        ctx.bind_verified()?;
         let mut raw: *mut std::ffi::c_void = std::ptr::null_mut();
         // SAFETY: writes one host pointer; freed with cuMemFreeHost on drop.
         unsafe { call!(cuMemHostAlloc(&mut raw, bytes, flags.bits()))? };

@@ -65,7 +65,7 @@ pub fn mem_alloc_pitch(
             "pitched allocation of {width_bytes} x {height} bytes is empty"
         )));
     }
-    ctx.bind()?;
+    ctx.bind_verified()?;
     let (mut ptr, mut pitch): (CUdeviceptr, usize) = (0, 0);
     // SAFETY: writes one pointer and one size; freed on drop.
     unsafe {
