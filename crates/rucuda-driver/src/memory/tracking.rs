@@ -229,7 +229,9 @@ impl UseLog {
                 st.readers.clear();
             }
         }
-        Ok(())
+        // Waiting for another context's stream made that context current; the caller
+        // queues its work on `stream` next.
+        stream.context().make_current()
     }
 
     /// Waits on the host for the recorded work that conflicts with a host access: a read
