@@ -4,32 +4,13 @@
 //! stream-ordered free waits for work queued through it.
 
 mod common;
+#[path = "../../rucuda-driver/tests/kernels/spin.rs"]
+mod spin;
 
 use rucuda_array::{Complex, GpuArray};
 use rucuda_driver::*;
 
 const N: usize = 1 << 20;
-const SPIN_CYCLES: u64 = 500_000_000;
-
-/// The core test kernels. Keep the module for the whole test: unloading a module waits
-/// for its kernels, which would make the spin synchronous.
-fn core(ctx: &Context) -> Module {
-    Module::load_data(
-        ctx,
-        include_str!("../../rucuda-driver/tests/kernels/core.ptx").as_bytes(),
-    )
-    .unwrap()
-}
-
-/// Keeps `stream` busy for a while (the kernel touches no memory).
-fn spin(m: &Module, stream: &Stream) {
-    let spin = m.function("spin").unwrap();
-    // SAFETY: spin(unsigned long long cycles) touches no memory.
-    unsafe {
-        spin.launch(LaunchConfig::linear(1, 1), stream, (SPIN_CYCLES,))
-            .unwrap()
-    };
-}
 
 /// M2: a copy out of `reinterpret().buffer()` queued on a busy stream, then both
 /// arrays dropped and the memory reused on the home stream.
@@ -37,14 +18,14 @@ fn spin(m: &Module, stream: &Stream) {
 #[ignore = "needs a CUDA device"]
 fn a_copy_through_a_reinterpreted_buffer_delays_the_owners_free() {
     let c = common::ctx();
-    let m = core(&c);
+    let m = spin::core_kernels(&c);
     let home = Stream::new(&c, StreamFlags::NON_BLOCKING).unwrap();
     let other = Stream::new(&c, StreamFlags::NON_BLOCKING).unwrap();
     let a = GpuArray::<f32>::full(&home, &[N], 1.5).unwrap();
     home.synchronize().unwrap();
     let bits = a.reinterpret::<u32>().unwrap();
     let mut out = DeviceBuffer::<u32>::zeros(&c, N).unwrap();
-    spin(&m, &other);
+    spin::spin(&m, &other);
     memcpy_dtod_async(&mut out, bits.buffer(), &other).unwrap();
     drop(bits);
     drop(a); // freed on `home`
@@ -67,14 +48,14 @@ fn a_copy_through_a_reinterpreted_buffer_delays_the_owners_free() {
 #[ignore = "needs a CUDA device"]
 fn a_copy_through_a_real_part_buffer_delays_the_owners_free() {
     let c = common::ctx();
-    let m = core(&c);
+    let m = spin::core_kernels(&c);
     let home = Stream::new(&c, StreamFlags::NON_BLOCKING).unwrap();
     let other = Stream::new(&c, StreamFlags::NON_BLOCKING).unwrap();
     let z = GpuArray::<Complex<f32>>::full(&home, &[N / 2], Complex::new(2.5, -1.0)).unwrap();
     home.synchronize().unwrap();
     let re = z.real().unwrap();
     let mut out = DeviceBuffer::<f32>::zeros(&c, N).unwrap();
-    spin(&m, &other);
+    spin::spin(&m, &other);
     memcpy_dtod_async(&mut out, re.buffer(), &other).unwrap();
     drop(re);
     drop(z);
@@ -96,12 +77,12 @@ fn a_copy_through_a_real_part_buffer_delays_the_owners_free() {
 #[ignore = "needs a CUDA device"]
 fn an_array_read_on_another_stream_waits_for_its_home_streams_write() {
     let c = common::ctx();
-    let m = core(&c);
+    let m = spin::core_kernels(&c);
     let home = Stream::new(&c, StreamFlags::NON_BLOCKING).unwrap();
     let other = Stream::new(&c, StreamFlags::NON_BLOCKING).unwrap();
     let a = GpuArray::<u32>::zeros(&home, &[N]).unwrap();
     home.synchronize().unwrap();
-    spin(&m, &home);
+    spin::spin(&m, &home);
     a.fill(11).unwrap(); // on `home`, behind the spin
     let mut out = DeviceBuffer::<u32>::zeros(&c, N).unwrap();
     memcpy_dtod_async(&mut out, a.buffer(), &other).unwrap();

@@ -6,26 +6,17 @@
 //! each of these saw the late work land in the wrong place.
 
 mod common;
+#[path = "kernels/spin.rs"]
+mod spin;
 
-use common::{core_module, ctx};
+use common::ctx;
+
 use rucuda_driver::*;
 
 const N: usize = 1 << 20;
-/// Roughly 0.2 to 0.5 s of spinning on current GPUs.
-const SPIN_CYCLES: u64 = 500_000_000;
 
 fn non_blocking(c: &Context) -> Stream {
     Stream::new(c, StreamFlags::NON_BLOCKING).unwrap()
-}
-
-/// Keeps `stream` busy for a while (the kernel touches no memory).
-fn spin(m: &Module, stream: &Stream) {
-    let spin = m.function("spin").unwrap();
-    // SAFETY: spin(unsigned long long cycles) touches no memory.
-    unsafe {
-        spin.launch(LaunchConfig::linear(1, 1), stream, (SPIN_CYCLES,))
-            .unwrap()
-    };
 }
 
 /// A stream-ordered buffer of `N` copies of `value`, set and finished on `home`.
@@ -42,11 +33,11 @@ fn filled(home: &Stream, value: u32) -> DeviceBuffer<u32> {
 #[ignore = "needs a CUDA device"]
 fn a_synchronous_dtod_copy_has_read_its_source_when_it_returns() {
     let c = ctx();
-    let m = core_module(&c);
+    let m = spin::core_kernels(&c);
     let home = non_blocking(&c);
     let src = filled(&home, 1);
     let mut dst = DeviceBuffer::<u32>::zeros(&c, N).unwrap();
-    spin(&m, &Stream::null(&c));
+    spin::spin(&m, &Stream::null(&c));
     memcpy_dtod(&c, &mut dst, &src).unwrap();
     drop(src); // freed on `home`, which is idle
     let again = filled(&home, 7);
@@ -66,11 +57,11 @@ fn a_synchronous_dtod_copy_has_read_its_source_when_it_returns() {
 #[ignore = "needs a CUDA device"]
 fn copy_from_device_has_read_its_source_when_it_returns() {
     let c = ctx();
-    let m = core_module(&c);
+    let m = spin::core_kernels(&c);
     let home = non_blocking(&c);
     let src = filled(&home, 3);
     let mut dst = DeviceBuffer::<u32>::zeros(&c, N).unwrap();
-    spin(&m, &Stream::null(&c));
+    spin::spin(&m, &Stream::null(&c));
     dst.copy_from_device(&src).unwrap();
     drop(src);
     let again = filled(&home, 9);
@@ -86,14 +77,14 @@ fn copy_from_device_has_read_its_source_when_it_returns() {
 #[ignore = "needs a CUDA device"]
 fn host_access_to_mapped_memory_waits_for_work_through_its_views() {
     let c = ctx();
-    let m = core_module(&c);
+    let m = spin::core_kernels(&c);
     let other = non_blocking(&c);
     let mut host = PinnedHostBuffer::<u32>::zeros(&c, N, HostAllocFlags::DEVICEMAP).unwrap();
-    spin(&m, &other);
+    spin::spin(&m, &other);
     memset_d32_async(&mut host.device_view_mut().unwrap(), 5, N, &other).unwrap();
     // A shared read waits for the write queued through the view.
     assert_eq!(host[N - 1], 5, "the host read before the queued memset ran");
-    spin(&m, &other);
+    spin::spin(&m, &other);
     memset_d32_async(&mut host.device_view_mut().unwrap(), 6, N, &other).unwrap();
     // A host write waits too, so the earlier queued memset cannot overwrite it.
     host[0] = 42;
@@ -109,10 +100,10 @@ fn host_access_to_mapped_memory_waits_for_work_through_its_views() {
 #[ignore = "needs a CUDA device"]
 fn a_queued_destructor_error_does_not_skip_waiting() {
     let c = ctx();
-    let m = core_module(&c);
+    let m = spin::core_kernels(&c);
     let other = non_blocking(&c);
     let mut host = PinnedHostBuffer::<u32>::zeros(&c, N, HostAllocFlags::DEVICEMAP).unwrap();
-    spin(&m, &other);
+    spin::spin(&m, &other);
     memset_d32_async(&mut host.device_view_mut().unwrap(), 8, N, &other).unwrap();
     // SAFETY: a deliberately bogus allocation: its drop's cuMemFree fails and queues an
     // error on the context; the address is never used for work.
@@ -133,12 +124,12 @@ fn a_queued_destructor_error_does_not_skip_waiting() {
 #[ignore = "needs a CUDA device"]
 fn conflicting_work_on_two_streams_is_ordered() {
     let c = ctx();
-    let m = core_module(&c);
+    let m = spin::core_kernels(&c);
     let (a, b) = (non_blocking(&c), non_blocking(&c));
     let mut x = DeviceBuffer::<u32>::zeros(&c, N).unwrap();
     let mut y = DeviceBuffer::<u32>::zeros(&c, N).unwrap();
     // Write x on `a` behind a spin, then copy x into y on `b`: the copy must see 4s.
-    spin(&m, &a);
+    spin::spin(&m, &a);
     memset_d32_async(&mut x, 4, N, &a).unwrap();
     memcpy_dtod_async(&mut y, &x, &b).unwrap();
     b.synchronize().unwrap();
@@ -147,7 +138,7 @@ fn conflicting_work_on_two_streams_is_ordered() {
         "read before the write"
     );
     // Read x on `b` behind a spin, then overwrite x on `a`: the copy must still see 4s.
-    spin(&m, &b);
+    spin::spin(&m, &b);
     memcpy_dtod_async(&mut y, &x, &b).unwrap();
     memset_d32_async(&mut x, 9, N, &a).unwrap();
     a.synchronize().unwrap();

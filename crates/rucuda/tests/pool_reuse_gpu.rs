@@ -4,40 +4,22 @@
 use rucuda::driver::*;
 use rucuda::tools::DeviceMemoryPool;
 
+#[path = "../../rucuda-driver/tests/kernels/spin.rs"]
+mod spin;
+
 const N: usize = 1 << 20;
-const SPIN_CYCLES: u64 = 500_000_000;
-
-/// The core test kernels. Keep the module for the whole test: unloading a module waits
-/// for its kernels, which would make the spin synchronous.
-fn core(ctx: &Context) -> Module {
-    Module::load_data(
-        ctx,
-        include_str!("../../rucuda-driver/tests/kernels/core.ptx").as_bytes(),
-    )
-    .unwrap()
-}
-
-/// Keeps `stream` busy for a while (the kernel touches no memory).
-fn spin(m: &Module, stream: &Stream) {
-    let spin = m.function("spin").unwrap();
-    // SAFETY: spin(unsigned long long cycles) touches no memory.
-    unsafe {
-        spin.launch(LaunchConfig::linear(1, 1), stream, (SPIN_CYCLES,))
-            .unwrap()
-    };
-}
 
 #[test]
 #[ignore = "needs a CUDA device"]
 fn a_reused_pool_block_waits_for_the_last_owners_work() {
     let c = Device::get(0).and_then(Device::primary_context).unwrap();
-    let m = core(&c);
+    let m = spin::core_kernels(&c);
     let other = Stream::new(&c, StreamFlags::NON_BLOCKING).unwrap();
     let next = Stream::new(&c, StreamFlags::NON_BLOCKING).unwrap();
     let pool = DeviceMemoryPool::new(&c);
     let mut first = pool.allocate(4 * N).unwrap();
     memset_d32(&c, &mut first, 0, N).unwrap();
-    spin(&m, &other);
+    spin::spin(&m, &other);
     // A stale write queued behind the spin, then the block goes back to the pool.
     memset_d32_async(&mut first, 1, N, &other).unwrap();
     drop(first);
