@@ -31,22 +31,20 @@ impl<'a> ArrayMemory<'a> {
         Ok(self.range.sub(self.offset, bytes)?)
     }
 
+    /// The address of element 0, for alignment and identity checks only (work takes it
+    /// from [`ArrayMemory::use_on`]).
+    fn element0(&self) -> CUdeviceptr {
+        self.range.address() + self.offset as u64
+    }
+
     /// True when element 0 sits at a multiple of `align` bytes.
     pub(crate) fn is_aligned(&self, align: usize) -> bool {
-        self.range
-            .sub(self.offset, 0)
-            .is_ok_and(|r| r.is_aligned(align))
+        align == 0 || self.element0() % align as u64 == 0
     }
 
     /// True when both have element 0 at the same address.
     pub(crate) fn same_start(&self, other: &ArrayMemory<'_>) -> bool {
-        self.offset == other.offset && self.range.same_start(&other.range)
-            || self
-                .range
-                .sub(self.offset, 0)
-                .ok()
-                .zip(other.range.sub(other.offset, 0).ok())
-                .is_some_and(|(a, b)| a.same_start(&b))
+        self.element0() == other.element0()
     }
 
     /// True when the two buffers share a byte.
