@@ -35,7 +35,7 @@ pub(crate) fn host_to_device<S: bytemuck::Pod>(
     let d = dst.use_on(stream, Access::Write)?;
     // SAFETY: `dst` holds `bytes` bytes (checked) and records the use; `src` holds
     // `bytes` bytes and is borrowed until the synchronisation below.
-    let code = unsafe { f(d, src.as_ptr().cast(), bytes, stream.raw()) };
+    let code = unsafe { f(d.ptr(), src.as_ptr().cast(), bytes, stream.raw()) };
     check(code, "cuMemcpyHtoDAsync_v2")?;
     stream.synchronize()?;
     Ok(())
@@ -60,7 +60,7 @@ pub(crate) fn device_to_host<S: bytemuck::Pod>(
     // SAFETY: `src` holds `bytes` bytes (checked) and records the use; `dst` holds
     // `bytes` writable bytes (any bits are a valid `Pod`) and stays borrowed until the
     // copy is done (synchronised below).
-    let code = unsafe { f(dst.as_mut_ptr().cast(), s, bytes, stream.raw()) };
+    let code = unsafe { f(dst.as_mut_ptr().cast(), s.ptr(), bytes, stream.raw()) };
     check(code, "cuMemcpyDtoHAsync_v2")?;
     stream.synchronize()?;
     Ok(())
@@ -84,7 +84,7 @@ pub(crate) fn device_to_device(
     let s = src.use_on(stream, Access::Read)?;
     let d = dst.use_on(stream, Access::Write)?;
     // SAFETY: both ranges hold `bytes` bytes (checked) and record the use.
-    let code = unsafe { f(d, s, bytes, stream.raw()) };
+    let code = unsafe { f(d.ptr(), s.ptr(), bytes, stream.raw()) };
     check(code, "cuMemcpyDtoDAsync_v2")?;
     Ok(())
 }
@@ -114,19 +114,19 @@ pub(crate) fn fill_pattern(stream: &Stream, dst: DeviceRange<'_>, pattern: &[u8]
         [b] => {
             let f = d.cuMemsetD8Async().map_err(DriverError::from)?;
             // SAFETY: `count` bytes at `ptr` lie in `dst`, which records the use.
-            check(unsafe { f(ptr, b, count, s) }, "cuMemsetD8Async")?;
+            check(unsafe { f(ptr.ptr(), b, count, s) }, "cuMemsetD8Async")?;
         }
         [a, b] => {
             let f = d.cuMemsetD16Async().map_err(DriverError::from)?;
             let v = u16::from_ne_bytes([a, b]);
             // SAFETY: `count` aligned 16-bit values at `ptr` lie in `dst` (checked).
-            check(unsafe { f(ptr, v, count, s) }, "cuMemsetD16Async")?;
+            check(unsafe { f(ptr.ptr(), v, count, s) }, "cuMemsetD16Async")?;
         }
         [a, b, c, e] => {
             let f = d.cuMemsetD32Async().map_err(DriverError::from)?;
             let v = u32::from_ne_bytes([a, b, c, e]);
             // SAFETY: `count` aligned 32-bit values at `ptr` lie in `dst` (checked).
-            check(unsafe { f(ptr, v, count, s) }, "cuMemsetD32Async")?;
+            check(unsafe { f(ptr.ptr(), v, count, s) }, "cuMemsetD32Async")?;
         }
         _ => return Ok(false),
     }
@@ -152,7 +152,14 @@ pub(crate) fn host_to_device_async<S: rucuda_driver::DeviceRepr>(
     let h = host.use_on(stream, Access::Read)?;
     let d = dst.use_on(stream, Access::Write)?;
     // SAFETY: both ranges hold the same number of bytes (checked) and record the use.
-    let code = unsafe { f(d, h as usize as *const _, host.byte_len(), stream.raw()) };
+    let code = unsafe {
+        f(
+            d.ptr(),
+            h.ptr() as usize as *const _,
+            host.byte_len(),
+            stream.raw(),
+        )
+    };
     check(code, "cuMemcpyHtoDAsync_v2")?;
     Ok(())
 }
@@ -177,7 +184,14 @@ pub(crate) fn device_to_host_async<S: rucuda_driver::DeviceRepr>(
     let h = host.use_on(stream, Access::Write)?;
     // SAFETY: both ranges hold the same number of bytes (checked) and record the use;
     // `dst` is borrowed mutably for the call.
-    let code = unsafe { f(h as usize as *mut _, s, host.byte_len(), stream.raw()) };
+    let code = unsafe {
+        f(
+            h.ptr() as usize as *mut _,
+            s.ptr(),
+            host.byte_len(),
+            stream.raw(),
+        )
+    };
     check(code, "cuMemcpyDtoHAsync_v2")?;
     Ok(())
 }

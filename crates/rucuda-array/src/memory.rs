@@ -3,7 +3,7 @@
 //! element 0. Addresses come only from [`ArrayMemory::use_on`], which records the use.
 
 use rucuda_driver::sys::CUdeviceptr;
-use rucuda_driver::{Access, DeviceRange, Stream};
+use rucuda_driver::{Access, DeviceRange, InUse, Stream};
 
 use crate::error::Result;
 
@@ -21,8 +21,11 @@ impl<'a> ArrayMemory<'a> {
     /// The address of element 0 for work about to be queued on `stream`, recording the
     /// use in the allocation's log.
     #[inline]
-    pub(crate) fn use_on(&self, stream: &Stream, access: Access) -> Result<CUdeviceptr> {
-        Ok(self.range.use_on(stream, access)? + self.offset as u64)
+    pub(crate) fn use_on(&self, stream: &Stream, access: Access) -> Result<InUse<'a>> {
+        Ok(self
+            .range
+            .use_on(stream, access)?
+            .offset(self.offset as u64))
     }
 
     /// `bytes` bytes from element 0 (a contiguous array's elements), checked against the

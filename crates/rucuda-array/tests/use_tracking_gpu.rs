@@ -93,3 +93,56 @@ fn an_array_read_on_another_stream_waits_for_its_home_streams_write() {
     );
     c.check_deferred_errors().unwrap();
 }
+
+/// The window between taking an address and queueing the work: one thread takes `x`'s
+/// address for a write on `s1` and queues the write only later (a kernel behind a busy
+/// stream); another thread reads `x` on `s2` meanwhile. The read must come after the
+/// write that was noted first. Before uses stayed pending until queued, the reader
+/// ordered itself after an event recorded on `s1` before the write was queued, and read
+/// the old values.
+#[test]
+#[ignore = "needs a CUDA device"]
+fn a_read_on_another_thread_waits_for_a_write_noted_but_not_yet_queued() {
+    let c = common::ctx();
+    let m = spin::core_kernels(&c);
+    let saxpy = m.function("saxpy").unwrap();
+    let s1 = Stream::new(&c, StreamFlags::NON_BLOCKING).unwrap();
+    let s2 = Stream::new(&c, StreamFlags::NON_BLOCKING).unwrap();
+    let x = GpuArray::<f32>::full(&s1, &[N], 1.0).unwrap();
+    let zeros = DeviceBuffer::<f32>::zeros(&c, N).unwrap();
+    let twos = DeviceBuffer::from_slice(&c, &vec![2.0f32; N]).unwrap();
+    s1.synchronize().unwrap();
+    let mut out = DeviceBuffer::<f32>::zeros(&c, N).unwrap();
+    let (noted_tx, noted_rx) = std::sync::mpsc::channel::<()>();
+    std::thread::scope(|s| {
+        s.spawn(|| {
+            let used = x.use_on(&s1, Access::Write).unwrap();
+            noted_tx.send(()).unwrap();
+            std::thread::sleep(std::time::Duration::from_millis(300));
+            spin::spin(&m, &s1);
+            // SAFETY: saxpy(a, x, y, out, n) reads x[0..n), y[0..n) and writes
+            // out[0..n); every buffer holds N floats.
+            unsafe {
+                saxpy
+                    .launch(
+                        LaunchConfig::for_elements(N, 256),
+                        &s1,
+                        (0.0f32, &zeros, &twos, &used, N as u64),
+                    )
+                    .unwrap()
+            };
+            drop(used);
+        });
+        noted_rx.recv().unwrap();
+        memcpy_dtod_async(&mut out, x.buffer(), &s2).unwrap();
+    });
+    s2.synchronize().unwrap();
+    s1.synchronize().unwrap();
+    let got = out.to_vec().unwrap();
+    assert!(
+        got.iter().all(|&v| v == 2.0),
+        "the read did not wait for the write noted before it ({} of {N} elements old)",
+        got.iter().filter(|&&v| v != 2.0).count()
+    );
+    c.check_deferred_errors().unwrap();
+}

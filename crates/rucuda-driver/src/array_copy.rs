@@ -594,7 +594,7 @@ pub fn memcpy_dtoa<P: DevicePtr + ?Sized>(
             .use_on(&Stream::null(&ctx), Access::Read)?;
         // SAFETY: both ranges hold `len` bytes (checked); the legacy stream runs the copy
         // after the work that writes the source (ordered above), finished below.
-        unsafe { call!(cuMemcpyDtoA_v2(dst.raw(), offset, s, len))? };
+        unsafe { call!(cuMemcpyDtoA_v2(dst.raw(), offset, s.ptr(), len))? };
         return finish_legacy_stream(&ctx);
     }
     let desc = *dst.desc();
@@ -642,7 +642,7 @@ pub fn memcpy_atod<P: DeviceWritable + ?Sized>(
         // SAFETY: both ranges hold `len` bytes (checked); `dst` is writable memory; the
         // legacy stream runs the copy after conflicting work (ordered above), finished
         // when this returns.
-        unsafe { call!(cuMemcpyAtoD_v2(d, src.raw(), offset, len))? };
+        unsafe { call!(cuMemcpyAtoD_v2(d.ptr(), src.raw(), offset, len))? };
         return finish_legacy_stream(src.context());
     }
     let desc = *src.desc();

@@ -43,7 +43,7 @@ use crate::error::{call, Error, Result};
 use crate::event::{Event, EventFlags};
 use crate::function::Function;
 use crate::launch::{ArgBuffer, DevicePointerArg, KernelArgs, LaunchConfig};
-use crate::memory::{Access, DeviceBuffer, DevicePtr};
+use crate::memory::{Access, DeviceBuffer, DevicePtr, InUse};
 use crate::repr::DeviceRepr;
 use crate::stream::Stream;
 
@@ -78,7 +78,7 @@ struct HostCopy {
 /// ```
 pub struct HostArgs<'a> {
     stream: Stream,
-    args: ArgBuffer,
+    args: ArgBuffer<'a>,
     /// Size in bytes of each argument, for the launch check made before any copy.
     sizes: Vec<usize>,
     temps: Vec<DeviceBuffer<u8>>,
@@ -134,24 +134,32 @@ impl<'a> HostArgs<'a> {
 
     /// A device buffer or view the kernel reads, passed as its address.
     pub fn device<P: DevicePtr>(mut self, mem: &'a P) -> Self {
-        let ptr = self.recorded(mem.device_range().use_on(&self.stream, Access::Read));
-        self.push_address(ptr);
+        let used = mem.device_range().use_on(&self.stream, Access::Read);
+        self.push_use(used);
         self
     }
 
     /// A device buffer or view the kernel writes, passed as its address.
     pub fn device_mut<P: DevicePtr>(mut self, mem: &'a mut P) -> Self {
-        let ptr = self.recorded(mem.device_range().use_on(&self.stream, Access::Write));
-        self.push_address(ptr);
+        let mem: &'a P = mem;
+        let used = mem.device_range().use_on(&self.stream, Access::Write);
+        self.push_use(used);
         self
     }
 
-    /// The address a use returned, or 0 after recording the error (reported by the call).
-    fn recorded(&mut self, used: Result<CUdeviceptr>) -> CUdeviceptr {
-        used.unwrap_or_else(|e| {
-            self.error.get_or_insert(e);
-            0
-        })
+    /// Pushes the address of a use (kept until the call is queued), or 0 after recording
+    /// the error (reported by the call).
+    fn push_use(&mut self, used: Result<InUse<'a>>) {
+        match used {
+            Ok(used) => {
+                self.args.push_use(used);
+                self.sizes.push(std::mem::size_of::<CUdeviceptr>());
+            }
+            Err(e) => {
+                self.error.get_or_insert(e);
+                self.push_address(0);
+            }
+        }
     }
 
     /// PyCUDA's `In(host)`: copied to a temporary device buffer before the launch; the
@@ -212,8 +220,15 @@ impl<'a> HostArgs<'a> {
         }
         match DeviceBuffer::<u8>::uninit_async(&self.stream, bytes) {
             Ok(buf) => {
-                let ptr = self.recorded(buf.device_range().use_on(&self.stream, Access::Write));
-                self.push_address(ptr);
+                // The temporary is this list's own: no other thread can use it before the
+                // call, so its use need not stay pending.
+                match buf.device_range().use_on(&self.stream, Access::Write) {
+                    Ok(used) => self.push_address(used.ptr()),
+                    Err(e) => {
+                        self.error.get_or_insert(e);
+                        self.push_address(0);
+                    }
+                }
                 self.temps.push(buf);
                 Some(self.temps.len() - 1)
             }
@@ -335,12 +350,12 @@ impl Function {
                 if c.bytes == 0 {
                     continue;
                 }
-                let dst = temp_ptr(&args.temps, c, &stream)?;
+                let dst = temp_use(&args.temps, c, &stream)?;
                 // SAFETY: the temporary holds `bytes` bytes; the host slice holds `bytes`
                 // readable bytes and stays borrowed until the stream is synchronised below.
                 unsafe {
                     call!(cuMemcpyHtoDAsync_v2(
-                        dst,
+                        dst.ptr(),
                         c.host.cast_const(),
                         c.bytes,
                         stream.raw()
@@ -361,11 +376,18 @@ impl Function {
                 if c.bytes == 0 {
                     continue;
                 }
-                let src = temp_ptr(&args.temps, c, &stream)?;
+                let src = temp_use(&args.temps, c, &stream)?;
                 // SAFETY: the host slice holds `bytes` writable bytes, borrowed mutably
                 // until the stream is synchronised below; any bit pattern is a valid
                 // DeviceRepr value.
-                unsafe { call!(cuMemcpyDtoHAsync_v2(c.host, src, c.bytes, stream.raw()))? };
+                unsafe {
+                    call!(cuMemcpyDtoHAsync_v2(
+                        c.host,
+                        src.ptr(),
+                        c.bytes,
+                        stream.raw()
+                    ))?
+                };
             }
             Ok(())
         })();
@@ -379,7 +401,7 @@ impl Function {
     }
 }
 
-fn temp_ptr(temps: &[DeviceBuffer<u8>], c: &HostCopy, stream: &Stream) -> Result<CUdeviceptr> {
+fn temp_use<'t>(temps: &'t [DeviceBuffer<u8>], c: &HostCopy, stream: &Stream) -> Result<InUse<'t>> {
     temps
         .get(c.temp)
         .ok_or_else(|| Error::invalid("host argument without its temporary buffer"))?

@@ -8,7 +8,7 @@ use rucuda_driver_sys::CUdeviceptr;
 use crate::error::{call, Error, Result};
 use crate::event::{Event, EventFlags};
 use crate::function::{Function, FunctionAttribute};
-use crate::memory::{Access, DeviceBuffer, DevicePtr, DeviceView, DeviceViewMut};
+use crate::memory::{Access, DeviceBuffer, DevicePtr, DeviceView, DeviceViewMut, InUse};
 use crate::repr::DeviceRepr;
 use crate::stream::Stream;
 
@@ -58,12 +58,13 @@ impl LaunchConfig {
 }
 
 /// One kernel argument as a launch passes it.
-#[derive(Debug, Clone, Copy)]
-pub enum Param {
+#[derive(Debug)]
+pub enum Param<'a> {
     /// `size` bytes at `ptr`, passed by value (numbers, vector types, structs).
     Bytes(*mut c_void, usize),
-    /// A device address for a pointer parameter, from [`DeviceRange::use_on`](crate::DeviceRange::use_on).
-    Address(CUdeviceptr),
+    /// A device address for a pointer parameter: the use from
+    /// [`DeviceRange::use_on`](crate::DeviceRange::use_on), held until the launch is queued.
+    Address(InUse<'a>),
 }
 
 /// One kernel argument.
@@ -83,7 +84,7 @@ pub unsafe trait KernelArg {
     /// The argument for a launch about to be queued on `stream`. Memory arguments need
     /// the stream (their use is recorded on it) and fail without one; values ignore it
     /// (`None` packs value-only argument lists without a context, as the tests do).
-    fn param(&self, stream: Option<&Stream>) -> Result<Param>;
+    fn param(&self, stream: Option<&Stream>) -> Result<Param<'_>>;
 }
 
 /// The launch's stream, which a memory argument needs.
@@ -94,7 +95,7 @@ pub(crate) fn launch_stream(stream: Option<&Stream>) -> Result<&Stream> {
 // SAFETY: a DeviceRepr value is its own C representation.
 unsafe impl<T: DeviceRepr> KernelArg for T {
     #[inline]
-    fn param(&self, _stream: Option<&Stream>) -> Result<Param> {
+    fn param(&self, _stream: Option<&Stream>) -> Result<Param<'_>> {
         Ok(Param::Bytes(
             (self as *const T).cast_mut().cast(),
             std::mem::size_of::<T>(),
@@ -114,6 +115,27 @@ unsafe impl DeviceRepr for DevicePointerArg {
     const C_TYPE: &'static str = "void*";
 }
 
+// SAFETY: the address comes from `use_on` (the caller takes it for the launch's stream,
+// which `DeviceRange::use_on` documents), and the pointed-to word lives in `self`, which
+// the argument tuple holds for the launch.
+unsafe impl KernelArg for InUse<'_> {
+    #[inline]
+    fn param(&self, _stream: Option<&Stream>) -> Result<Param<'_>> {
+        Ok(Param::Bytes(
+            self.ptr_word().cast_mut().cast(),
+            std::mem::size_of::<CUdeviceptr>(),
+        ))
+    }
+}
+
+// SAFETY: as above; the borrowed use outlives the launch.
+unsafe impl KernelArg for &InUse<'_> {
+    #[inline]
+    fn param(&self, stream: Option<&Stream>) -> Result<Param<'_>> {
+        (**self).param(stream)
+    }
+}
+
 /// Implements [`KernelArg`] for memory types passed by reference: the kernel receives the
 /// address that the memory's log hands out for the launch's stream.
 macro_rules! memory_kernel_arg {
@@ -124,7 +146,7 @@ macro_rules! memory_kernel_arg {
             fn param(
                 &self,
                 stream: Option<&$crate::Stream>,
-            ) -> $crate::Result<$crate::launch::Param> {
+            ) -> $crate::Result<$crate::launch::Param<'_>> {
                 let stream = $crate::launch::launch_stream(stream)?;
                 let range = $crate::memory::DevicePtr::device_range(self);
                 Ok($crate::launch::Param::Address(
@@ -185,7 +207,7 @@ macro_rules! tuple_args {
                 let mut addrs = [0 as CUdeviceptr; $n];
                 for (slot, p) in addrs.iter_mut().zip(&params) {
                     if let Param::Address(a) = p {
-                        *slot = *a;
+                        *slot = a.ptr();
                     }
                 }
                 let mut ptrs = [std::ptr::null_mut::<c_void>(); $n];
@@ -222,16 +244,18 @@ tuple_args!(15; A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7, I 8, J 9, K 10, L 11, M 
 tuple_args!(16; A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7, I 8, J 9, K 10, L 11, M 12, N 13, O 14, P 15);
 
 /// A launch argument list built at run time (for code generators and PyCUDA-style
-/// dynamic calls): each argument's bytes are copied in, 8-byte aligned.
-#[derive(Debug, Default, Clone)]
-pub struct ArgBuffer {
+/// dynamic calls): each argument's bytes are copied in, 8-byte aligned. Memory arguments
+/// keep their [`InUse`] until the list is dropped, after the launch is queued.
+#[derive(Debug, Default)]
+pub struct ArgBuffer<'a> {
     storage: Vec<u64>,
     offsets: Vec<(usize, usize)>,
+    uses: Vec<InUse<'a>>,
 }
 
-impl ArgBuffer {
+impl<'a> ArgBuffer<'a> {
     /// An empty list.
-    pub fn new() -> ArgBuffer {
+    pub fn new() -> ArgBuffer<'a> {
         ArgBuffer::default()
     }
 
@@ -256,12 +280,20 @@ impl ArgBuffer {
     /// says, recording the use in its log (see [`DeviceRange::use_on`](crate::DeviceRange::use_on)).
     pub fn push_memory(
         &mut self,
-        mem: &impl DevicePtr,
+        mem: &'a impl DevicePtr,
         stream: &Stream,
         access: Access,
     ) -> Result<&mut Self> {
-        let ptr = mem.device_range().use_on(stream, access)?;
-        Ok(self.push(DevicePointerArg(ptr)))
+        let used = mem.device_range().use_on(stream, access)?;
+        Ok(self.push_use(used))
+    }
+
+    /// Appends the address of a use (from [`DeviceRange::use_on`](crate::DeviceRange::use_on)
+    /// on the launch's stream) and keeps the use until the list is dropped.
+    pub fn push_use(&mut self, used: InUse<'a>) -> &mut Self {
+        self.push(DevicePointerArg(used.ptr()));
+        self.uses.push(used);
+        self
     }
 
     /// Number of arguments.

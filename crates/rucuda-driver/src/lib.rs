@@ -91,7 +91,8 @@ pub use memory::{
     RegisteredHostMemory, DEFAULT_HOST_ALIGNMENT, IPC_HANDLE_SIZE,
 };
 pub use memory::{
-    tracking, Access, DeviceBuffer, DevicePtr, DeviceRange, DeviceView, DeviceViewMut, UseLog,
+    tracking, Access, DeviceBuffer, DevicePtr, DeviceRange, DeviceView, DeviceViewMut, InUse,
+    UseLog,
 };
 pub use module::{DeviceGlobal, JitLog, JitOptions, Module};
 pub use occupancy::{Occupancy, OccupancyFlags, SuggestedBlockSize};

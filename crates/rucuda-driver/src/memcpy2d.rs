@@ -20,7 +20,7 @@ use crate::array::{ArrayDescriptor3D, CudaArray};
 use crate::context::Context;
 use crate::error::{call, Error, Result};
 use crate::memory::tracking::finish_legacy_stream;
-use crate::memory::{Access, DeviceBuffer, DevicePtr, DeviceViewMut, UseLog};
+use crate::memory::{Access, DeviceBuffer, DevicePtr, DeviceViewMut, InUse, UseLog};
 use crate::repr::DeviceRepr;
 use crate::stream::Stream;
 
@@ -182,13 +182,23 @@ impl<'a> Geometry<'a> {
 
     /// Orders a copy on `stream` after conflicting work on the device sides and records
     /// its use.
-    fn use_sides_on(&self, stream: &Stream) -> Result<()> {
-        for (side, access) in [(&self.src, Access::Read), (&self.dst, Access::Write)] {
-            if let Endpoint::Device { log: Some(log), .. } = side.end {
-                log.note(stream, access)?;
+    /// Keep the returned uses until the copy is queued.
+    fn use_sides_on(&self, stream: &Stream) -> Result<[Option<InUse<'a>>; 2]> {
+        let mut uses = [None, None];
+        for (used, (side, access)) in uses
+            .iter_mut()
+            .zip([(&self.src, Access::Read), (&self.dst, Access::Write)])
+        {
+            if let Endpoint::Device {
+                ptr,
+                log: Some(log),
+                ..
+            } = side.end
+            {
+                *used = Some(log.note(stream, access, ptr)?);
             }
         }
-        Ok(())
+        Ok(uses)
     }
 
     fn raw_side(&self, side: &Side<'_>) -> RawSide {
@@ -691,7 +701,7 @@ impl<'a> Memcpy2D<'a> {
             return Ok(());
         }
         self.ctx.bind()?;
-        self.g.use_sides_on(&Stream::null(&self.ctx))?;
+        let _uses = self.g.use_sides_on(&Stream::null(&self.ctx))?;
         // SAFETY: every side was checked to lie inside memory the builder borrows; the
         // legacy stream runs the copy after conflicting work (ordered above).
         unsafe { call!(cuMemcpy2D_v2(&raw))? };
@@ -706,7 +716,7 @@ impl<'a> Memcpy2D<'a> {
             return Ok(());
         }
         self.ctx.bind()?;
-        self.g.use_sides_on(&Stream::null(&self.ctx))?;
+        let _uses = self.g.use_sides_on(&Stream::null(&self.ctx))?;
         // SAFETY: as for `execute`.
         unsafe { call!(cuMemcpy2DUnaligned_v2(&raw))? };
         finish_legacy_stream(&self.ctx)
@@ -727,7 +737,7 @@ impl<'a> Memcpy2D<'a> {
             return Ok(());
         }
         self.ctx.bind()?;
-        self.g.use_sides_on(stream)?;
+        let _uses = self.g.use_sides_on(stream)?;
         // SAFETY: sides checked; device sides record the use (above); the caller keeps
         // host sides alive and untouched until the stream is done.
         unsafe { call!(cuMemcpy2DAsync_v2(&raw, stream.raw())) }
@@ -828,7 +838,7 @@ impl<'a> Memcpy3D<'a> {
             return Ok(());
         }
         self.ctx.bind()?;
-        self.g.use_sides_on(&Stream::null(&self.ctx))?;
+        let _uses = self.g.use_sides_on(&Stream::null(&self.ctx))?;
         // SAFETY: every side was checked to lie inside memory the builder borrows; the
         // legacy stream runs the copy after conflicting work (ordered above).
         unsafe { call!(cuMemcpy3D_v2(&raw))? };
@@ -847,7 +857,7 @@ impl<'a> Memcpy3D<'a> {
             return Ok(());
         }
         self.ctx.bind()?;
-        self.g.use_sides_on(stream)?;
+        let _uses = self.g.use_sides_on(stream)?;
         // SAFETY: sides checked; device sides record the use (above); the caller keeps
         // host sides alive and untouched until the stream is done.
         unsafe { call!(cuMemcpy3DAsync_v2(&raw, stream.raw())) }
@@ -928,7 +938,7 @@ impl<'a> Memcpy3DPeer<'a> {
             return Ok(());
         }
         self.dst_ctx.bind()?;
-        self.g.use_sides_on(&Stream::null(&self.dst_ctx))?;
+        let _uses = self.g.use_sides_on(&Stream::null(&self.dst_ctx))?;
         // SAFETY: every side was checked to lie inside memory the builder borrows; both
         // contexts are alive (held); the legacy stream runs the copy after conflicting
         // work (ordered above).
@@ -947,7 +957,7 @@ impl<'a> Memcpy3DPeer<'a> {
             return Ok(());
         }
         stream.context().bind()?;
-        self.g.use_sides_on(stream)?;
+        let _uses = self.g.use_sides_on(stream)?;
         // SAFETY: sides checked; device sides record the use (above); the caller keeps
         // host sides alive and untouched until the stream is done.
         unsafe { call!(cuMemcpy3DPeerAsync(&raw, stream.raw())) }

@@ -183,6 +183,7 @@ fn every_scalar_type_is_packed_right() {
     };
     assert_eq!(out.to_vec().unwrap()[0], want);
     // The same through a run-time argument list.
+    let mut out2 = DeviceBuffer::from_slice(&c, &[f64::NAN]).unwrap();
     let mut list = ArgBuffer::new();
     list.push(args.0)
         .push(args.1)
@@ -194,7 +195,6 @@ fn every_scalar_type_is_packed_right() {
         .push(args.7)
         .push(args.8)
         .push(args.9);
-    let mut out2 = DeviceBuffer::from_slice(&c, &[f64::NAN]).unwrap();
     list.push_memory(&out2, &Stream::null(&c), rucuda_driver::Access::Write)
         .unwrap();
     // SAFETY: as above.
@@ -202,6 +202,8 @@ fn every_scalar_type_is_packed_right() {
         f.launch_args(LaunchConfig::linear(1, 1), &Stream::null(&c), &list)
             .unwrap()
     };
+    // The list holds the use of `out2` until it is dropped, after the launch.
+    drop(list);
     assert_eq!(out2.to_vec().unwrap()[0], want);
     out2.copy_from_host(&[0.0]).unwrap();
 }

@@ -173,3 +173,70 @@ fn a_foreign_context_switch_does_not_misplace_allocations() {
     drop((warm, buf));
     a.check_deferred_errors().unwrap();
 }
+
+/// A use stays pending until its `InUse` is dropped (after the work is queued): a
+/// conflicting use by the same thread on another stream in that window is refused,
+/// since no event can cover work that is not queued yet; once the use is dropped, the
+/// same call is ordered by events as usual.
+#[test]
+#[ignore = "needs a CUDA device"]
+fn a_conflicting_use_of_a_pending_use_on_another_stream_is_refused() {
+    let c = ctx();
+    let (s1, s2) = (non_blocking(&c), non_blocking(&c));
+    let buf = filled(&s1, 3);
+    let mut out = DeviceBuffer::<u32>::zeros(&c, N).unwrap();
+    let pending = buf.device_range().use_on(&s1, Access::Write).unwrap();
+    let refused = memcpy_dtod_async(&mut out, &buf, &s2);
+    assert!(
+        matches!(&refused, Err(e) if e.to_string().contains("not queued yet")),
+        "{refused:?}"
+    );
+    drop(pending);
+    memcpy_dtod_async(&mut out, &buf, &s2).unwrap();
+    s2.synchronize().unwrap();
+    assert!(out.to_vec().unwrap().iter().all(|&v| v == 3));
+    c.check_deferred_errors().unwrap();
+}
+
+/// Two threads, each holding a pending use of one buffer, each asking for the other's
+/// in conflict: the second to ask would wait for a thread that waits for it. It gets an
+/// error instead, and the first proceeds once the second lets its use go: no deadlock.
+#[test]
+#[ignore = "needs a CUDA device"]
+fn threads_waiting_for_each_others_pending_uses_do_not_deadlock() {
+    let c = ctx();
+    let (s1, s2) = (non_blocking(&c), non_blocking(&c));
+    let a = filled(&s1, 1);
+    let b = filled(&s2, 2);
+    let barrier = std::sync::Barrier::new(2);
+    let (done_tx, done_rx) = std::sync::mpsc::channel::<()>();
+    let watchdog = std::thread::spawn(move || {
+        if done_rx
+            .recv_timeout(std::time::Duration::from_secs(60))
+            .is_err()
+        {
+            eprintln!("threads not done after 60 s: a deadlock; aborting");
+            std::process::abort();
+        }
+    });
+    let one = |first: &DeviceBuffer<u32>, second: &DeviceBuffer<u32>, stream: &Stream| {
+        let held = first.device_range().use_on(stream, Access::Write).unwrap();
+        barrier.wait();
+        let got = second.device_range().use_on(stream, Access::Read).map(drop);
+        drop(held);
+        got.is_ok()
+    };
+    let results: Vec<bool> = std::thread::scope(|s| {
+        let t1 = s.spawn(|| one(&a, &b, &s1));
+        let t2 = s.spawn(|| one(&b, &a, &s2));
+        vec![t1.join().unwrap(), t2.join().unwrap()]
+    });
+    let _ = done_tx.send(());
+    watchdog.join().unwrap();
+    assert_eq!(
+        results.iter().filter(|&&ok| ok).count(),
+        1,
+        "exactly one thread waits and proceeds, the other is refused: {results:?}"
+    );
+    c.check_deferred_errors().unwrap();
+}

@@ -289,7 +289,8 @@ fn renderbuffer_written_by_memcpy_reads_back_through_framebuffer() {
             &env.ctx,
             rucuda_driver::DevicePtr::device_range(&src)
                 .use_on(&stream, rucuda_driver::Access::Read)
-                .unwrap(),
+                .unwrap()
+                .ptr(),
             array.raw(),
             w as usize,
             h as usize,

@@ -16,7 +16,7 @@ use std::time::Duration;
 
 use rucuda_array::{Element, GpuArray};
 use rucuda_driver::{
-    Access, DeviceBuffer, DevicePtr, DeviceRepr, DeviceView, DeviceViewMut, Stream,
+    Access, DeviceBuffer, DevicePtr, DeviceRepr, DeviceView, DeviceViewMut, InUse, Stream,
 };
 use rucuda_driver_sys::CUdeviceptr;
 
@@ -50,15 +50,16 @@ pub struct Region {
 /// a `keep_alive` handle must keep that memory allocated while it lives.
 pub unsafe trait SendBuffer {
     /// Its elements for an operation queued on `stream` that uses them as `access` says
-    /// (the address comes from the memory's use log, which records the use), or why NCCL
-    /// cannot use it (a non-contiguous array).
+    /// (the address comes from the memory's use log, which records the use; keep the
+    /// [`InUse`] until the operation is queued), or why NCCL cannot use it (a
+    /// non-contiguous array).
     fn region(
         &self,
         call: &'static str,
         what: &'static str,
         stream: &Stream,
         access: Access,
-    ) -> Result<Region>;
+    ) -> Result<(Region, InUse<'_>)>;
 
     /// A handle that keeps this memory allocated for as long as it lives, or `None`
     /// when there is none (plain buffers and views: only their owner frees them).
@@ -88,13 +89,17 @@ unsafe impl<T: DeviceRepr> SendBuffer for DeviceBuffer<T> {
         _: &'static str,
         stream: &Stream,
         access: Access,
-    ) -> Result<Region> {
-        Ok(Region {
-            ptr: self.device_range().use_on(stream, access)?,
-            len: self.len(),
-            layout: ElementLayout::of_repr::<T>(),
-            device: Some(self.context().device().ordinal()),
-        })
+    ) -> Result<(Region, InUse<'_>)> {
+        let used = self.device_range().use_on(stream, access)?;
+        Ok((
+            Region {
+                ptr: used.ptr(),
+                len: self.len(),
+                layout: ElementLayout::of_repr::<T>(),
+                device: Some(self.context().device().ordinal()),
+            },
+            used,
+        ))
     }
 }
 // SAFETY: the region is the buffer's own device memory, alive while it is; a GpuArray's
@@ -110,13 +115,17 @@ unsafe impl<T: DeviceRepr> SendBuffer for DeviceView<'_, T> {
         _: &'static str,
         stream: &Stream,
         access: Access,
-    ) -> Result<Region> {
-        Ok(Region {
-            ptr: self.device_range().use_on(stream, access)?,
-            len: self.len(),
-            layout: ElementLayout::of_repr::<T>(),
-            device: None,
-        })
+    ) -> Result<(Region, InUse<'_>)> {
+        let used = self.device_range().use_on(stream, access)?;
+        Ok((
+            Region {
+                ptr: used.ptr(),
+                len: self.len(),
+                layout: ElementLayout::of_repr::<T>(),
+                device: None,
+            },
+            used,
+        ))
     }
 }
 
@@ -129,13 +138,17 @@ unsafe impl<T: DeviceRepr> SendBuffer for DeviceViewMut<'_, T> {
         _: &'static str,
         stream: &Stream,
         access: Access,
-    ) -> Result<Region> {
-        Ok(Region {
-            ptr: self.device_range().use_on(stream, access)?,
-            len: self.len(),
-            layout: ElementLayout::of_repr::<T>(),
-            device: None,
-        })
+    ) -> Result<(Region, InUse<'_>)> {
+        let used = self.device_range().use_on(stream, access)?;
+        Ok((
+            Region {
+                ptr: used.ptr(),
+                len: self.len(),
+                layout: ElementLayout::of_repr::<T>(),
+                device: None,
+            },
+            used,
+        ))
     }
 }
 // SAFETY: the region is the buffer's own device memory, alive while it is; a GpuArray's
@@ -151,7 +164,7 @@ unsafe impl<E: Element> SendBuffer for GpuArray<E> {
         what: &'static str,
         stream: &Stream,
         access: Access,
-    ) -> Result<Region> {
+    ) -> Result<(Region, InUse<'_>)> {
         if !self.is_c_contiguous() {
             return Err(Error::NotContiguous {
                 call,
@@ -160,15 +173,19 @@ unsafe impl<E: Element> SendBuffer for GpuArray<E> {
                 strides: self.strides().to_vec(),
             });
         }
-        Ok(Region {
-            ptr: self.use_on(stream, access).map_err(|e| match e {
-                rucuda_array::ArrayError::Driver(d) => Error::Driver(d),
-                other => Error::invalid(format!("{call}: {what}: {other}")),
-            })?,
-            len: self.len(),
-            layout: ElementLayout::of_dtype(E::DTYPE),
-            device: Some(self.context().device().ordinal()),
-        })
+        let used = self.use_on(stream, access).map_err(|e| match e {
+            rucuda_array::ArrayError::Driver(d) => Error::Driver(d),
+            other => Error::invalid(format!("{call}: {what}: {other}")),
+        })?;
+        Ok((
+            Region {
+                ptr: used.ptr(),
+                len: self.len(),
+                layout: ElementLayout::of_dtype(E::DTYPE),
+                device: Some(self.context().device().ordinal()),
+            },
+            used,
+        ))
     }
 
     fn keep_alive(&self) -> Option<Box<dyn Any>> {
@@ -378,15 +395,27 @@ impl Communicator {
                 keep.extend(owner(s, call, "the input")?);
             }
             keep.extend(owner(recv, call, recv_what)?);
-            let send = send
-                .map(|s| s.region(call, "the input", stream, Access::Read))
-                .transpose()?;
+            let (send, send_use) = match send {
+                Some(s) => {
+                    let (region, used) = s.region(call, "the input", stream, Access::Read)?;
+                    (Some(region), Some(used))
+                }
+                None => (None, None),
+            };
             // The output is written; a `send` only reads its buffer.
             let recv_access = match kind {
                 OpKind::Send => Access::Read,
                 _ => Access::Write,
             };
-            let recv = recv.region(call, recv_what, stream, recv_access)?;
+            let (recv, recv_use) = recv.region(call, recv_what, stream, recv_access)?;
+            // SAFETY: the uses are dropped with the record: here, within this call, which
+            // borrows the memory; inside a group, before `keep`, which owns the memory
+            // (only buffers with a keep-alive handle are accepted there, above).
+            let uses = send_use
+                .into_iter()
+                .chain(Some(recv_use))
+                .map(|u| unsafe { u.extend() })
+                .collect();
             let plan = plan(kind, op, other, send.as_ref(), &recv, self.me())?;
             let held = group::depth() > 0;
             if held {
@@ -399,6 +428,7 @@ impl Communicator {
                 plan,
                 stream: stream.raw() as cudaStream_t,
                 ctx: Some(self.context().clone()),
+                uses,
                 hold: held.then(|| self.hold()),
                 keep,
             };
@@ -668,8 +698,15 @@ impl Communicator {
                 root: None,
                 peer: None,
             },
-            send: send.device_range().use_on(stream, Access::Read)?,
-            recv: all.device_range().use_on(stream, Access::Write)?,
+            send: 0,
+            recv: 0,
+        };
+        let send_use = send.device_range().use_on(stream, Access::Read)?;
+        let recv_use = all.device_range().use_on(stream, Access::Write)?;
+        let plan = Plan {
+            send: send_use.ptr(),
+            recv: recv_use.ptr(),
+            ..plan
         };
         // SAFETY: 4 u64 in, 4 × size u64 out, both allocated above on this device and
         // kept until the stream was waited for below; the communicator is live.
@@ -757,8 +794,8 @@ mod tests {
             _: &'static str,
             _: &Stream,
             _: Access,
-        ) -> Result<Region> {
-            Ok(f32s(4))
+        ) -> Result<(Region, InUse<'_>)> {
+            Ok((f32s(4), InUse::null()))
         }
     }
 
@@ -773,8 +810,8 @@ mod tests {
             _: &'static str,
             _: &Stream,
             _: Access,
-        ) -> Result<Region> {
-            Ok(f32s(4))
+        ) -> Result<(Region, InUse<'_>)> {
+            Ok((f32s(4), InUse::null()))
         }
         fn keep_alive(&self) -> Option<Box<dyn Any>> {
             Some(Box::new(7u8))

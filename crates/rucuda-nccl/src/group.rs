@@ -29,7 +29,7 @@ use std::any::Any;
 use std::cell::RefCell;
 use std::collections::BTreeMap;
 
-use rucuda_driver::Context;
+use rucuda_driver::{Context, InUse};
 
 use crate::collective::{enqueue, Plan};
 use crate::comm::Hold;
@@ -125,6 +125,10 @@ pub(crate) struct Pending {
     pub stream: cudaStream_t,
     /// The communicator's context, made current before the call (`None` in tests).
     pub ctx: Option<Context>,
+    /// The uses of the memory in `plan`, pending until the call is issued (dropped
+    /// before `keep`, which owns that memory inside a group).
+    #[allow(dead_code)] // Kept for what its drop does.
+    pub uses: Vec<InUse<'static>>,
     /// Keeps `comm` from being destroyed by a drop on another thread while recorded
     /// (`None` outside a group and in tests; see [`Hold`]).
     #[allow(dead_code)] // Kept for what its drop does.
@@ -568,6 +572,7 @@ mod tests {
             },
             stream: std::ptr::null_mut(),
             ctx: None,
+            uses: Vec::new(),
             hold: None,
             keep: Vec::new(),
         }

@@ -8,7 +8,7 @@ use rucuda_array::GpuArray;
 use rucuda_driver::sys::CUdeviceptr;
 use rucuda_driver::{
     Access, Context, DeviceAttribute, DeviceBuffer, DevicePtr, DeviceRepr, DeviceViewMut, Function,
-    Stream,
+    InUse, Stream,
 };
 use rucuda_jit::{CompileOptions, SourceModule};
 
@@ -94,19 +94,19 @@ pub trait RandOutput<T: RandElement> {
     /// The first element's address for a fill queued on `stream` (taken through the
     /// memory's use log, which records the write), the number of elements, and the
     /// context when known.
-    fn target(&mut self, stream: &Stream) -> Result<(CUdeviceptr, usize, Option<Context>)>;
+    fn target(&mut self, stream: &Stream) -> Result<(InUse<'_>, usize, Option<Context>)>;
 }
 
 impl<T: RandElement> RandOutput<T> for DeviceBuffer<T> {
-    fn target(&mut self, stream: &Stream) -> Result<(CUdeviceptr, usize, Option<Context>)> {
-        let ptr = self.device_range().use_on(stream, Access::Write)?;
+    fn target(&mut self, stream: &Stream) -> Result<(InUse<'_>, usize, Option<Context>)> {
+        let ptr = DevicePtr::device_range(&*self).use_on(stream, Access::Write)?;
         Ok((ptr, self.len(), Some(self.context().clone())))
     }
 }
 
 impl<T: RandElement> RandOutput<T> for DeviceViewMut<'_, T> {
-    fn target(&mut self, stream: &Stream) -> Result<(CUdeviceptr, usize, Option<Context>)> {
-        let ptr = self.device_range().use_on(stream, Access::Write)?;
+    fn target(&mut self, stream: &Stream) -> Result<(InUse<'_>, usize, Option<Context>)> {
+        let ptr = DevicePtr::device_range(&*self).use_on(stream, Access::Write)?;
         Ok((ptr, self.len(), None))
     }
 }
@@ -114,7 +114,7 @@ impl<T: RandElement> RandOutput<T> for DeviceViewMut<'_, T> {
 impl<T: RandElement> RandOutput<T> for GpuArray<T> {
     /// Any array whose elements form one run of memory (C or Fortran order) is filled
     /// in memory order.
-    fn target(&mut self, stream: &Stream) -> Result<(CUdeviceptr, usize, Option<Context>)> {
+    fn target(&mut self, stream: &Stream) -> Result<(InUse<'_>, usize, Option<Context>)> {
         if !(self.is_c_contiguous() || self.is_f_contiguous()) {
             return Err(Error::NotContiguous {
                 shape: self.shape().to_vec(),
@@ -196,7 +196,7 @@ pub trait RandomGenerator {
         if stream.context() != self.context() {
             return Err(Error::ContextMismatch("stream"));
         }
-        let (ptr, n, ctx) = out.target(stream)?;
+        let (used, n, ctx) = out.target(stream)?;
         if let Some(ctx) = ctx {
             if &ctx != self.context() {
                 return Err(Error::ContextMismatch("output"));
@@ -204,7 +204,7 @@ pub trait RandomGenerator {
         }
         // SAFETY: the output holds `n` elements at `ptr`, borrowed for this call; its use
         // log recorded the write on `stream` (in `target`).
-        unsafe { self.fill_ptr(ptr, n, T::KIND, dist, stream) }
+        unsafe { self.fill_ptr(used.ptr(), n, T::KIND, dist, stream) }
     }
 
     /// PyCUDA's `fill_uniform`: floats in (0, 1] (`curand_uniform`,

@@ -6,7 +6,8 @@ use std::sync::Arc;
 
 use rucuda_driver::sys::CUdeviceptr;
 use rucuda_driver::{
-    Access, Context, DeviceBuffer, DevicePointerArg, DevicePtr, Function, LaunchConfig, Stream,
+    Access, Context, DeviceBuffer, DevicePointerArg, DevicePtr, Function, InUse, LaunchConfig,
+    Stream,
 };
 use rucuda_jit::SourceModule;
 
@@ -77,12 +78,12 @@ fn upload_opt(
     }
 }
 
-/// An optional input table's address for a launch on `stream` (0 when absent).
-fn arg(b: &Option<DeviceBuffer<u64>>, stream: &Stream) -> Result<DevicePointerArg> {
-    Ok(DevicePointerArg(match b {
+/// An optional input table's use for a launch on `stream` (address 0 when absent).
+fn arg<'b>(b: &'b Option<DeviceBuffer<u64>>, stream: &Stream) -> Result<InUse<'b>> {
+    Ok(match b {
         Some(b) => b.device_range().use_on(stream, Access::Read)?,
-        None => 0,
-    }))
+        None => InUse::null(),
+    })
 }
 
 impl PseudoCore {
@@ -163,7 +164,7 @@ impl PseudoCore {
         let offs = upload_opt(&ctx, &o.offsets, n, "offsets")?;
         let stream = Stream::null(&ctx);
         let cfg = LaunchConfig::linear(blocks(n as u64)?, BLOCK);
-        let states = DevicePointerArg(self.states.device_range().use_on(&stream, Access::Write)?);
+        let states = self.states.device_range().use_on(&stream, Access::Write)?;
         match &self.table {
             None => {
                 // SAFETY: G_init(State*, unsigned n, const u64* seeds, u64, const u64* subs,
@@ -201,7 +202,7 @@ impl PseudoCore {
                             o.subsequence,
                             arg(&offs, &stream)?,
                             o.offset,
-                            DevicePointerArg(table.device_range().use_on(&stream, Access::Read)?),
+                            table.device_range().use_on(&stream, Access::Read)?,
                             *powers,
                         ),
                     )?
@@ -262,7 +263,7 @@ impl PseudoCore {
                 cfg,
                 stream,
                 (
-                    DevicePointerArg(self.states.device_range().use_on(stream, Access::Write)?),
+                    self.states.device_range().use_on(stream, Access::Write)?,
                     self.count,
                     DevicePointerArg(ptr),
                     words,
@@ -295,11 +296,11 @@ impl PseudoCore {
             }
         }
         let cfg = LaunchConfig::linear(blocks(u64::from(self.count))?, BLOCK);
-        let states = DevicePointerArg(self.states.device_range().use_on(stream, Access::Write)?);
-        let counts = DevicePointerArg(match counts {
+        let states = self.states.device_range().use_on(stream, Access::Write)?;
+        let counts = match counts {
             Some(c) => c.device_range().use_on(stream, Access::Read)?,
-            None => 0,
-        });
+            None => InUse::null(),
+        };
         match &self.table {
             // SAFETY: G_skipahead(State*, unsigned n, const u64* counts, u64 count,
             // unsigned kind) updates states[0..n); counts holds n values or is null.
@@ -318,7 +319,7 @@ impl PseudoCore {
                         counts,
                         count,
                         kind,
-                        DevicePointerArg(table.device_range().use_on(stream, Access::Read)?),
+                        table.device_range().use_on(stream, Access::Read)?,
                         *powers,
                     ),
                 )?

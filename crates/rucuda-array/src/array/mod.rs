@@ -9,7 +9,6 @@ mod views;
 
 use std::sync::Arc;
 
-use rucuda_driver::sys::CUdeviceptr;
 use rucuda_driver::{Access, Context, DeviceBuffer, DevicePtr, DeviceRange, Stream};
 
 use crate::dtype::{DType, Element};
@@ -208,11 +207,16 @@ impl<T: Element> GpuArray<T> {
     /// # let stream = rucuda_driver::Stream::null(&rucuda_driver::Device::get(0)?.primary_context()?);
     /// use rucuda_driver::Access;
     /// let a = rucuda_array::GpuArray::<f32>::zeros(&stream, &[256])?;
-    /// let ptr = a.use_on(&stream, Access::Write)?;
-    /// // ... launch a kernel on `stream` with `rucuda_driver::DevicePointerArg(ptr)` ...
+    /// let used = a.use_on(&stream, Access::Write)?;
+    /// // ... launch a kernel on `stream` with `rucuda_driver::DevicePointerArg(used.ptr())`,
+    /// // then let `used` go ...
     /// # Ok::<(), rucuda_array::ArrayError>(())
     /// ```
-    pub fn use_on(&self, stream: &Stream, access: Access) -> crate::Result<CUdeviceptr> {
+    pub fn use_on(
+        &self,
+        stream: &Stream,
+        access: Access,
+    ) -> crate::Result<rucuda_driver::InUse<'_>> {
         self.memory().use_on(stream, access)
     }
 

@@ -86,10 +86,10 @@ pub struct ArrayValue<'a> {
     pub(crate) mutable: bool,
 }
 
-impl ArrayValue<'_> {
+impl<'a> ArrayValue<'a> {
     /// The address of element 0 for a launch on `stream`, recording the use (a write for
     /// arrays passed as `&mut`).
-    pub(crate) fn use_on(&self, stream: &Stream) -> crate::Result<rucuda_driver::sys::CUdeviceptr> {
+    pub(crate) fn use_on(&self, stream: &Stream) -> crate::Result<rucuda_driver::InUse<'a>> {
         let access = if self.mutable {
             rucuda_driver::Access::Write
         } else {

@@ -4,7 +4,7 @@
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
-use rucuda_driver::{ArgBuffer, DeviceAttribute, DevicePointerArg, Function, LaunchConfig, Stream};
+use rucuda_driver::{ArgBuffer, DeviceAttribute, Function, LaunchConfig, Stream};
 
 use super::call_args::{ArrayValue, KernelValue, ScalarValue};
 use super::render::{RenderedKernel, Variant};
@@ -376,7 +376,7 @@ impl ElementwiseKernel {
             match v {
                 KernelValue::Scalar(s) => push_scalar(&mut buf, s),
                 KernelValue::Array(a) => {
-                    buf.push(DevicePointerArg(a.use_on(stream)?));
+                    buf.push_use(a.use_on(stream)?);
                 }
             }
         }

@@ -11,14 +11,13 @@ use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::{Arc, Mutex, OnceLock, RwLock};
 
-use rucuda_driver::sys::CUdeviceptr;
 use rucuda_driver::{
-    Access, ArgBuffer, Context, DeviceAttribute, DevicePointerArg, Event, EventFlags, Function,
-    LaunchConfig, Stream,
+    Access, ArgBuffer, Context, DeviceAttribute, Event, EventFlags, Function, InUse, LaunchConfig,
+    Stream,
 };
 
 use super::key::OpKey;
-use super::params::ParamPack;
+use super::params::{ParamPack, PACK_CAPACITY};
 use crate::compile::default_compiler;
 use crate::elementwise::{ElementwiseSpec, ScalarValue, Variant};
 use crate::error::{ArrayError, Result};
@@ -69,8 +68,9 @@ impl Arg<'_> {
         }
     }
 
-    /// The address for a launch on `stream` (recording the use), or `None` for a value.
-    fn address_on(&self, stream: &Stream) -> Result<Option<CUdeviceptr>> {
+    /// The use for a launch on `stream` (its address; keep it until the launch is
+    /// queued), or `None` for a value.
+    fn address_on<'s>(&'s self, stream: &Stream) -> Result<Option<InUse<'s>>> {
         Ok(match self {
             Arg::In { mem, .. } | Arg::Whole { mem } => Some(mem.use_on(stream, Access::Read)?),
             Arg::Out { mem, .. } | Arg::WholeOut { mem } => {
@@ -304,10 +304,11 @@ pub(crate) fn run(stream: &Stream, key: OpKey, shape: &[usize], args: &[Arg<'_>]
         .clamp(1, e.max_blocks as usize) as u32;
     let cfg = LaunchConfig::linear(blocks, BLOCK);
     let mut pack = ParamPack::new();
-    let mut fits = true;
-    for a in args {
+    let mut uses: [Option<InUse<'_>>; PACK_CAPACITY] = Default::default();
+    let mut fits = args.len() < PACK_CAPACITY;
+    for (a, used) in args.iter().zip(uses.iter_mut()) {
         fits &= match (a.address_on(stream)?, a) {
-            (Some(ptr), _) => pack.push_u64(ptr),
+            (Some(u), _) => pack.push_u64(used.insert(u).ptr()),
             (None, Arg::Scalar(s)) => pack.push_bytes(s.bytes()),
             (None, _) => false,
         };
@@ -330,11 +331,11 @@ pub(crate) fn run(stream: &Stream, key: OpKey, shape: &[usize], args: &[Arg<'_>]
     Ok(())
 }
 
-fn push_args(buf: &mut ArgBuffer, stream: &Stream, args: &[Arg<'_>]) -> Result<()> {
+fn push_args<'s>(buf: &mut ArgBuffer<'s>, stream: &Stream, args: &'s [Arg<'_>]) -> Result<()> {
     for a in args {
         match (a.address_on(stream)?, a) {
-            (Some(ptr), _) => {
-                buf.push(DevicePointerArg(ptr));
+            (Some(used), _) => {
+                buf.push_use(used);
             }
             (None, Arg::Scalar(s)) => push_scalar(buf, s),
             (None, _) => {}

@@ -7,7 +7,7 @@ use std::sync::{Arc, Mutex};
 
 use rucuda_driver::{
     Access, ArgBuffer, DeviceAttribute, DeviceBuffer, DevicePointerArg, DevicePtr, DeviceRange,
-    DeviceRepr, Function, LaunchConfig, OccupancyFlags, Stream,
+    DeviceRepr, Function, InUse, LaunchConfig, OccupancyFlags, Stream,
 };
 
 use super::render::{tile_plan, RenderedReduction, TilePlan, Variant, BLOCK_SIZE};
@@ -384,9 +384,9 @@ impl ReductionKernel {
         } else {
             None
         };
-        let partials_ptr = match &partials {
-            Some(p) => p.device_range().use_on(stream, Access::Write)?,
-            None => 0,
+        let partials_use = match &partials {
+            Some(p) => Some(p.device_range().use_on(stream, Access::Write)?),
+            None => None,
         };
         let out = out.use_on(stream, Access::Write)?;
         let mut buf = ArgBuffer::new();
@@ -394,12 +394,14 @@ impl ReductionKernel {
             match v {
                 KernelValue::Scalar(s) => push_scalar(&mut buf, s),
                 KernelValue::Array(a) => {
-                    buf.push(DevicePointerArg(a.use_on(stream)?));
+                    buf.push_use(a.use_on(stream)?);
                 }
             }
         }
-        buf.push(DevicePointerArg(partials_ptr));
-        buf.push(DevicePointerArg(out));
+        buf.push(DevicePointerArg(
+            partials_use.as_ref().map_or(0, InUse::ptr),
+        ));
+        buf.push(DevicePointerArg(out.ptr()));
         buf.push(n as i64);
         for e in extra {
             buf.push(e);
@@ -419,7 +421,7 @@ impl ReductionKernel {
         if let Some(partials) = &partials {
             let mut buf2 = ArgBuffer::new();
             buf2.push_memory(partials, stream, Access::Read)?;
-            buf2.push(DevicePointerArg(out));
+            buf2.push(DevicePointerArg(out.ptr()));
             buf2.push(blocks as i64);
             // SAFETY: stage 2 reads the `blocks` partials stage 1 wrote (ordered before it
             // on `stream`) and writes one output value to `out`.

@@ -6,8 +6,8 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
 use rucuda_driver::{
-    memset_d32_async, Access, ArgBuffer, DeviceAttribute, DeviceBuffer, DevicePointerArg,
-    DeviceRange, Function, LaunchConfig, Stream,
+    memset_d32_async, Access, ArgBuffer, DeviceAttribute, DeviceBuffer, DeviceRange, Function,
+    LaunchConfig, Stream,
 };
 
 use super::render::{RenderedScan, ScanTuning, Variant};
@@ -237,8 +237,8 @@ impl ScanKernel {
         let mut scratch = DeviceBuffer::<u32>::uninit_async(stream, 2 * words)?;
         memset_d32_async(&mut scratch, 0, 2 * words, stream)?;
         let mut buf = ArgBuffer::new();
-        buf.push(DevicePointerArg(src.use_on(stream, Access::Read)?));
-        buf.push(DevicePointerArg(dst.use_on(stream, Access::Write)?));
+        buf.push_use(src.use_on(stream, Access::Read)?);
+        buf.push_use(dst.use_on(stream, Access::Write)?);
         buf.push(n as i64);
         buf.push_memory(&scratch, stream, Access::Write)?;
         buf.push(*ahead);

@@ -54,7 +54,7 @@ pub fn memcpy_htod<T: DeviceRepr>(
     // SAFETY: `src` is a readable slice borrowed for the call; `dst` holds `bytes` bytes
     // and is borrowed mutably; the copy runs on the legacy stream after conflicting work
     // (ordered above) and has finished when this returns.
-    unsafe { copy_htod(ctx, d, src.as_ptr().cast(), bytes) }
+    unsafe { copy_htod(ctx, d.ptr(), src.as_ptr().cast(), bytes) }
 }
 
 /// Copies `src` from the device into `dst` on the host (same size in bytes),
@@ -82,7 +82,7 @@ pub fn memcpy_dtoh<T: DeviceRepr>(
     // SAFETY: `dst` is a writable slice borrowed mutably for the call (any bit pattern is
     // a valid T); `src` holds `bytes` bytes; the copy runs on the legacy stream after the
     // work that writes them (ordered above) and has finished when this returns.
-    unsafe { copy_dtoh(ctx, dst.as_mut_ptr().cast(), s, bytes) }
+    unsafe { copy_dtoh(ctx, dst.as_mut_ptr().cast(), s.ptr(), bytes) }
 }
 
 /// Copies device memory to device memory of the same size (PyCUDA's `memcpy_dtod`),
@@ -99,7 +99,7 @@ pub fn memcpy_dtod(ctx: &Context, dst: &mut impl DevicePtrMut, src: &impl Device
     let d = dst.device_range().use_on(&legacy, Access::Write)?;
     // SAFETY: both ranges hold `byte_len` bytes; `dst` is borrowed mutably; the legacy
     // stream waits for the recorded work on both (above) and is finished below.
-    unsafe { call!(cuMemcpyDtoD_v2(d, s, src.byte_len()))? };
+    unsafe { call!(cuMemcpyDtoD_v2(d.ptr(), s.ptr(), src.byte_len()))? };
     finish_legacy_stream(ctx)
 }
 
@@ -134,8 +134,8 @@ pub fn memcpy_htod_async<T: DeviceRepr>(
     // logs record the use (above): dropping either and host writes to `src` wait for it.
     unsafe {
         call!(cuMemcpyHtoDAsync_v2(
-            d,
-            host as usize as *const _,
+            d.ptr(),
+            host.ptr() as usize as *const _,
             bytes,
             stream.raw()
         ))
@@ -174,8 +174,8 @@ pub fn memcpy_dtoh_async<T: DeviceRepr>(
     // reads or frees the memory while the copy writes it.
     unsafe {
         call!(cuMemcpyDtoHAsync_v2(
-            host as usize as *mut _,
-            s,
+            host.ptr() as usize as *mut _,
+            s.ptr(),
             bytes,
             stream.raw()
         ))
@@ -197,7 +197,14 @@ pub fn memcpy_dtod_async(
     let s = src.device_range().use_on(stream, Access::Read)?;
     let d = dst.device_range().use_on(stream, Access::Write)?;
     // SAFETY: both ranges hold `byte_len` bytes; both logs record the use (above).
-    unsafe { call!(cuMemcpyDtoDAsync_v2(d, s, src.byte_len(), stream.raw())) }
+    unsafe {
+        call!(cuMemcpyDtoDAsync_v2(
+            d.ptr(),
+            s.ptr(),
+            src.byte_len(),
+            stream.raw()
+        ))
+    }
 }
 
 fn check_peer(dst: &impl DevicePtr, src: &impl DevicePtr, bytes: usize) -> Result<()> {
@@ -240,7 +247,15 @@ pub fn memcpy_peer(
     let d = dst.device_range().use_on(&legacy, Access::Write)?;
     // SAFETY: both ranges hold at least `bytes` bytes of their contexts, both alive; the
     // copy is ordered after the recorded work on both (above) and finished below.
-    unsafe { call!(cuMemcpyPeer(d, dst_ctx.raw(), s, src_ctx.raw(), bytes))? };
+    unsafe {
+        call!(cuMemcpyPeer(
+            d.ptr(),
+            dst_ctx.raw(),
+            s.ptr(),
+            src_ctx.raw(),
+            bytes
+        ))?
+    };
     finish_legacy_stream(dst_ctx)?;
     finish_legacy_stream(src_ctx)
 }
@@ -264,9 +279,9 @@ pub fn memcpy_peer_async(
     // SAFETY: as for `memcpy_peer`; both logs record the use (above).
     unsafe {
         call!(cuMemcpyPeerAsync(
-            d,
+            d.ptr(),
             dst_ctx.raw(),
-            s,
+            s.ptr(),
             src_ctx.raw(),
             bytes,
             stream.raw()
@@ -308,7 +323,7 @@ pub fn from_device<T: DeviceRepr>(
     // (any bit pattern is a valid T) before `set_len`, on the legacy stream after the
     // work that writes `src` (ordered above).
     unsafe {
-        copy_dtoh(ctx, v.as_mut_ptr().cast(), s, bytes)?;
+        copy_dtoh(ctx, v.as_mut_ptr().cast(), s.ptr(), bytes)?;
         v.set_len(len);
     }
     Ok(v)

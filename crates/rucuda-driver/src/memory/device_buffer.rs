@@ -10,7 +10,9 @@ use rucuda_driver_sys::CUdeviceptr;
 use crate::context::Context;
 use crate::error::{call, Error, Result};
 use crate::memory::staged;
-use crate::memory::tracking::{finish_legacy_stream, Access, DevicePtr, DeviceRange, UseLog};
+use crate::memory::tracking::{
+    finish_legacy_stream, Access, DevicePtr, DeviceRange, InUse, UseLog,
+};
 use crate::repr::DeviceRepr;
 use crate::stream::Stream;
 
@@ -213,7 +215,7 @@ impl<T: DeviceRepr> DeviceBuffer<T> {
         // SAFETY: both ranges hold `byte_len` bytes; `src` is borrowed for the call; the
         // copy runs on the legacy stream, ordered after conflicting work (above), and has
         // finished when this returns.
-        unsafe { staged::copy_htod(&self.ctx, dst, src.as_ptr().cast(), self.byte_len()) }
+        unsafe { staged::copy_htod(&self.ctx, dst.ptr(), src.as_ptr().cast(), self.byte_len()) }
     }
 
     /// Copies to `dst` (same length) on the host, synchronously (staged when large).
@@ -223,7 +225,14 @@ impl<T: DeviceRepr> DeviceBuffer<T> {
         // SAFETY: both ranges hold `byte_len` bytes; any bit pattern is a valid T; the
         // copy runs on the legacy stream after the work that writes the buffer (above)
         // and has finished when this returns.
-        unsafe { staged::copy_dtoh(&self.ctx, dst.as_mut_ptr().cast(), src, self.byte_len()) }
+        unsafe {
+            staged::copy_dtoh(
+                &self.ctx,
+                dst.as_mut_ptr().cast(),
+                src.ptr(),
+                self.byte_len(),
+            )
+        }
     }
 
     /// Copies the whole buffer into a new `Vec` (PyCUDA's `from_device`).
@@ -234,7 +243,7 @@ impl<T: DeviceRepr> DeviceBuffer<T> {
         // (any bit pattern is a valid T) before `set_len`; it runs on the legacy stream
         // after the work that writes the buffer (above) and has finished when it returns.
         unsafe {
-            staged::copy_dtoh(&self.ctx, v.as_mut_ptr().cast(), src, self.byte_len())?;
+            staged::copy_dtoh(&self.ctx, v.as_mut_ptr().cast(), src.ptr(), self.byte_len())?;
             v.set_len(self.len);
         }
         Ok(v)
@@ -278,7 +287,7 @@ impl<T: DeviceRepr> DeviceBuffer<T> {
     /// The address for a synchronous copy, which runs on the legacy default stream: the
     /// stream is ordered after conflicting work and the use recorded, like any queued
     /// work, so a later free or use on another stream orders after it by events too.
-    fn legacy_use(&self, access: Access) -> Result<CUdeviceptr> {
+    fn legacy_use(&self, access: Access) -> Result<InUse<'_>> {
         self.sub_range(0, self.len)
             .use_on(&Stream::null(&self.ctx), access)
     }
@@ -331,7 +340,7 @@ impl<T: DeviceRepr> DeviceBuffer<T> {
                 // The free is a write on the home stream: ordered after every recorded
                 // use on other streams. Where that fails, the memory is leaked rather than
                 // freed under queued work.
-                self.uses.note(s, Access::Write)?;
+                let _free = self.uses.note(s, Access::Write, self.ptr)?;
                 // SAFETY: allocated with cuMemAllocAsync; freed once, ordered on its
                 // stream after its own work and after every recorded use (above).
                 unsafe { call!(cuMemFreeAsync(self.ptr, s.raw())) }

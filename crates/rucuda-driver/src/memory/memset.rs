@@ -87,7 +87,7 @@ macro_rules! memset_1d {
             let ptr = range.use_on(&Stream::null(ctx), Access::Write)?;
             // SAFETY: `count` elements lie inside `dst` (checked), which `&mut` borrows;
             // the legacy stream runs the memset after conflicting work (ordered above).
-            unsafe { call!($f(ptr, value, count))? };
+            unsafe { call!($f(ptr.ptr(), value, count))? };
             finish_legacy_stream(ctx)
         }
 
@@ -106,7 +106,7 @@ macro_rules! memset_1d {
             stream.context().bind()?;
             let ptr = range.use_on(stream, Access::Write)?;
             // SAFETY: as for the synchronous form; the log records the use (above).
-            unsafe { call!($f_async(ptr, value, count, stream.raw())) }
+            unsafe { call!($f_async(ptr.ptr(), value, count, stream.raw())) }
         }
     };
 }
@@ -131,7 +131,7 @@ macro_rules! memset_2d {
             let ptr = range.use_on(&Stream::null(ctx), Access::Write)?;
             // SAFETY: every row lies inside `dst` (checked), which `&mut` borrows; the
             // legacy stream runs the memset after conflicting work (ordered above).
-            unsafe { call!($f(ptr, pitch, value, width, height))? };
+            unsafe { call!($f(ptr.ptr(), pitch, value, width, height))? };
             finish_legacy_stream(ctx)
         }
 
@@ -152,7 +152,7 @@ macro_rules! memset_2d {
             stream.context().bind()?;
             let ptr = range.use_on(stream, Access::Write)?;
             // SAFETY: as for the synchronous form; the log records the use (above).
-            unsafe { call!($f_async(ptr, pitch, value, width, height, stream.raw())) }
+            unsafe { call!($f_async(ptr.ptr(), pitch, value, width, height, stream.raw())) }
         }
     };
 }

@@ -28,7 +28,7 @@ mod device_buffer;
 pub use device_buffer::{DeviceBuffer, DeviceView, DeviceViewMut};
 
 pub mod tracking;
-pub use tracking::{Access, DevicePtr, DeviceRange, UseLog};
+pub use tracking::{Access, DevicePtr, DeviceRange, InUse, UseLog};
 
 // Host memory kinds, managed/pitched/IPC memory, copies, memsets, pointer attributes.
 mod aligned;

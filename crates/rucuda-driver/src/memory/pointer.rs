@@ -232,7 +232,7 @@ impl DevicePtrMut for ExternalDevicePtr {}
 // SAFETY: the address of memory whose creator vouched for its lifetime (`new`).
 unsafe impl KernelArg for ExternalDevicePtr {
     #[inline]
-    fn param(&self, stream: Option<&Stream>) -> Result<Param> {
+    fn param(&self, stream: Option<&Stream>) -> Result<Param<'_>> {
         let stream = crate::launch::launch_stream(stream)?;
         Ok(Param::Address(
             self.device_range().use_on(stream, Access::Write)?,

@@ -28,8 +28,19 @@
 //!
 //! Recording and waiting never go through [`Context::bind`](crate::Context::bind), so an
 //! unrelated error queued by a destructor cannot make them skip their work.
+//!
+//! A use is *pending* from [`DeviceRange::use_on`] until the [`InUse`] it returned is
+//! dropped, which the caller does after queueing the work. Until then no event can cover
+//! the work, so conflicting uses from other threads wait for the drop (a wait that would
+//! close a cycle of threads waiting for each other fails with an error instead of
+//! deadlocking), and a conflicting use on another stream by the same thread fails. This
+//! closes the window between noting a use and queueing its work, in which another thread
+//! could otherwise order its work after an event that does not yet cover it.
 
-use std::sync::{Mutex, MutexGuard, PoisonError};
+use std::cell::Cell;
+use std::marker::PhantomData;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Condvar, Mutex, MutexGuard, PoisonError};
 use std::thread::ThreadId;
 
 use rucuda_driver_sys::{CUdeviceptr, CUevent};
@@ -130,6 +141,66 @@ unsafe impl Send for LogEvent {}
 // SAFETY: as above; the log's mutex serializes its use.
 unsafe impl Sync for LogEvent {}
 
+/// A use handed out by [`DeviceRange::use_on`] whose work is not queued yet.
+struct Pending {
+    id: u64,
+    user: User,
+    access: Access,
+    thread: u64,
+}
+
+thread_local! {
+    /// This thread's tag in pending uses (cheaper than `thread::current().id()`).
+    static THREAD_TAG: u64 = {
+        static NEXT: AtomicU64 = AtomicU64::new(1);
+        NEXT.fetch_add(1, Ordering::Relaxed)
+    };
+    /// Pending uses this thread holds (across all logs).
+    static HELD: Cell<usize> = const { Cell::new(0) };
+}
+
+fn thread_tag() -> u64 {
+    THREAD_TAG.with(|t| *t)
+}
+
+/// Which thread waits for which (by tag): the threads that hold pending uses and wait
+/// for another thread's. Each thread waits for one at a time.
+static WAITS: Mutex<Vec<(u64, u64)>> = Mutex::new(Vec::new());
+
+/// A registered wait of one thread for another, removed on drop.
+struct WaitEdge(u64);
+
+impl WaitEdge {
+    /// Registers that `me` waits for `owner`, or `None` when `owner` waits (through
+    /// others) for `me`: the wait would never end.
+    fn register(me: u64, owner: u64) -> Option<WaitEdge> {
+        let mut waits = WAITS.lock().unwrap_or_else(PoisonError::into_inner);
+        let mut at = owner;
+        for _ in 0..=waits.len() {
+            if at == me {
+                return None;
+            }
+            match waits.iter().find(|(w, _)| *w == at) {
+                Some(&(_, next)) => at = next,
+                None => break,
+            }
+        }
+        waits.push((me, owner));
+        Some(WaitEdge(me))
+    }
+}
+
+impl Drop for WaitEdge {
+    fn drop(&mut self) {
+        let mut waits = WAITS.lock().unwrap_or_else(PoisonError::into_inner);
+        waits.retain(|(w, _)| *w != self.0);
+    }
+}
+
+fn conflicts(a: Access, b: Access) -> bool {
+    a == Access::Write || b == Access::Write
+}
+
 #[derive(Default)]
 struct UseState {
     /// The stream whose work last wrote the memory (the allocating stream of a
@@ -139,6 +210,10 @@ struct UseState {
     readers: Vec<User>,
     /// Reusable events, one per stream that was waited for.
     events: Vec<(User, LogEvent)>,
+    /// Uses handed out whose work is not queued yet.
+    pending: Vec<Pending>,
+    /// The next pending use's id.
+    next_id: u64,
 }
 
 /// Which streams use one piece of memory; see the [module docs](self).
@@ -146,7 +221,7 @@ struct UseState {
 /// Owners of memory hold one (shared by `Arc` with the views and aliases that must see the
 /// same uses) and hand it out only inside [`DeviceRange`]s.
 #[derive(Default)]
-pub struct UseLog(Mutex<UseState>);
+pub struct UseLog(Mutex<UseState>, Condvar);
 
 impl std::fmt::Debug for UseLog {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -167,10 +242,13 @@ impl UseLog {
     /// The log of memory allocated stream-ordered on `stream`: work on other streams
     /// waits for the allocation.
     pub fn written_on(stream: &Stream) -> UseLog {
-        UseLog(Mutex::new(UseState {
-            writer: Some(User::of(stream)),
-            ..UseState::default()
-        }))
+        UseLog(
+            Mutex::new(UseState {
+                writer: Some(User::of(stream)),
+                ..UseState::default()
+            }),
+            Condvar::new(),
+        )
     }
 
     fn lock(&self) -> MutexGuard<'_, UseState> {
@@ -182,62 +260,96 @@ impl UseLog {
     /// True when nothing is recorded (no stream other than the host may still use it).
     pub fn is_idle(&self) -> bool {
         let st = self.lock();
-        st.writer.is_none() && st.readers.is_empty()
+        st.writer.is_none() && st.readers.is_empty() && st.pending.is_empty()
     }
 
-    /// Orders `stream` after the conflicting uses recorded so far and records this one.
-    pub(crate) fn note(&self, stream: &Stream, access: Access) -> Result<()> {
+    /// Waits until no pending use that `conflicting` selects is left (the threads holding
+    /// them queue their work and drop their [`InUse`]), and returns the lock. Fails
+    /// instead when this thread holds a pending use itself: it could be one another
+    /// waiter waits for, and waiting would close a cycle.
+    fn wait_for_pending<'s>(
+        &'s self,
+        mut st: MutexGuard<'s, UseState>,
+        what: &str,
+        conflicting: impl Fn(&Pending) -> bool,
+    ) -> Result<MutexGuard<'s, UseState>> {
+        let me = thread_tag();
+        while let Some(p) = st.pending.iter().find(|p| conflicting(p)) {
+            let owner = p.thread;
+            if owner == me {
+                return Err(Error::invalid(format!(
+                    "{what} conflicts with this thread's own use of the memory on another \
+                     stream, whose work is not queued yet"
+                )));
+            }
+            // A thread that holds no pending use cannot be waited for, so its wait closes
+            // no cycle; one that does registers whom it waits for, and refuses a wait that
+            // would close a cycle.
+            let _edge = if HELD.with(Cell::get) > 0 {
+                Some(WaitEdge::register(me, owner).ok_or_else(|| {
+                    Error::invalid(format!(
+                        "{what} conflicts with another thread's use of the memory whose \
+                         work is being queued right now, while that thread waits for this \
+                         one; order the two threads' work on this memory (they race)"
+                    ))
+                })?)
+            } else {
+                None
+            };
+            st = self.1.wait(st).unwrap_or_else(PoisonError::into_inner);
+        }
+        Ok(st)
+    }
+
+    /// Orders `stream` after the conflicting uses recorded so far, records this one and
+    /// hands it out as pending until the returned [`InUse`] is dropped.
+    pub(crate) fn note(
+        &self,
+        stream: &Stream,
+        access: Access,
+        ptr: CUdeviceptr,
+    ) -> Result<InUse<'_>> {
         let me = User::of(stream);
+        let st = self.lock();
+        let mut st = self.wait_for_pending(st, "a use of memory by work on a stream", |p| {
+            !p.user.same(&me) && conflicts(p.access, access)
+        })?;
+        order(&mut st, &me, stream, access)?;
+        let id = st.next_id;
+        st.next_id += 1;
+        st.pending.push(Pending {
+            id,
+            user: me,
+            access,
+            thread: thread_tag(),
+        });
+        HELD.with(|h| h.set(h.get() + 1));
+        Ok(InUse {
+            ptr,
+            log: Some(self),
+            id,
+            _thread_bound: PhantomData,
+        })
+    }
+
+    /// Forgets a pending use: its work is queued (or was never queued).
+    fn release(&self, id: u64) {
         let mut st = self.lock();
-        let covered = match access {
-            Access::Read => {
-                st.writer.as_ref().is_some_and(|w| w.same(&me))
-                    || st.readers.iter().any(|r| r.same(&me))
-            }
-            Access::Write => {
-                st.writer.as_ref().is_some_and(|w| w.same(&me)) && st.readers.is_empty()
-            }
-        };
-        if covered {
-            return Ok(());
+        if let Some(i) = st.pending.iter().position(|p| p.id == id) {
+            st.pending.swap_remove(i);
+            HELD.with(|h| h.set(h.get().saturating_sub(1)));
+            drop(st);
+            self.1.notify_all();
         }
-        if is_capturing(stream)? {
-            return Ok(());
-        }
-        match access {
-            Access::Read => {
-                if let Some(w) = st.writer.clone() {
-                    order_after(&mut st, stream, &w)?;
-                }
-                if st.readers.len() >= MAX_READERS {
-                    wait_all_on_host(&mut st)?;
-                }
-                st.readers.push(me);
-            }
-            Access::Write => {
-                let earlier: Vec<User> = st
-                    .writer
-                    .iter()
-                    .chain(st.readers.iter())
-                    .filter(|x| !x.same(&me))
-                    .cloned()
-                    .collect();
-                for x in &earlier {
-                    order_after(&mut st, stream, x)?;
-                }
-                st.writer = Some(me);
-                st.readers.clear();
-            }
-        }
-        // Waiting for another context's stream made that context current; the caller
-        // queues its work on `stream` next.
-        stream.context().make_current()
     }
 
     /// Waits on the host for the recorded work that conflicts with a host access: a read
     /// waits for the last write, a write (or a free) for everything.
     pub fn wait_on_host(&self, access: Access) -> Result<()> {
-        let mut st = self.lock();
+        let st = self.lock();
+        let mut st = self.wait_for_pending(st, "a host access to memory", |p| {
+            conflicts(p.access, access)
+        })?;
         match access {
             Access::Read => {
                 if let Some(w) = st.writer.clone() {
@@ -249,6 +361,52 @@ impl UseLog {
             Access::Write => wait_all_on_host(&mut st),
         }
     }
+}
+
+/// Orders `stream` after the conflicting uses recorded so far and records this one.
+fn order(st: &mut UseState, me: &User, stream: &Stream, access: Access) -> Result<()> {
+    let me = me.clone();
+    let covered = match access {
+        Access::Read => {
+            st.writer.as_ref().is_some_and(|w| w.same(&me))
+                || st.readers.iter().any(|r| r.same(&me))
+        }
+        Access::Write => st.writer.as_ref().is_some_and(|w| w.same(&me)) && st.readers.is_empty(),
+    };
+    if covered {
+        return Ok(());
+    }
+    if is_capturing(stream)? {
+        return Ok(());
+    }
+    match access {
+        Access::Read => {
+            if let Some(w) = st.writer.clone() {
+                order_after(st, stream, &w)?;
+            }
+            if st.readers.len() >= MAX_READERS {
+                wait_all_on_host(st)?;
+            }
+            st.readers.push(me);
+        }
+        Access::Write => {
+            let earlier: Vec<User> = st
+                .writer
+                .iter()
+                .chain(st.readers.iter())
+                .filter(|x| !x.same(&me))
+                .cloned()
+                .collect();
+            for x in &earlier {
+                order_after(st, stream, x)?;
+            }
+            st.writer = Some(me);
+            st.readers.clear();
+        }
+    }
+    // Waiting for another context's stream made that context current; the caller
+    // queues its work on `stream` next.
+    stream.context().make_current()
 }
 
 /// Waits on the host for every recorded use and forgets them.
@@ -336,6 +494,81 @@ pub(crate) fn finish_legacy_stream(ctx: &Context) -> Result<()> {
     unsafe { call!(cuStreamSynchronize(std::ptr::null_mut())) }
 }
 
+/// A use of memory by work about to be queued: the address the work takes, pending in the
+/// memory's log until this is dropped. Keep it until the work is queued (a launch, copy or
+/// memset call has returned), then let it go: conflicting uses by other threads wait for
+/// the drop, since until then no event can cover the work.
+///
+/// It stays on the thread that made it.
+#[must_use = "keep the use until the work that takes its address is queued"]
+pub struct InUse<'a> {
+    ptr: CUdeviceptr,
+    log: Option<&'a UseLog>,
+    id: u64,
+    _thread_bound: PhantomData<*const ()>,
+}
+
+impl InUse<'_> {
+    /// No memory: address 0, for an optional pointer argument left out.
+    pub fn null() -> InUse<'static> {
+        InUse {
+            ptr: 0,
+            log: None,
+            id: 0,
+            _thread_bound: PhantomData,
+        }
+    }
+
+    /// The address for the work.
+    #[inline]
+    pub fn ptr(&self) -> CUdeviceptr {
+        self.ptr
+    }
+
+    /// The address as it lies in this value (what a kernel's pointer parameter reads).
+    #[inline]
+    pub(crate) fn ptr_word(&self) -> *const CUdeviceptr {
+        &self.ptr
+    }
+
+    /// The same use, its address moved `bytes` further (an element inside the range).
+    #[inline]
+    pub fn offset(mut self, bytes: u64) -> Self {
+        self.ptr += bytes;
+        self
+    }
+
+    /// The same use with its borrow of the log widened to `'static`, for records that
+    /// queue their work later and hold what keeps the memory alive.
+    ///
+    /// # Safety
+    /// The memory's owner (and with it its log) must outlive the returned value.
+    pub unsafe fn extend<'b>(self) -> InUse<'b> {
+        let this = std::mem::ManuallyDrop::new(self);
+        InUse {
+            ptr: this.ptr,
+            // SAFETY: the caller keeps the log alive for 'b.
+            log: this.log.map(|l| unsafe { &*(l as *const UseLog) }),
+            id: this.id,
+            _thread_bound: PhantomData,
+        }
+    }
+}
+
+impl std::fmt::Debug for InUse<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "InUse({:#x})", self.ptr)
+    }
+}
+
+impl Drop for InUse<'_> {
+    fn drop(&mut self) {
+        if let Some(log) = self.log {
+            log.release(self.id);
+        }
+    }
+}
+
 /// A range of memory together with the log of its uses: what work receives memory as.
 /// [`DeviceRange::use_on`] is the one way to its address for queued work.
 ///
@@ -395,13 +628,19 @@ impl<'a> DeviceRange<'a> {
     /// The address for work about to be queued on `stream`, which uses the range as
     /// `access` says: orders `stream` after conflicting earlier work on other streams and
     /// records the use, so that later conflicting work, host access and the free wait for
-    /// it. Call it right before queueing the work, on the thread that queues it.
+    /// it. Call it right before queueing the work, on the thread that queues it, and keep
+    /// the returned [`InUse`] until the work is queued.
     #[inline]
-    pub fn use_on(&self, stream: &Stream, access: Access) -> Result<CUdeviceptr> {
-        if let Some(log) = self.log {
-            log.note(stream, access)?;
+    pub fn use_on(&self, stream: &Stream, access: Access) -> Result<InUse<'a>> {
+        match self.log {
+            Some(log) => log.note(stream, access, self.ptr),
+            None => Ok(InUse {
+                ptr: self.ptr,
+                log: None,
+                id: 0,
+                _thread_bound: PhantomData,
+            }),
         }
-        Ok(self.ptr)
     }
 
     /// Waits on the host until no queued work conflicts with a host access of this kind
@@ -518,5 +757,30 @@ mod tests {
         assert!(!other.same_log(&a) && other.overlaps(&a));
         assert!(r.is_aligned(256) && !b.is_aligned(32));
         assert!(log.is_idle());
+    }
+
+    #[test]
+    fn a_wait_that_would_close_a_cycle_is_refused() {
+        // Tags far from the ones real threads get.
+        let (t1, t2, t3) = (u64::MAX - 3, u64::MAX - 2, u64::MAX - 1);
+        let e12 = WaitEdge::register(t1, t2).expect("t1 may wait for t2");
+        let e23 = WaitEdge::register(t2, t3).expect("t2 may wait for t3");
+        assert!(WaitEdge::register(t3, t1).is_none(), "t3 -> t1 -> t2 -> t3");
+        assert!(WaitEdge::register(t3, t3).is_none(), "a thread never waits for itself");
+        drop(e12);
+        let e31 = WaitEdge::register(t3, t1).expect("t1 waits for nobody now");
+        drop((e23, e31));
+        let waits = WAITS.lock().unwrap();
+        assert!(!waits.iter().any(|(w, _)| [t1, t2, t3].contains(w)));
+    }
+
+    #[test]
+    fn an_untracked_use_is_never_pending() {
+        // SAFETY: no work is queued with this range.
+        let r = unsafe { DeviceRange::untracked(0x2000, 8) };
+        let held_before = HELD.with(Cell::get);
+        let null = InUse::null();
+        assert_eq!((null.ptr(), HELD.with(Cell::get)), (0, held_before));
+        assert_eq!(r.address(), 0x2000);
     }
 }

@@ -6,8 +6,8 @@ use std::sync::Arc;
 
 use rucuda_driver::sys::CUdeviceptr;
 use rucuda_driver::{
-    Access, Context, DeviceBuffer, DevicePointerArg, DevicePtr, DeviceRepr, Function, LaunchConfig,
-    Stream,
+    Access, Context, DeviceBuffer, DevicePointerArg, DevicePtr, DeviceRepr, Function, InUse,
+    LaunchConfig, Stream,
 };
 use rucuda_jit::SourceModule;
 
@@ -179,7 +179,7 @@ impl<W: Word> SobolCore<W> {
         let (from, to) = (&self.idx[self.current], &self.idx[1 - self.current]);
         let scramble = match &self.scramble {
             Some(c) => c.device_range().use_on(stream, Access::Read)?,
-            None => 0,
+            None => InUse::null(),
         };
         // SAFETY: rr_sobolW_<fill>(const W* idx_in, W* idx_out, unsigned dims,
         // const W* vectors, const W* scramble, T* out, u64 n, u64 per_thread,
@@ -191,11 +191,11 @@ impl<W: Word> SobolCore<W> {
                 cfg,
                 stream,
                 (
-                    DevicePointerArg(from.device_range().use_on(stream, Access::Read)?),
-                    DevicePointerArg(to.device_range().use_on(stream, Access::Write)?),
+                    from.device_range().use_on(stream, Access::Read)?,
+                    to.device_range().use_on(stream, Access::Write)?,
                     self.dims,
-                    DevicePointerArg(self.vectors.device_range().use_on(stream, Access::Read)?),
-                    DevicePointerArg(scramble),
+                    self.vectors.device_range().use_on(stream, Access::Read)?,
+                    scramble,
                     DevicePointerArg(ptr),
                     words,
                     shape.per_thread,
@@ -227,15 +227,13 @@ impl<W: Word> SobolCore<W> {
             }
         }
         let cfg = LaunchConfig::linear(blocks(u64::from(self.dims))?, BLOCK);
-        let idx = DevicePointerArg(
-            self.idx[self.current]
-                .device_range()
-                .use_on(stream, Access::Write)?,
-        );
-        let counts = DevicePointerArg(match counts {
+        let idx = self.idx[self.current]
+            .device_range()
+            .use_on(stream, Access::Write)?;
+        let counts = match counts {
             Some(c) => c.device_range().use_on(stream, Access::Read)?,
-            None => 0,
-        });
+            None => InUse::null(),
+        };
         // SAFETY: rr_sobolW_skipahead(W* idx, unsigned dims, const W* counts, W count)
         // updates idx[0..dims); counts holds dims values or is null.
         unsafe {

@@ -50,8 +50,8 @@ impl<T: DeviceRepr> PooledHostAllocation<T> {
         // and later work on `dst` wait for the copy.
         let code = unsafe {
             copy(
-                dptr,
-                host as usize as *const _,
+                dptr.ptr(),
+                host.ptr() as usize as *const _,
                 self.byte_len(),
                 stream.raw(),
             )
@@ -73,7 +73,14 @@ impl<T: DeviceRepr> PooledHostAllocation<T> {
         let host = self.host_range().use_on(stream, Access::Write)?;
         // SAFETY: a device range of `bytes` bytes into the block, borrowed mutably. Both
         // logs record the use: host access and dropping the block wait for the copy.
-        let code = unsafe { copy(host as usize as *mut _, dptr, self.byte_len(), stream.raw()) };
+        let code = unsafe {
+            copy(
+                host.ptr() as usize as *mut _,
+                dptr.ptr(),
+                self.byte_len(),
+                stream.raw(),
+            )
+        };
         check(code, "cuMemcpyDtoHAsync_v2")
     }
 }

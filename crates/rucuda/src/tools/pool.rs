@@ -263,7 +263,7 @@ impl rucuda_driver::DevicePtrMut for PooledDeviceAllocation {}
 
 // SAFETY: the address comes from the block's use log for the launch's stream.
 unsafe impl rucuda_driver::KernelArg for &PooledDeviceAllocation {
-    fn param(&self, stream: Option<&Stream>) -> Result<Param> {
+    fn param(&self, stream: Option<&Stream>) -> Result<Param<'_>> {
         let stream = stream.ok_or_else(|| {
             Error::InvalidArgument("a pooled block needs the launch's stream".into())
         })?;
@@ -275,7 +275,7 @@ unsafe impl rucuda_driver::KernelArg for &PooledDeviceAllocation {
 
 // SAFETY: as above, recorded as a write.
 unsafe impl rucuda_driver::KernelArg for &mut PooledDeviceAllocation {
-    fn param(&self, stream: Option<&Stream>) -> Result<Param> {
+    fn param(&self, stream: Option<&Stream>) -> Result<Param<'_>> {
         let stream = stream.ok_or_else(|| {
             Error::InvalidArgument("a pooled block needs the launch's stream".into())
         })?;
