@@ -1,7 +1,7 @@
 //! Entry points for the fuzz targets under `fuzz/` (feature `fuzzing`; not a public
 //! API): pure pieces of the driver layer that take user input, reachable without a GPU.
 
-use crate::module::JitOptions;
+use crate::kernels::module::JitOptions;
 
 /// The `(CUjit_option code, value)` pairs
 /// [`Module::load_data_with_options`](crate::Module::load_data_with_options) passes for

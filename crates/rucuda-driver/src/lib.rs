@@ -42,40 +42,44 @@
 //! # Ok::<(), Error>(())
 //! ```
 
+#[macro_use]
+mod raw_enum;
+
+mod arrays;
 pub mod constants;
 mod context;
 mod device;
-mod device_attribute;
 mod error;
-mod event;
-mod function;
 #[cfg(feature = "fuzzing")]
 #[doc(hidden)]
 pub mod fuzzing;
-mod graph;
-mod host_args;
-mod launch;
+mod kernels;
 pub mod legacy;
 pub mod memory;
-mod module;
-mod occupancy;
-mod peer;
-mod profiler;
 mod repr;
-mod stream;
+mod streams;
 
-pub use constants::{ComputeMode, JitFallback, JitInputType, JitOption, JitTarget, SharedConfig};
-pub use context::{CacheConfig, Context, ContextFlags, Limit};
-pub use device::{driver_version, get_version, init, Device};
-pub use device_attribute::DeviceAttribute;
-pub use error::{check, driver, DriverError, Error, ErrorKind, Result};
-pub use event::{Event, EventFlags, IpcEventHandle};
-pub use function::{Function, FunctionAttribute};
-pub use graph::{CaptureMode, CaptureStatus, Graph, GraphExec, GraphInstantiateFlags, GraphUpdate};
-pub use host_args::HostArgs;
-pub use launch::{
-    ArgBuffer, DevicePointerArg, KernelArg, KernelArgs, LaunchConfig, Param, PreparedLaunch,
+pub use arrays::{
+    array_extent, array_to_host, host_to_array, make_multichannel_2d_array, matrix_to_array,
+    memcpy_atoa, memcpy_atod, memcpy_atoh, memcpy_dtoa, memcpy_htoa, AddressMode, Array3DFlags,
+    ArrayDescriptor, ArrayDescriptor3D, ArrayElement, ArrayFormat, CubemapFace, CudaArray,
+    DeviceWritable, FilterMode, Memcpy2D, Memcpy3D, Memcpy3DPeer, Order, ReadMode, SurfaceHandle,
+    SurfaceObject, TextureDescriptor, TextureHandle, TextureObject,
 };
+pub use context::profiler::{start_profiler, stop_profiler};
+pub use context::{CacheConfig, Context, ContextFlags, Limit};
+pub use device::attribute::DeviceAttribute;
+pub use device::compute_mode::ComputeMode;
+pub use device::peer::{P2PAttribute, P2PInfo};
+pub use device::{driver_version, get_version, init, Device};
+pub use error::{check, driver, DriverError, Error, ErrorKind, Result};
+pub use kernels::function::{Function, FunctionAttribute};
+pub use kernels::host_args::HostArgs;
+pub use kernels::jit_constants::{JitFallback, JitInputType, JitOption, JitTarget};
+pub use kernels::launch::{ArgBuffer, KernelArgs, LaunchConfig, PreparedLaunch};
+pub use kernels::module::{DeviceGlobal, JitLog, JitOptions, Module};
+pub use kernels::occupancy::{Occupancy, OccupancyFlags, SuggestedBlockSize};
+pub use kernels::shared_config::SharedConfig;
 pub use memory::{
     aligned_empty, aligned_empty_like, aligned_zeros, aligned_zeros_like, from_device,
     from_device_like, managed_empty, managed_empty_like, managed_zeros, managed_zeros_like,
@@ -91,37 +95,17 @@ pub use memory::{
     RegisteredHostMemory, DEFAULT_HOST_ALIGNMENT, IPC_HANDLE_SIZE,
 };
 pub use memory::{
-    tracking, Access, DeviceBuffer, DevicePtr, DeviceRange, DeviceView, DeviceViewMut, InUse,
-    UseLog,
+    tracking, Access, DeviceBuffer, DevicePointerArg, DevicePtr, DeviceRange, DeviceView,
+    DeviceViewMut, InUse, KernelArg, Param, UseLog,
 };
-pub use module::{DeviceGlobal, JitLog, JitOptions, Module};
-pub use occupancy::{Occupancy, OccupancyFlags, SuggestedBlockSize};
-pub use peer::{P2PAttribute, P2PInfo};
-pub use profiler::{start_profiler, stop_profiler};
 #[doc(hidden)]
 pub use repr::__private;
 pub use repr::{vector, DeviceRepr};
-pub use stream::{Stream, StreamFlags};
+pub use streams::event::{Event, EventFlags, IpcEventHandle};
+pub use streams::graph::{
+    CaptureMode, CaptureStatus, Graph, GraphExec, GraphInstantiateFlags, GraphUpdate,
+};
+pub use streams::stream::{Stream, StreamFlags};
 
 /// The raw bindings this crate is built on.
 pub use rucuda_driver_sys as sys;
-
-// Arrays, texture and surface objects, structured copies.
-mod array;
-mod array_copy;
-mod memcpy2d;
-mod surface;
-mod texture;
-pub use array::{
-    Array3DFlags, ArrayDescriptor, ArrayDescriptor3D, ArrayElement, ArrayFormat, CubemapFace,
-    CudaArray,
-};
-pub use array_copy::{
-    array_extent, array_to_host, host_to_array, make_multichannel_2d_array, matrix_to_array,
-    memcpy_atoa, memcpy_atod, memcpy_atoh, memcpy_dtoa, memcpy_htoa, Order,
-};
-pub use memcpy2d::{DeviceWritable, Memcpy2D, Memcpy3D, Memcpy3DPeer};
-pub use surface::{SurfaceHandle, SurfaceObject};
-pub use texture::{
-    AddressMode, FilterMode, ReadMode, TextureDescriptor, TextureHandle, TextureObject,
-};

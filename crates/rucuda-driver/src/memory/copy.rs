@@ -15,7 +15,7 @@ use crate::memory::staged::{copy_dtoh, copy_htod};
 use crate::memory::tracking::{finish_legacy_stream, Access};
 use crate::memory::{DeviceBuffer, DevicePtr};
 use crate::repr::DeviceRepr;
-use crate::stream::Stream;
+use crate::streams::stream::Stream;
 
 fn same_size(what: &str, dst: usize, src: usize) -> Result<()> {
     if dst == src {

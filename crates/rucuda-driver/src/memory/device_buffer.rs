@@ -14,7 +14,7 @@ use crate::memory::tracking::{
     finish_legacy_stream, Access, DevicePtr, DeviceRange, InUse, UseLog,
 };
 use crate::repr::DeviceRepr;
-use crate::stream::Stream;
+use crate::streams::stream::Stream;
 
 /// An owned device allocation of `len` elements of `T` (PyCUDA's `DeviceAllocation`).
 ///

@@ -10,7 +10,7 @@ use rucuda_driver_sys::{CUdeviceptr, CUipcMemHandle};
 
 use crate::context::Context;
 use crate::error::{call, Error, Result};
-use crate::launch::memory_kernel_arg;
+use crate::memory::kernel_arg::memory_kernel_arg;
 use crate::memory::pointer::DevicePtrMut;
 use crate::memory::tracking::{Access, DeviceRange, UseLog};
 use crate::memory::{DeviceBuffer, DevicePtr};

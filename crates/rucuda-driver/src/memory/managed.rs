@@ -18,13 +18,13 @@ use rucuda_driver_sys::{CUdeviceptr, CUmemLocation, CUmemLocationType, CUmem_adv
 use crate::context::Context;
 use crate::device::Device;
 use crate::error::{call, Error, Result};
-use crate::launch::memory_kernel_arg;
 use crate::memory::device_buffer::byte_size;
+use crate::memory::kernel_arg::memory_kernel_arg;
 use crate::memory::pointer::DevicePtrMut;
 use crate::memory::tracking::{Access, DeviceRange, UseLog};
 use crate::memory::{DevicePtr, DeviceView, DeviceViewMut};
 use crate::repr::DeviceRepr;
-use crate::stream::Stream;
+use crate::streams::stream::Stream;
 
 bitflags::bitflags! {
     /// Who may access managed memory (PyCUDA's `mem_attach_flags`).

@@ -9,7 +9,7 @@ use crate::context::Context;
 use crate::error::{call, Error, Result};
 use crate::memory::pointer::DevicePtrMut;
 use crate::memory::tracking::{finish_legacy_stream, Access};
-use crate::stream::Stream;
+use crate::streams::stream::Stream;
 
 /// Checks a 1D fill of `count` elements of `width` bytes at the start of `dst`.
 pub(crate) fn check_1d(

@@ -23,9 +23,11 @@
 //! - Only `unsafe` calls can break the rule: kernel launches (whose kernels may touch
 //!   memory they were not given), graph launches, [`DeviceRange::untracked`], `from_raw`.
 
-mod device_buffer;
+pub(crate) mod device_buffer;
+pub(crate) mod kernel_arg;
 
 pub use device_buffer::{DeviceBuffer, DeviceView, DeviceViewMut};
+pub use kernel_arg::{DevicePointerArg, KernelArg, Param};
 
 pub mod tracking;
 pub use tracking::{Access, DevicePtr, DeviceRange, InUse, UseLog};
@@ -40,6 +42,7 @@ mod parallel_copy;
 mod pinned;
 mod pitched;
 pub(crate) mod pointer;
+pub(crate) mod pointer_attribute;
 mod pool;
 mod registered;
 mod staged;

@@ -5,7 +5,7 @@ use rucuda_driver_sys::CUdeviceptr;
 
 use crate::context::Context;
 use crate::error::{call, Error, Result};
-use crate::launch::memory_kernel_arg;
+use crate::memory::kernel_arg::memory_kernel_arg;
 use crate::memory::memset::{
     memset_d2d16, memset_d2d16_async, memset_d2d32, memset_d2d32_async, memset_d2d8,
     memset_d2d8_async,
@@ -13,7 +13,7 @@ use crate::memory::memset::{
 use crate::memory::pointer::DevicePtrMut;
 use crate::memory::tracking::{Access, DeviceRange, UseLog};
 use crate::memory::DevicePtr;
-use crate::stream::Stream;
+use crate::streams::stream::Stream;
 
 /// `height` rows of `width_bytes` bytes, each starting `pitch` bytes after the previous
 /// (PyCUDA's `(DeviceAllocation, pitch)` pair). Kernels take it as a pointer to row 0

@@ -9,10 +9,11 @@ use rucuda_driver_sys::{CUcontext, CUdeviceptr, CUpointer_attribute};
 
 use crate::context::Context;
 use crate::error::{call, Result};
-use crate::launch::{memory_kernel_arg, DevicePointerArg, KernelArg, Param};
+use crate::memory::kernel_arg::DevicePointerArg;
+use crate::memory::kernel_arg::{memory_kernel_arg, KernelArg, Param};
 use crate::memory::{Access, DeviceBuffer, DevicePtr, DeviceRange, DeviceViewMut};
 use crate::repr::DeviceRepr;
-use crate::stream::Stream;
+use crate::streams::stream::Stream;
 
 /// Device memory that may be written: the destination of copies and memsets.
 ///
@@ -125,7 +126,7 @@ fn attribute(attr: CUpointer_attribute, ptr: CUdeviceptr) -> Result<u64> {
 /// use rucuda_driver::*;
 /// let ctx = Device::get(0)?.primary_context()?;
 /// let buf = DeviceBuffer::<f32>::zeros(&ctx, 16)?;
-/// let ptr = buf.device_range().use_on(&Stream::null(&ctx), Access::Read)?;
+/// let ptr = buf.device_range().address(); // a query queues no work
 /// assert_eq!(pointer_memory_type(&ctx, ptr)?, MemoryType::Device);
 /// # Ok::<(), Error>(())
 /// ```
@@ -142,7 +143,7 @@ pub fn pointer_memory_type(ctx: &Context, ptr: CUdeviceptr) -> Result<MemoryType
 /// use rucuda_driver::*;
 /// let ctx = Device::get(0)?.primary_context()?;
 /// let buf = DeviceBuffer::<f32>::zeros(&ctx, 16)?;
-/// let ptr = buf.device_range().use_on(&Stream::null(&ctx), Access::Read)?;
+/// let ptr = buf.device_range().address(); // a query queues no work
 /// let attrs = pointer_attributes(&ctx, ptr)?;
 /// assert_eq!(attrs.context, Some(ctx.raw()));
 /// assert!(!attrs.is_managed);
@@ -189,7 +190,7 @@ pub(crate) fn host_memory_is_known(ptr: *const u8) -> bool {
 /// let ctx = Device::get(0)?.primary_context()?;
 /// let mut buf = DeviceBuffer::<u8>::zeros(&ctx, 4096)?;
 /// // SAFETY: the second half of `buf`, which outlives `half`.
-/// let base = buf.device_range().use_on(&Stream::null(&ctx), Access::Write)?;
+/// let base = buf.device_range().address();
 /// // SAFETY: the second half of `buf`, which outlives `half` and is not used meanwhile.
 /// let mut half = unsafe { ExternalDevicePtr::new(base + 2048, 2048) };
 /// memset_d8(&ctx, &mut half, 0xAB, 2048)?;
@@ -233,7 +234,7 @@ impl DevicePtrMut for ExternalDevicePtr {}
 unsafe impl KernelArg for ExternalDevicePtr {
     #[inline]
     fn param(&self, stream: Option<&Stream>) -> Result<Param<'_>> {
-        let stream = crate::launch::launch_stream(stream)?;
+        let stream = crate::memory::kernel_arg::launch_stream(stream)?;
         Ok(Param::Address(
             self.device_range().use_on(stream, Access::Write)?,
         ))

@@ -47,7 +47,7 @@ use rucuda_driver_sys::{CUdeviceptr, CUevent};
 
 use crate::context::Context;
 use crate::error::{call, Error, Result};
-use crate::stream::Stream;
+use crate::streams::stream::Stream;
 
 /// How queued work uses memory.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -766,7 +766,10 @@ mod tests {
         let e12 = WaitEdge::register(t1, t2).expect("t1 may wait for t2");
         let e23 = WaitEdge::register(t2, t3).expect("t2 may wait for t3");
         assert!(WaitEdge::register(t3, t1).is_none(), "t3 -> t1 -> t2 -> t3");
-        assert!(WaitEdge::register(t3, t3).is_none(), "a thread never waits for itself");
+        assert!(
+            WaitEdge::register(t3, t3).is_none(),
+            "a thread never waits for itself"
+        );
         drop(e12);
         let e31 = WaitEdge::register(t3, t1).expect("t1 waits for nobody now");
         drop((e23, e31));

@@ -6,7 +6,7 @@ use rucuda_driver_sys::{CUevent, CUipcEventHandle, CUresult};
 
 use crate::context::Context;
 use crate::error::{call, check, Error, Result};
-use crate::stream::Stream;
+use crate::streams::stream::Stream;
 
 bitflags::bitflags! {
     /// Event creation flags (PyCUDA's `event_flags`).
@@ -176,5 +176,14 @@ impl Event {
                 ctx: ctx.clone(),
             }),
         })
+    }
+}
+
+impl Stream {
+    /// Makes later work on this stream wait until `event` completes (PyCUDA's `wait_for_event`).
+    pub fn wait_event(&self, event: &Event) -> Result<()> {
+        self.context().bind()?;
+        // SAFETY: both handles are alive; flags must be 0.
+        unsafe { call!(cuStreamWaitEvent(self.raw(), event.raw(), 0)) }
     }
 }

@@ -1,12 +1,16 @@
 //! Driver initialisation, versions and devices.
 
+pub(crate) mod attribute;
+pub(crate) mod compute_mode;
+pub(crate) mod peer;
+
 use std::collections::BTreeMap;
 use std::ffi::{c_char, c_int, CStr};
 use std::sync::OnceLock;
 
 use rucuda_driver_sys::CUdevice;
 
-use crate::device_attribute::DeviceAttribute;
+use crate::device::attribute::DeviceAttribute;
 use crate::error::{call, Error, Result};
 
 static INIT: OnceLock<Result<()>> = OnceLock::new();

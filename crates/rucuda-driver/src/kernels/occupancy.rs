@@ -28,9 +28,9 @@ use std::ffi::{c_int, c_void};
 use std::sync::atomic::{AtomicBool, AtomicPtr, Ordering};
 use std::sync::Mutex;
 
-use crate::device_attribute::DeviceAttribute;
+use crate::device::attribute::DeviceAttribute;
 use crate::error::{call, Error, Result};
-use crate::function::{Function, FunctionAttribute};
+use crate::kernels::function::{Function, FunctionAttribute};
 
 bitflags::bitflags! {
     /// Flags of the occupancy calculator (`CUoccupancy_flags`).

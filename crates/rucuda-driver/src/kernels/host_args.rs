@@ -40,12 +40,13 @@ use std::marker::PhantomData;
 use rucuda_driver_sys::CUdeviceptr;
 
 use crate::error::{call, Error, Result};
-use crate::event::{Event, EventFlags};
-use crate::function::Function;
-use crate::launch::{ArgBuffer, DevicePointerArg, KernelArgs, LaunchConfig};
+use crate::kernels::function::Function;
+use crate::kernels::launch::{ArgBuffer, KernelArgs, LaunchConfig};
+use crate::memory::kernel_arg::DevicePointerArg;
 use crate::memory::{Access, DeviceBuffer, DevicePtr, InUse};
 use crate::repr::DeviceRepr;
-use crate::stream::Stream;
+use crate::streams::event::{Event, EventFlags};
+use crate::streams::stream::Stream;
 
 /// One host slice and its temporary device copy.
 struct HostCopy {

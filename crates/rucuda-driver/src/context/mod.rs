@@ -9,6 +9,8 @@
 //! the current context behind rucuda's back (raw `cuCtxSetCurrent`) must call
 //! [`Context::bind`] again before using rucuda objects on that thread.
 
+pub(crate) mod profiler;
+
 use std::cell::Cell;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -16,8 +18,8 @@ use std::sync::{Arc, Mutex, Weak};
 
 use rucuda_driver_sys::{CUcontext, CUfunc_cache, CUlimit};
 
+use crate::device::attribute::DeviceAttribute;
 use crate::device::{init, Device};
-use crate::device_attribute::DeviceAttribute;
 use crate::error::{call, Error, Result};
 
 bitflags::bitflags! {

@@ -21,7 +21,7 @@ use rucuda_driver_sys::{
     CUresourcetype, CUsurfObject, CUDA_RESOURCE_DESC,
 };
 
-use crate::array::{Array3DFlags, CudaArray};
+use crate::arrays::{Array3DFlags, CudaArray};
 use crate::context::Context;
 use crate::error::{call, Error, Result};
 use crate::repr::DeviceRepr;

@@ -43,7 +43,7 @@ use rucuda_driver_sys::{
 
 use crate::context::Context;
 use crate::error::{call, check, Error, Result};
-use crate::stream::Stream;
+use crate::streams::stream::Stream;
 
 /// Which other calls a stream capture forbids while it runs (`CUstreamCaptureMode`).
 ///

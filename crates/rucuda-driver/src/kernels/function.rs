@@ -6,9 +6,9 @@ use std::sync::{Arc, OnceLock};
 use rucuda_driver_sys::{CUfunction, CUfunction_attribute, CUresult};
 
 use crate::context::CacheConfig;
-use crate::device_attribute::DeviceAttribute;
+use crate::device::attribute::DeviceAttribute;
 use crate::error::{call, Error, Result};
-use crate::module::ModuleInner;
+use crate::kernels::loaded::ModuleInner;
 
 /// A kernel attribute (PyCUDA's `function_attribute`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

@@ -8,7 +8,6 @@ use rucuda_driver_sys::{CUresult, CUstream};
 
 use crate::context::Context;
 use crate::error::{call, check, Result};
-use crate::event::Event;
 
 bitflags::bitflags! {
     /// Stream creation flags.
@@ -145,13 +144,6 @@ impl Stream {
             CUresult::CUDA_ERROR_NOT_READY => Ok(false),
             code => check(code, "cuStreamQuery").map(|()| true),
         }
-    }
-
-    /// Makes later work on this stream wait until `event` completes (PyCUDA's `wait_for_event`).
-    pub fn wait_event(&self, event: &Event) -> Result<()> {
-        self.inner.ctx.bind()?;
-        // SAFETY: both handles are alive; flags must be 0.
-        unsafe { call!(cuStreamWaitEvent(self.inner.raw, event.raw(), 0)) }
     }
 
     /// The stream's priority.

@@ -8,32 +8,8 @@ use rucuda_driver_sys::{CUdeviceptr, CUfunction, CUjit_option, CUmodule};
 
 use crate::context::Context;
 use crate::error::{call, Error, Result};
-use crate::function::Function;
-
-pub(crate) struct ModuleInner {
-    pub(crate) raw: CUmodule,
-    pub(crate) ctx: Context,
-    /// One log for the uses of all its globals by copies (kernels of the module touch
-    /// them implicitly, under the unsafe launch's contract).
-    globals: crate::memory::UseLog,
-}
-
-// SAFETY: a CUmodule may be used from any thread of its context's process.
-unsafe impl Send for ModuleInner {}
-// SAFETY: as above; immutable handle.
-unsafe impl Sync for ModuleInner {}
-
-impl Drop for ModuleInner {
-    fn drop(&mut self) {
-        let r = self.ctx.make_current().and_then(|()| {
-            // SAFETY: loaded by us; every Function holds this Arc, so none is left.
-            unsafe { call!(cuModuleUnload(self.raw)) }
-        });
-        if let Err(e) = r {
-            self.ctx.defer_error(e);
-        }
-    }
-}
+use crate::kernels::function::Function;
+use crate::kernels::loaded::ModuleInner;
 
 /// A loaded module, cheap to clone; unloaded when the last clone and kernel are gone.
 ///
