@@ -23,6 +23,7 @@
 pub mod bindings;
 pub mod dynlib;
 pub mod functions;
+mod getters;
 mod loader;
 pub mod python_sites;
 pub mod search;

@@ -6,6 +6,7 @@
 
 pub mod bindings;
 pub mod functions;
+mod getters;
 pub mod loader;
 pub(crate) mod program;
 

@@ -7,6 +7,7 @@
 
 pub mod bindings;
 pub mod functions;
+mod getters;
 
 // The generated table refers to `super::loader::{Nccl, MissingFunction}`.
 use crate::loader;
