@@ -42,6 +42,7 @@ mod nvcc;
 pub mod nvrtc;
 mod options;
 mod scratch;
+mod toolkit;
 
 pub use compile::{compile, CacheStatus, Compiled};
 pub use error::{CompileError, Error, Result};
