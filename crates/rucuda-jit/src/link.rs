@@ -10,12 +10,14 @@ use rucuda_driver_sys::{CUjitInputType, CUjit_option, CUlinkState};
 
 use rucuda_dylib::resolve_folders;
 
+use crate::arch::Arch;
 use crate::compile::{compile, Compiled};
-use crate::module::device_arch;
+use crate::error::{Error, Result};
 use crate::nvrtc::Nvrtc;
-use crate::options::{Arch, Backend, CompileOptions, OutputKind};
+use crate::options::{Backend, CompileOptions};
+use crate::output::OutputKind;
+use crate::target::device_arch;
 use crate::toolkit;
-use crate::{Error, Result};
 
 const LOG_BYTES: usize = 64 * 1024;
 

@@ -1,7 +1,7 @@
 //! Finding and opening NVRTC once per process, what the library says about itself, and
 //! the errors of doing so.
 //!
-//! Where it looks ([`NVRTC_SEARCH`], opened by `rucuda-dylib`'s search), in order:
+//! Where it looks (`NVRTC_SEARCH`, opened by `rucuda-dylib`'s search), in order:
 //! `RUCUDA_NVRTC` (and then nothing else), the `lib64` folders of `CUDA_PATH`,
 //! `CUDA_HOME` and `/usr/local/cuda`, the system loader path, and the `nvidia/cu13/lib`
 //! (or `nvidia/cuda_nvrtc/lib`) folder of NVIDIA's pip wheels in Python's site-packages
@@ -9,7 +9,7 @@
 //!
 //! NVRTC opens `libnvrtc-builtins.so.<major>.<minor>` by name when it compiles, which
 //! fails outside the loader path. For a library opened by full path the search opens the
-//! builtins library of the same folder first, by full path ([`builtins_beside`]), and
+//! builtins library of the same folder first, by full path (`builtins_beside`), and
 //! [`Nvrtc`] keeps it open, so NVRTC's open by name finds it already loaded.
 
 use std::ffi::{c_int, OsString};
@@ -252,22 +252,6 @@ impl Nvrtc {
     /// The whole function table, for callers that check presence themselves.
     pub fn functions(&self) -> &NvrtcFunctions {
         &self.functions
-    }
-
-    /// The architectures this NVRTC can compile for (`nvrtcGetSupportedArchs`), as
-    /// numbers such as 75, 80, 90, 100.
-    pub fn supported_archs(&self) -> Result<Vec<i32>, crate::Error> {
-        let count_fn = self.nvrtcGetNumSupportedArchs()?;
-        let list_fn = self.nvrtcGetSupportedArchs()?;
-        let mut count: c_int = 0;
-        // SAFETY: writes one int through a valid pointer.
-        let code = unsafe { count_fn(&mut count) };
-        super::check(self, code, "nvrtcGetNumSupportedArchs")?;
-        let mut archs = vec![0 as c_int; usize::try_from(count).unwrap_or(0)];
-        // SAFETY: the buffer holds the `count` ints NVRTC said it would write.
-        let code = unsafe { list_fn(archs.as_mut_ptr()) };
-        super::check(self, code, "nvrtcGetSupportedArchs")?;
-        Ok(archs)
     }
 
     pub(crate) fn missing(&self, name: &'static str) -> MissingFunction {

@@ -9,11 +9,12 @@ use std::sync::{Mutex, OnceLock};
 use rucuda_dylib::python_sites::dedup;
 use rucuda_dylib::resolve_folders;
 
-use crate::compile::RawOutput;
-use crate::options::{CompileOptions, OutputKind};
+use super::raw::RawOutput;
+use crate::error::{CompileError, Error, Result};
+use crate::options::CompileOptions;
+use crate::output::OutputKind;
 use crate::scratch::scratch_dir;
 use crate::toolkit;
-use crate::{CompileError, Error, Result};
 
 const NVCC: &str = if cfg!(windows) { "nvcc.exe" } else { "nvcc" };
 
