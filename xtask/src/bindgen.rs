@@ -1,10 +1,13 @@
 //! `cargo xtask bindgen [--check]`: regenerates the committed raw bindings.
 //!
-//! One bindgen parse per library gives both the types (`bindings.rs`) and the
-//! run-time function table (`functions.rs`), so the two cannot drift. Function
+//! One bindgen parse per library gives the types (`bindings.rs`), the run-time function
+//! table (`functions.rs`) and its getters (`getters.rs`), so they cannot drift. Function
 //! declarations are turned into `PFN_<name>` pointer types in `bindings.rs`;
-//! `functions.rs` holds one `Option<PFN_...>` field per function and a getter
-//! that turns absence into a typed error.
+//! `functions.rs` holds one `Option<PFN_...>` field per function and needs only the
+//! bindings; `getters.rs` gives the loader's type (`Driver`, `Nvrtc`, `Nccl`, in the
+//! `loader` module beside them) one getter per function that turns absence into a typed
+//! error. The loader uses the table and the getters use the loader, never the other way
+//! round.
 //!
 //! The driver and NVRTC come from the CUDA headers (`CUDA_PATH`, NVIDIA's pip wheels);
 //! NCCL's `nccl.h` from `RUCUDA_NCCL_INCLUDE`, `CUDA_PATH`'s include folder, or the
@@ -441,11 +444,13 @@ fn generate(t: &Target, includes: &[PathBuf], how: &str, check: bool) -> XResult
         Some(h) => read_aliases(&includes[0].join(h), &functions)?,
         None => BTreeMap::new(),
     };
-    let table = function_table(t, &how, &functions, &aliases);
+    let table = function_table(t, &how, &functions);
+    let getters = getters(t, &how, &functions, &aliases);
 
     let src = project_root().join(t.out_dir);
     write_or_check(&src.join("bindings.rs"), &rustfmt(&out)?, check)?;
     write_or_check(&src.join("functions.rs"), &rustfmt(&table)?, check)?;
+    write_or_check(&src.join("getters.rs"), &rustfmt(&getters)?, check)?;
     eprintln!(
         "xtask bindgen: {} functions, {} aliases -> {}",
         functions.len(),
@@ -488,17 +493,14 @@ fn read_aliases(
     Ok(map)
 }
 
-fn function_table(
-    t: &Target,
-    how: &str,
-    functions: &[(String, String)],
-    aliases: &BTreeMap<String, String>,
-) -> String {
-    let (loader, table) = (t.loader_type, t.table_type);
+/// `functions.rs`: the table of optional function pointers, their names, and the
+/// resolver; it uses the bindings alone.
+fn function_table(t: &Target, how: &str, functions: &[(String, String)]) -> String {
+    let table = t.table_type;
     let mut s = String::from(how);
     s.push_str("//! The run-time function table: one optional entry per bound C function.\n");
     s.push_str("#![allow(non_snake_case, clippy::missing_safety_doc)]\n");
-    s.push_str("use super::bindings::*;\nuse super::loader::MissingFunction;\n\n");
+    s.push_str("use super::bindings::*;\n\n");
     writeln!(s, "/// Every function of the bound headers, resolved by its ABI name when the library was opened;").ok();
     writeln!(s, "/// `None` where this library version lacks it.").ok();
     writeln!(s, "#[derive(Clone, Copy)]\npub struct {table} {{").ok();
@@ -532,8 +534,32 @@ fn function_table(
         )
         .ok();
     }
-    s.push_str("        }\n    }\n}\n\n");
-    writeln!(s, "impl super::loader::{loader} {{").ok();
+    s.push_str("        }\n    }\n}\n");
+    s
+}
+
+/// `getters.rs`: one getter per function (and per unversioned alias) on the loader's
+/// type, returning the pointer or an error naming the function.
+fn getters(
+    t: &Target,
+    how: &str,
+    functions: &[(String, String)],
+    aliases: &BTreeMap<String, String>,
+) -> String {
+    let loader = t.loader_type;
+    let mut s = String::from(how);
+    writeln!(
+        s,
+        "//! The getters of [`{loader}`]: one per bound C function, returning its pointer or an\n//! error naming it."
+    )
+    .ok();
+    s.push_str("#![allow(non_snake_case)]\n");
+    writeln!(
+        s,
+        "use super::bindings::*;\nuse super::loader::{{{loader}, MissingFunction}};\n"
+    )
+    .ok();
+    writeln!(s, "impl {loader} {{").ok();
     for (name, _) in functions {
         writeln!(
             s,

@@ -19,17 +19,25 @@
 //! Enumerations the driver returns are newtypes with associated constants
 //! (`CUresult::CUDA_SUCCESS`), never Rust `enum`s: a newer driver may return values our
 //! headers do not know, and an unknown value in a Rust `enum` is undefined behaviour.
+//!
+//! The modules, bottom up: [`bindings`]; [`functions`], the table of optional function
+//! pointers; `loader`, which opens the library (through `rucuda-dylib`, the search that
+//! NVRTC and NCCL use too) and fills the table; `getters`, one method of [`Driver`] per
+//! function. Each uses only those before it.
 
 pub mod bindings;
-pub mod dynlib;
 pub mod functions;
+mod getters;
 mod loader;
-pub mod python_sites;
-pub mod search;
 
 pub use bindings::*;
 pub use functions::{DriverFunctions, FUNCTION_NAMES};
 pub use loader::{Driver, LoadError, MissingFunction, LIBCUDA_ENV, LIBCUDA_SPEC};
+
+// The library search moved to `rucuda-dylib`; these keep the old paths working.
+#[doc(hidden)]
+pub use rucuda_dylib::python_sites;
+pub use rucuda_dylib::{dynlib, search};
 
 /// The CUDA version (`CUDA_VERSION`, e.g. 13000) of the headers these bindings come from.
 pub const HEADER_CUDA_VERSION: i32 = bindings::CUDA_VERSION as i32;

@@ -1,12 +1,14 @@
-//! Opening `libcuda.so.1` once per process and the errors of doing so.
+//! Opening `libcuda.so.1` once per process (found by `rucuda-dylib`'s search) and the
+//! errors of doing so.
 
 use std::ffi::c_int;
 use std::fmt;
 use std::sync::OnceLock;
 
-use crate::dynlib;
+use rucuda_dylib::{dynlib, LibrarySearch, LibrarySpec, NotFound, Opened};
+
+use crate::bindings::CUresult;
 use crate::functions::DriverFunctions;
-use crate::search::{LibrarySpec, NotFound};
 
 /// Environment variable naming the driver library to open instead of the default.
 pub const LIBCUDA_ENV: &str = "RUCUDA_LIBCUDA";
@@ -62,6 +64,12 @@ impl fmt::Display for LoadError {
 
 impl std::error::Error for LoadError {}
 
+impl From<NotFound> for LoadError {
+    fn from(not_found: NotFound) -> LoadError {
+        LoadError::NotFound(Box::new(not_found))
+    }
+}
+
 /// A function the loaded library does not provide (it is older than our headers, or a
 /// tool such as a profiler interposed a library that lacks it).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -96,19 +104,21 @@ pub const LIBCUDA_SPEC: LibrarySpec = LibrarySpec {
               containers: the NVIDIA Container Toolkit mounts it)",
 };
 
-static DRIVER: OnceLock<Result<Driver, LoadError>> = OnceLock::new();
-
-/// The names tried for the driver library, in order.
-fn candidates() -> Vec<std::ffi::OsString> {
-    if let Some(path) = std::env::var_os(LIBCUDA_ENV) {
-        return vec![path];
-    }
-    if cfg!(windows) {
-        vec!["nvcuda.dll".into()]
+/// Where the driver library is: only on the system loader path (or where
+/// `RUCUDA_LIBCUDA` says). It has no pip wheel, so Python is never asked.
+const LIBCUDA_SEARCH: LibrarySearch = LibrarySearch {
+    spec: LIBCUDA_SPEC,
+    names: if cfg!(windows) {
+        &["nvcuda.dll"]
     } else {
-        vec!["libcuda.so.1".into(), "libcuda.so".into()]
-    }
-}
+        &["libcuda.so.1", "libcuda.so"]
+    },
+    folders: &[],
+    wheel_files: &[],
+    preload_beside: None,
+};
+
+static DRIVER: OnceLock<Result<Driver, LoadError>> = OnceLock::new();
 
 impl Driver {
     /// The process's driver, opened on the first call. Later calls return the same
@@ -126,15 +136,14 @@ impl Driver {
     }
 
     fn open() -> Result<Driver, LoadError> {
-        let opened = dynlib::open_first(candidates()).map_err(|tried| {
-            LoadError::NotFound(Box::new(NotFound {
-                spec: LIBCUDA_SPEC,
-                tried,
-                skipped_relative: Vec::new(),
-            }))
-        })?;
-        let opened_as = opened.opened_as.to_string_lossy().into_owned();
-        let library = opened.library;
+        LIBCUDA_SEARCH.open(&|name| std::env::var_os(name), Driver::from_library)
+    }
+
+    /// Resolves the table of an opened library and asks its version.
+    fn from_library(opened: Opened) -> Result<Driver, LoadError> {
+        let Opened {
+            library, opened_as, ..
+        } = opened;
         let functions = DriverFunctions::resolve(&mut |name| dynlib::symbol(&library, name));
         let get_version = functions
             .cuDriverGetVersion
@@ -145,7 +154,7 @@ impl Driver {
         let mut version: c_int = 0;
         // SAFETY: cuDriverGetVersion writes one int through a valid pointer; it needs no cuInit.
         let code = unsafe { get_version(&mut version) };
-        if code != crate::CUresult::CUDA_SUCCESS {
+        if code != CUresult::CUDA_SUCCESS {
             return Err(LoadError::NotADriver {
                 opened_as,
                 reason: format!("cuDriverGetVersion returned {}", code.0),

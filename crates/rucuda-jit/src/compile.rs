@@ -4,23 +4,18 @@
 use std::path::PathBuf;
 use std::sync::{Mutex, OnceLock};
 
+use crate::arch::Arch;
+use crate::backend::{nvcc, nvrtc};
 use crate::cache::includes::headers_digest;
 use crate::cache::key::KeyInput;
 use crate::cache::store::{Entry, Lookup};
+use crate::cache::trust::trusted;
 use crate::cache::{CacheKey, DiskCache};
-use crate::nvrtc::program::Program;
-use crate::nvrtc::{self, Nvrtc};
-use crate::options::{Arch, Backend, CompileOptions, OutputKind};
-use crate::scratch::scratch_dir;
-use crate::{CompileError, Error, Result};
-
-/// What a backend produced.
-pub(crate) struct RawOutput {
-    pub image: Vec<u8>,
-    pub lowered_names: Vec<(String, String)>,
-    pub log: String,
-    pub kept: Option<PathBuf>,
-}
+use crate::error::{Error, Result};
+use crate::nvrtc::Nvrtc;
+use crate::options::{Backend, CompileOptions};
+use crate::output::OutputKind;
+use crate::target::{device_arch, target_for};
 
 /// Where a compiled image came from, with respect to the disk cache.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -175,15 +170,25 @@ fn is_unwritable(dir: &std::path::Path) -> bool {
 /// # Ok::<(), rucuda_jit::Error>(())
 /// ```
 pub fn compile(source: &str, options: &CompileOptions) -> Result<Compiled> {
-    if options.arch.is_some() {
-        return compile_for(source, options, options.arch.ok_or(Error::NoArch)?);
+    if let Some(arch) = options.arch {
+        return compile_for(source, options, arch);
     }
     // PyCUDA's default: the current context's device.
     let ctx = rucuda_driver::Context::current()
         .ok()
         .flatten()
         .ok_or(Error::NoArch)?;
-    let (arch, output) = crate::module::target_for(options, crate::module::device_arch(&ctx)?)?;
+    compile_for_device(source, options, device_arch(&ctx)?)
+}
+
+/// [`compile`] for a device of architecture `device`, with the architecture and output
+/// [`target_for`] settles.
+pub(crate) fn compile_for_device(
+    source: &str,
+    options: &CompileOptions,
+    device: Arch,
+) -> Result<Compiled> {
+    let (arch, output) = target_for(options, device)?;
     if output == options.output {
         compile_for(source, options, arch)
     } else {
@@ -215,8 +220,8 @@ pub(crate) fn compile_for(source: &str, options: &CompileOptions, arch: Arch) ->
             (nvrtc.identity().to_string(), None)
         }
         Backend::Nvcc => {
-            let path = crate::nvcc::locate(options.nvcc.as_deref())?;
-            (crate::nvcc::identity(&path)?, Some(path))
+            let path = nvcc::locate(options.nvcc.as_deref())?;
+            (nvcc::identity(&path)?, Some(path))
         }
     };
     let cwd = std::env::current_dir().ok();
@@ -242,9 +247,7 @@ pub(crate) fn compile_for(source: &str, options: &CompileOptions, arch: Arch) ->
     .key();
 
     let cache = match (&options.cache_dir, options.keep) {
-        (Some(dir), false) if crate::cache::trust::trusted(dir) => {
-            Some(DiskCache::new(dir, options.cache_max_bytes))
-        }
+        (Some(dir), false) if trusted(dir) => Some(DiskCache::new(dir, options.cache_max_bytes)),
         _ => None,
     };
     if let Some(cache) = &cache {
@@ -266,10 +269,8 @@ pub(crate) fn compile_for(source: &str, options: &CompileOptions, arch: Arch) ->
 
     let started = std::time::Instant::now();
     let raw = match (options.backend, nvcc_path) {
-        (Backend::Nvcc, Some(nvcc)) => {
-            crate::nvcc::compile(&nvcc, &prepared, source, options, &args)?
-        }
-        _ => compile_nvrtc(&prepared, source, options, &args)?,
+        (Backend::Nvcc, Some(path)) => nvcc::compile(&path, &prepared, source, options, &args)?,
+        _ => nvrtc::compile(&prepared, source, options, &args)?,
     };
     log::info!(
         "rucuda-jit: compiled {} ({}) for {arch} ({:?}) with {identity} in {:.1} ms (not a cache hit)",
@@ -308,81 +309,6 @@ pub(crate) fn compile_for(source: &str, options: &CompileOptions, arch: Arch) ->
         key,
         kept: raw.kept,
     })
-}
-
-/// One NVRTC compilation of the prepared source (`source` is the user's, for error
-/// excerpts: the `#line` directive keeps the compiler's line numbers the user's).
-fn compile_nvrtc(
-    prepared: &str,
-    source: &str,
-    options: &CompileOptions,
-    args: &[String],
-) -> Result<RawOutput> {
-    let nvrtc = Nvrtc::get()?;
-    let mut program = Program::new(nvrtc, prepared, &options.program_name)?;
-    for expression in &options.name_expressions {
-        program.add_name_expression(expression)?;
-    }
-    let code = program.compile(args)?;
-    let log = program.log()?;
-    let (major, minor) = nvrtc.version();
-    let kept = if options.keep {
-        Some(keep_nvrtc_files(prepared, args, &log)?)
-    } else {
-        None
-    };
-    if code != nvrtc::bindings::nvrtcResult::NVRTC_SUCCESS {
-        return Err(CompileError::new(
-            format!("NVRTC {major}.{minor}"),
-            nvrtc::result_name(code),
-            args.to_vec(),
-            log,
-            "",
-            "",
-            source,
-            &options.program_name,
-        )
-        .into());
-    }
-    let image = match options.output {
-        OutputKind::Cubin => program.cubin()?,
-        OutputKind::Ptx => program.ptx()?,
-        OutputKind::LtoIr => program.lto_ir()?,
-        OutputKind::Fatbin => {
-            return Err(Error::Unsupported("NVRTC cannot produce a fatbin".into()));
-        }
-    };
-    let mut lowered_names = Vec::with_capacity(options.name_expressions.len());
-    for expression in &options.name_expressions {
-        lowered_names.push((expression.clone(), program.lowered_name(expression)?));
-    }
-    if let Some(dir) = &kept {
-        let out = dir.join(format!("kernel.{}", options.output.extension()));
-        std::fs::write(&out, &image)
-            .map_err(|e| Error::io(format!("writing {}", out.display()), e))?;
-    }
-    Ok(RawOutput {
-        image,
-        lowered_names,
-        log,
-        kept,
-    })
-}
-
-/// Writes the source, options and log of an NVRTC compile to a kept folder.
-fn keep_nvrtc_files(prepared: &str, args: &[String], log: &str) -> Result<PathBuf> {
-    let dir = scratch_dir("nvrtc")
-        .map_err(|e| Error::io("creating a folder to keep NVRTC's files", e))?;
-    let write = |name: &str, text: &str| {
-        let p = dir.path().join(name);
-        std::fs::write(&p, text).map_err(|e| Error::io(format!("writing {}", p.display()), e))
-    };
-    write("kernel.cu", prepared)?;
-    write("options.txt", &args.join("\n"))?;
-    write("log.txt", log)?;
-    let path = dir.keep();
-    log::info!("rucuda-jit: kept NVRTC's files in {}", path.display());
-    Ok(path)
 }
 
 #[cfg(test)]

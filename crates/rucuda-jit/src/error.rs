@@ -129,6 +129,13 @@ impl Error {
             source,
         }
     }
+
+    /// A fatbin asked of NVRTC, which cannot make one.
+    pub(crate) fn nvrtc_fatbin() -> Error {
+        Error::Unsupported(
+            "NVRTC cannot produce a fatbin: use Backend::Nvcc, or a cubin or PTX".into(),
+        )
+    }
 }
 
 /// The crate's result type.

@@ -3,8 +3,8 @@
 //! - [`compile`] turns source into a cubin, PTX, fatbin or LTO-IR with no GPU and no
 //!   context, through NVRTC (loaded at run time, see [`nvrtc`]) or nvcc (a subprocess).
 //! - [`SourceModule`] compiles for a context's device (a cubin for its `sm_XY` by
-//!   default) and loads the result; a per-context memo ([`cache::memo`]) returns the
-//!   same module when asked again.
+//!   default) and loads the result; a per-context memo ([`memo`]) returns the same
+//!   module when asked again.
 //! - [`Linker`] links several sources, PTX, cubins and libraries with `cuLink*`,
 //!   including `libcudadevrt.a` for kernels that launch kernels.
 //! - Every compile goes through a disk cache ([`cache`]): the key is a SHA-256 of the
@@ -30,6 +30,20 @@
 #[cfg(test)]
 extern crate self as rucuda_jit;
 
+// The modules, bottom up; each uses only those on lines above its own:
+//   toolkit (where a CUDA toolkit keeps files)
+//   nvrtc (the library: bindings, table, loader, getters)
+//   error, scratch, output
+//   arch
+//   options (CompileOptions; its defaults name the cache folder and cap)
+//   memo (loaded modules per context)
+//   cache (the disk cache; re-exports memo and the defaults at their old paths)
+//   backend (NVRTC and nvcc runs)
+//   target (which architecture for a device)
+//   compile
+//   module (SourceModule), link, fuzzing
+mod arch;
+mod backend;
 pub mod cache;
 mod compile;
 mod error;
@@ -37,14 +51,21 @@ mod error;
 #[doc(hidden)]
 pub mod fuzzing;
 mod link;
+pub mod memo;
 mod module;
-mod nvcc;
 pub mod nvrtc;
 mod options;
+mod output;
 mod scratch;
+mod target;
+mod toolkit;
 
+pub use arch::Arch;
 pub use compile::{compile, CacheStatus, Compiled};
 pub use error::{CompileError, Error, Result};
 pub use link::{find_cudadevrt, LinkInput, LinkOptions, LinkedModule, Linker};
-pub use module::{device_arch, SourceModule};
-pub use options::{Arch, Backend, CompileOptions, OutputKind, DEFAULT_CACHE_MAX_BYTES};
+pub use module::SourceModule;
+pub use options::defaults::DEFAULT_CACHE_MAX_BYTES;
+pub use options::{Backend, CompileOptions};
+pub use output::OutputKind;
+pub use target::device_arch;

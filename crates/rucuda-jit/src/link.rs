@@ -8,10 +8,16 @@ use std::path::{Path, PathBuf};
 use rucuda_driver::{Context, DeviceGlobal, Function, Module};
 use rucuda_driver_sys::{CUjitInputType, CUjit_option, CUlinkState};
 
+use rucuda_dylib::resolve_folders;
+
+use crate::arch::Arch;
 use crate::compile::{compile, Compiled};
-use crate::module::device_arch;
-use crate::options::{Arch, Backend, CompileOptions, OutputKind};
-use crate::{Error, Result};
+use crate::error::{Error, Result};
+use crate::nvrtc::Nvrtc;
+use crate::options::{Backend, CompileOptions};
+use crate::output::OutputKind;
+use crate::target::device_arch;
+use crate::toolkit;
 
 const LOG_BYTES: usize = 64 * 1024;
 
@@ -398,37 +404,29 @@ impl LinkedModule {
     }
 }
 
-/// Where `libcudadevrt.a` is looked for, in order: `CUDA_PATH`, `CUDA_HOME` and
-/// `/usr/local/cuda` (`lib64`), the folder of the loaded NVRTC (NVIDIA's wheels put both
-/// in `nvidia/cu13/lib`), then `nvidia/cu13/lib` in Python's site-packages.
+/// The device runtime library's file name.
+const CUDADEVRT: &str = "libcudadevrt.a";
+
+/// `libcudadevrt.a` inside NVIDIA's wheels (`nvidia-cuda-runtime`), in a site-packages
+/// folder.
+const CUDADEVRT_IN_WHEEL: &str = "nvidia/cu13/lib/libcudadevrt.a";
+
+/// Where `libcudadevrt.a` is looked for before Python's site-packages, in order: the
+/// toolkit's `lib64` folders (`CUDA_PATH`, `CUDA_HOME`, `/usr/local/cuda`), then the
+/// folder of the loaded NVRTC (NVIDIA's wheels put both in `nvidia/cu13/lib`).
 pub(crate) fn cudadevrt_candidates(
     env: &dyn Fn(&str) -> Option<std::ffi::OsString>,
     nvrtc_dir: Option<&Path>,
-    sites: &[PathBuf],
 ) -> Vec<PathBuf> {
-    const NAME: &str = "libcudadevrt.a";
-    let mut out = Vec::new();
-    for var in ["CUDA_PATH", "CUDA_HOME"] {
-        if let Some(root) = env(var).filter(|v| !v.is_empty()) {
-            out.push(Path::new(&root).join("lib64").join(NAME));
-        }
-    }
-    out.push(Path::new("/usr/local/cuda/lib64").join(NAME));
-    if let Some(dir) = nvrtc_dir {
-        out.push(dir.join(NAME));
-    }
-    out.extend(sites.iter().map(|s| s.join("nvidia/cu13/lib").join(NAME)));
-    let mut seen = Vec::new();
-    out.retain(|p| {
-        let new = !seen.contains(p);
-        seen.push(p.clone());
-        new
-    });
-    out
+    let mut folders = resolve_folders(toolkit::LIB64, env, &mut Vec::new());
+    folders.extend(nvrtc_dir.map(Path::to_path_buf));
+    folders.into_iter().map(|d| d.join(CUDADEVRT)).collect()
 }
 
 /// The path of `libcudadevrt.a`, the device runtime library dynamic parallelism links
-/// against, or an error listing where it was looked for and what to install.
+/// against, or an error listing where it was looked for and what to install. It looks
+/// in the toolkit's `lib64` folders (`CUDA_PATH`, `CUDA_HOME`, `/usr/local/cuda`), the
+/// loaded NVRTC's folder, then `nvidia/cu13/lib` in Python's site-packages.
 ///
 /// ```no_run
 /// let lib = rucuda_jit::find_cudadevrt()?;
@@ -436,32 +434,20 @@ pub(crate) fn cudadevrt_candidates(
 /// # Ok::<(), rucuda_jit::Error>(())
 /// ```
 pub fn find_cudadevrt() -> Result<PathBuf> {
-    let env = |n: &str| std::env::var_os(n);
-    let nvrtc_dir = crate::nvrtc::Nvrtc::get()
+    let nvrtc_dir = Nvrtc::get()
         .ok()
         .and_then(|n| n.file())
         .and_then(Path::parent)
         .map(Path::to_path_buf);
-    let guessed = crate::nvrtc::loader::guessed_site_packages();
-    let mut tried = cudadevrt_candidates(&env, nvrtc_dir.as_deref(), &guessed);
-    if let Some(found) = tried.iter().find(|p| p.is_file()) {
-        return Ok(found.clone());
-    }
-    let asked = crate::nvrtc::loader::python_site_packages();
-    for c in cudadevrt_candidates(&|_| None, None, asked) {
-        if c.is_file() {
-            return Ok(c);
+    let candidates = cudadevrt_candidates(&toolkit::process_env, nvrtc_dir.as_deref());
+    toolkit::find_file(&toolkit::process_env, candidates, &[CUDADEVRT_IN_WHEEL]).map_err(|tried| {
+        Error::NotFound {
+            what: "libcudadevrt.a (the device runtime for dynamic parallelism)".into(),
+            tried,
+            hint: "Install the CUDA toolkit (or `pip install nvidia-cuda-runtime==13.0.*`), or \
+                   set CUDA_PATH to the toolkit's folder"
+                .into(),
         }
-        if !tried.contains(&c) {
-            tried.push(c);
-        }
-    }
-    Err(Error::NotFound {
-        what: "libcudadevrt.a (the device runtime for dynamic parallelism)".into(),
-        tried,
-        hint: "Install the CUDA toolkit (or `pip install nvidia-cuda-runtime==13.0.*`), or set \
-               CUDA_PATH to the toolkit's folder"
-            .into(),
     })
 }
 
@@ -472,11 +458,7 @@ mod tests {
     #[test]
     fn cudadevrt_search_order() {
         let env = |n: &str| (n == "CUDA_PATH").then(|| std::ffi::OsString::from("/opt/cuda"));
-        let c = cudadevrt_candidates(
-            &env,
-            Some(Path::new("/sp/nvidia/cu13/lib")),
-            &[PathBuf::from("/sp")],
-        );
+        let c = cudadevrt_candidates(&env, Some(Path::new("/sp/nvidia/cu13/lib")));
         let want: Vec<PathBuf> = [
             "/opt/cuda/lib64/libcudadevrt.a",
             "/usr/local/cuda/lib64/libcudadevrt.a",

@@ -5,11 +5,11 @@ use std::sync::Arc;
 
 use rucuda_driver::{Context, DeviceGlobal, Function, Module};
 
-use crate::cache::memo;
-use crate::compile::{compile_for, Compiled};
-use crate::nvrtc::Nvrtc;
-use crate::options::{Arch, Backend, CompileOptions, OutputKind};
-use crate::{Error, Result};
+use crate::compile::{compile_for_device, Compiled};
+use crate::error::{Error, Result};
+use crate::memo;
+use crate::options::CompileOptions;
+use crate::target::device_arch;
 
 /// A compiled and loaded module: PyCUDA's `SourceModule`.
 ///
@@ -52,49 +52,6 @@ impl std::fmt::Debug for SourceModule {
     }
 }
 
-/// The architecture of `ctx`'s device.
-///
-/// ```no_run
-/// let ctx = rucuda_driver::Device::get(0)?.primary_context()?;
-/// println!("{}", rucuda_jit::device_arch(&ctx)?);
-/// # Ok::<(), rucuda_jit::Error>(())
-/// ```
-pub fn device_arch(ctx: &Context) -> Result<Arch> {
-    let (major, minor) = ctx.device().compute_capability()?;
-    Ok(Arch::new(
-        u32::try_from(major).unwrap_or(0),
-        u32::try_from(minor).unwrap_or(0),
-    ))
-}
-
-/// What to compile for on a device of architecture `device`: the options' own arch when
-/// given; else the device's. NVRTC asked for a cubin of an architecture it does not know
-/// (a device newer than the compiler) gets PTX for the newest architecture it knows below
-/// the device's, which the driver compiles when loading.
-pub(crate) fn target_for(options: &CompileOptions, device: Arch) -> Result<(Arch, OutputKind)> {
-    if let Some(arch) = options.arch {
-        return Ok((arch, options.output));
-    }
-    if options.backend != Backend::Nvrtc || options.output != OutputKind::Cubin {
-        return Ok((device, options.output));
-    }
-    let supported = Nvrtc::get()?.supported_archs()?;
-    let number = (device.major * 10 + device.minor) as i32;
-    if supported.is_empty() || supported.contains(&number) {
-        return Ok((device, OutputKind::Cubin));
-    }
-    match supported.iter().filter(|&&a| a < number).max() {
-        Some(&older) => {
-            let older = u32::try_from(older).unwrap_or(0);
-            Ok((Arch::new(older / 10, older % 10), OutputKind::Ptx))
-        }
-        None => Err(Error::Unsupported(format!(
-            "the device ({device}) is older than every architecture this NVRTC supports \
-             ({supported:?})"
-        ))),
-    }
-}
-
 impl SourceModule {
     /// Compiles and loads `source` for the current context (PyCUDA's
     /// `SourceModule(source, ...)`), memoized per context.
@@ -111,7 +68,7 @@ impl SourceModule {
         options: &CompileOptions,
     ) -> Result<Arc<SourceModule>> {
         if !options.keep {
-            if let Some(found) = memo::get(ctx.id(), source, options) {
+            if let Some(found) = memo::get::<SourceModule>(ctx.id(), source, options) {
                 return Ok(found);
             }
         }
@@ -125,14 +82,7 @@ impl SourceModule {
     /// Compiles (through the disk cache) and loads `source` for `ctx`, bypassing the
     /// memo: a new module every call.
     pub fn load(ctx: &Context, source: &str, options: &CompileOptions) -> Result<SourceModule> {
-        let (arch, output) = target_for(options, device_arch(ctx)?)?;
-        let compiled = if options.output == output {
-            compile_for(source, options, arch)?
-        } else {
-            let mut adjusted = options.clone();
-            adjusted.output = output;
-            compile_for(source, &adjusted, arch)?
-        };
+        let compiled = compile_for_device(source, options, device_arch(ctx)?)?;
         let module = Module::load_data(ctx, &compiled.image)?;
         Ok(SourceModule { module, compiled })
     }
@@ -169,51 +119,5 @@ impl SourceModule {
     /// What was compiled: the image, its kind and architecture, the log, the cache status.
     pub fn compiled(&self) -> &Compiled {
         &self.compiled
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn explicit_arch_wins() {
-        let o = CompileOptions::new().arch(Arch::SM_80);
-        assert_eq!(
-            target_for(&o, Arch::SM_90).unwrap(),
-            (Arch::SM_80, OutputKind::Cubin)
-        );
-        let ptx = CompileOptions::new().output(OutputKind::Ptx);
-        assert_eq!(
-            target_for(&ptx, Arch::SM_90).unwrap(),
-            (Arch::SM_90, OutputKind::Ptx)
-        );
-        let nvcc = CompileOptions::new().backend(Backend::Nvcc);
-        assert_eq!(
-            target_for(&nvcc, Arch::new(15, 0)).unwrap(),
-            (Arch::new(15, 0), OutputKind::Cubin)
-        );
-    }
-
-    #[test]
-    fn the_device_decides_when_no_arch_is_given() {
-        rucuda_testkit::nvrtc_or_skip!();
-        // Needs NVRTC (CI installs it): its list of supported architectures.
-        let o = CompileOptions::new();
-        assert_eq!(
-            target_for(&o, Arch::SM_90).unwrap(),
-            (Arch::SM_90, OutputKind::Cubin)
-        );
-        let supported = Nvrtc::get().unwrap().supported_archs().unwrap();
-        let newest = *supported.iter().max().unwrap() as u32;
-        // A device newer than NVRTC: PTX for the newest architecture NVRTC knows.
-        let future = Arch::new(newest / 10 + 5, 0);
-        assert_eq!(
-            target_for(&o, future).unwrap(),
-            (Arch::new(newest / 10, newest % 10), OutputKind::Ptx)
-        );
-        // Older than anything NVRTC supports: a clear error.
-        let err = target_for(&o, Arch::new(3, 0)).unwrap_err();
-        assert!(err.to_string().contains("older"), "{err}");
     }
 }

@@ -4,8 +4,8 @@ use std::ffi::{c_char, CStr};
 use std::fmt;
 use std::time::Duration;
 
-use crate::loader::{LoadError, MissingFunction, Nccl};
 use crate::sys::bindings::{ncclComm_t, ncclResult_t};
+use crate::sys::loader::{LoadError, MissingFunction, Nccl};
 
 /// Result of every fallible call in this crate.
 pub type Result<T, E = Error> = std::result::Result<T, E>;

@@ -54,7 +54,6 @@ mod dtype;
 mod error;
 mod group;
 mod id;
-mod loader;
 pub mod sys;
 
 pub use collective::{RecvBuffer, Region, SendBuffer};
@@ -63,7 +62,9 @@ pub use dtype::{DataType, ElementLayout, ReduceOp, Reductions};
 pub use error::{result_name, Error, NcclError, Result};
 pub use group::group;
 pub use id::{UniqueId, UNIQUE_ID_BYTES};
-pub use loader::{LoadError, MissingFunction, Nccl, NcclVersion, NCCL_ENV, NCCL_SPEC, NCCL_WHEEL};
+pub use sys::loader::{
+    LoadError, MissingFunction, Nccl, NcclVersion, NCCL_ENV, NCCL_SPEC, NCCL_WHEEL,
+};
 
 /// NCCL's version as the loaded library reports it, or why there is no NCCL.
 ///

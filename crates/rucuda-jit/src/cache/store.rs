@@ -17,7 +17,8 @@ use std::time::{Duration, SystemTime};
 use sha2::{Digest, Sha256};
 
 use super::key::{CacheKey, CACHE_FORMAT_VERSION};
-use crate::options::OutputKind;
+use crate::options::defaults::{default_cache_dir, default_max_bytes};
+use crate::output::OutputKind;
 
 const MAGIC: [u8; 8] = *b"RUCUDAJT";
 const HEADER_LEN: usize = 8 + 4 + 4 + 8 + 32;
@@ -216,10 +217,9 @@ impl DiskCache {
     }
 
     /// The cache [`CompileOptions::default`](crate::CompileOptions) uses:
-    /// [`default_cache_dir`](super::default_cache_dir) with
-    /// [`default_max_bytes`](super::default_max_bytes); `None` when caching is off.
+    /// [`default_cache_dir`] with [`default_max_bytes`]; `None` when caching is off.
     pub fn default_location() -> Option<DiskCache> {
-        super::default_cache_dir().map(|d| DiskCache::new(d, super::default_max_bytes()))
+        default_cache_dir().map(|d| DiskCache::new(d, default_max_bytes()))
     }
 
     /// The folder.

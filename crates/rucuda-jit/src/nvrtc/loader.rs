@@ -1,26 +1,28 @@
-//! Finding and opening NVRTC once per process, and the errors of doing so.
+//! Finding and opening NVRTC once per process, what the library says about itself, and
+//! the errors of doing so.
 //!
-//! Candidates, in order: `RUCUDA_NVRTC` (a file path, and then nothing else), the `lib64`
-//! folders of `CUDA_PATH` and `CUDA_HOME`, `/usr/local/cuda/lib64`, the system loader path,
-//! and the `nvidia/cu13/lib` (or `nvidia/cuda_nvrtc/lib`) folder of NVIDIA's pip wheels in
-//! Python's site-packages (asked of `python3` once, only when everything before failed).
+//! Where it looks (`NVRTC_SEARCH`, opened by `rucuda-dylib`'s search), in order:
+//! `RUCUDA_NVRTC` (and then nothing else), the `lib64` folders of `CUDA_PATH`,
+//! `CUDA_HOME` and `/usr/local/cuda`, the system loader path, and the `nvidia/cu13/lib`
+//! (or `nvidia/cuda_nvrtc/lib`) folder of NVIDIA's pip wheels in Python's site-packages
+//! (`python3` is asked once, only when everything before failed).
 //!
-//! NVRTC opens `libnvrtc-builtins.so.<major>.<minor>` by name when it compiles; outside
-//! the loader path that fails. For a library opened by full path we open the builtins
-//! library of the same folder first, by full path, and keep it open, so the later
-//! open by name finds it already loaded.
+//! NVRTC opens `libnvrtc-builtins.so.<major>.<minor>` by name when it compiles, which
+//! fails outside the loader path. For a library opened by full path the search opens the
+//! builtins library of the same folder first, by full path (`builtins_beside`), and
+//! [`Nvrtc`] keeps it open, so NVRTC's open by name finds it already loaded.
 
 use std::ffi::{c_int, OsString};
 use std::fmt;
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
-use rucuda_driver_sys::dynlib::{self, FailedCandidate};
-pub(crate) use rucuda_driver_sys::python_sites::python_site_packages;
-use rucuda_driver_sys::python_sites::{self, dedup};
-use rucuda_driver_sys::search::{absolute_entries, version_cmp, LibrarySpec, NotFound};
+use rucuda_dylib::search::version_cmp;
+use rucuda_dylib::{dynlib, resolve_folders, LibrarySearch, LibrarySpec, NotFound, Opened};
 
+use super::bindings::nvrtcResult;
 use super::functions::NvrtcFunctions;
+use crate::toolkit;
 
 pub use rucuda_driver_sys::MissingFunction;
 
@@ -36,8 +38,18 @@ pub const NVRTC_SPEC: LibrarySpec = LibrarySpec {
               (found through CUDA_PATH, CUDA_HOME or /usr/local/cuda)",
 };
 
-/// The library file names tried in each folder and on the loader path, newest first.
-const LIBRARY_NAMES: &[&str] = &["libnvrtc.so.13", "libnvrtc.so.12"];
+/// Where NVRTC may be: the library names newest first, in the toolkit's `lib64` folders,
+/// on the loader path, and in NVIDIA's wheels (CUDA 13's, then CUDA 12's layout).
+pub(crate) const NVRTC_SEARCH: LibrarySearch = LibrarySearch {
+    spec: NVRTC_SPEC,
+    names: &["libnvrtc.so.13", "libnvrtc.so.12"],
+    folders: toolkit::LIB64,
+    wheel_files: &[
+        "nvidia/cu13/lib/libnvrtc.so.13",
+        "nvidia/cuda_nvrtc/lib/libnvrtc.so.12",
+    ],
+    preload_beside: Some(builtins_beside),
+};
 
 /// The loaded NVRTC library: its version, where it came from and its function table.
 ///
@@ -93,62 +105,13 @@ impl fmt::Display for NvrtcLoadError {
 
 impl std::error::Error for NvrtcLoadError {}
 
+impl From<NotFound> for NvrtcLoadError {
+    fn from(not_found: NotFound) -> NvrtcLoadError {
+        NvrtcLoadError::NotFound(Box::new(not_found))
+    }
+}
+
 static NVRTC: OnceLock<Result<Nvrtc, NvrtcLoadError>> = OnceLock::new();
-
-/// One place to look for the library: a full path, or a bare name for the system loader.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) enum Candidate {
-    /// A file, opened by full path (its folder may hold the builtins library).
-    File(PathBuf),
-    /// A bare name, searched on the system loader path.
-    Name(&'static str),
-}
-
-/// The candidates that need no subprocess: environment, toolkit folders, loader path.
-/// A relative `CUDA_PATH` or `CUDA_HOME` is left out and noted in `skipped`.
-pub(crate) fn direct_candidates(
-    env: &dyn Fn(&str) -> Option<OsString>,
-    skipped: &mut Vec<String>,
-) -> Vec<Candidate> {
-    if let Some(path) = env(NVRTC_ENV) {
-        return vec![Candidate::File(PathBuf::from(path))];
-    }
-    let mut folders: Vec<PathBuf> = Vec::new();
-    for var in ["CUDA_PATH", "CUDA_HOME"] {
-        for root in absolute_entries(env, var, skipped) {
-            folders.push(root.join("lib64"));
-        }
-    }
-    folders.push(PathBuf::from("/usr/local/cuda/lib64"));
-    let mut out = Vec::new();
-    for folder in dedup(folders) {
-        for name in LIBRARY_NAMES {
-            out.push(Candidate::File(folder.join(name)));
-        }
-    }
-    for name in LIBRARY_NAMES {
-        out.push(Candidate::Name(name));
-    }
-    out
-}
-
-/// The candidates inside Python's site-packages folders.
-pub(crate) fn wheel_candidates(site_packages: &[PathBuf]) -> Vec<Candidate> {
-    let mut out = Vec::new();
-    for site in site_packages {
-        out.push(Candidate::File(site.join("nvidia/cu13/lib/libnvrtc.so.13")));
-        out.push(Candidate::File(
-            site.join("nvidia/cuda_nvrtc/lib/libnvrtc.so.12"),
-        ));
-    }
-    out
-}
-
-/// Site-packages folders found without running Python, from this process's environment
-/// (see [`rucuda_driver_sys::python_sites::guessed_site_packages`]).
-pub(crate) fn guessed_site_packages() -> Vec<PathBuf> {
-    python_sites::guessed_site_packages(&|name| std::env::var_os(name))
-}
 
 /// The builtins library beside `nvrtc_file`: `libnvrtc-builtins.so.<major>.<minor>`
 /// (not the `.alt` variant).
@@ -179,31 +142,14 @@ pub(crate) fn toolkit_include_dir(
     nvrtc_file: Option<&Path>,
     env: &dyn Fn(&str) -> Option<OsString>,
 ) -> Option<PathBuf> {
-    let mut dirs: Vec<PathBuf> = Vec::new();
-    if let Some(root) = nvrtc_file.and_then(Path::parent).and_then(Path::parent) {
-        dirs.push(root.join("include"));
-    }
-    for var in ["CUDA_PATH", "CUDA_HOME"] {
-        for root in absolute_entries(env, var, &mut Vec::new()) {
-            dirs.push(root.join("include"));
-        }
-    }
-    dirs.push(PathBuf::from("/usr/local/cuda/include"));
-    dirs.into_iter().find(|d| d.join("cuda_fp16.h").is_file())
-}
-
-/// The file a library opened by bare name came from, read off `/proc/self/maps`.
-fn mapped_file(name_prefix: &str) -> Option<PathBuf> {
-    let maps = std::fs::read_to_string("/proc/self/maps").ok()?;
-    maps.lines()
-        .filter_map(|line| line.split_whitespace().nth(5))
-        .map(Path::new)
-        .find(|p| {
-            p.file_name()
-                .and_then(|n| n.to_str())
-                .is_some_and(|n| n.starts_with(name_prefix))
-        })
-        .map(Path::to_path_buf)
+    let beside = nvrtc_file
+        .and_then(Path::parent)
+        .and_then(Path::parent)
+        .map(|root| root.join("include"));
+    beside
+        .into_iter()
+        .chain(resolve_folders(toolkit::INCLUDE, env, &mut Vec::new()))
+        .find(|d| d.join("cuda_fp16.h").is_file())
 }
 
 impl Nvrtc {
@@ -228,78 +174,17 @@ impl Nvrtc {
     }
 
     fn open() -> Result<Nvrtc, NvrtcLoadError> {
-        let env = |name: &str| std::env::var_os(name);
-        let explicit = env(NVRTC_ENV).is_some();
-        let mut tried = Vec::new();
-        let mut skipped = Vec::new();
-        for candidate in direct_candidates(&env, &mut skipped) {
-            if let Some(nvrtc) = Nvrtc::try_candidate(&candidate, &mut tried)? {
-                return Ok(nvrtc);
-            }
-        }
-        if !explicit {
-            // Folders found without a subprocess first; Python is asked only after.
-            let guessed = guessed_site_packages();
-            for candidate in wheel_candidates(&guessed) {
-                if let Some(nvrtc) = Nvrtc::try_candidate(&candidate, &mut tried)? {
-                    return Ok(nvrtc);
-                }
-            }
-            let asked: Vec<PathBuf> = python_site_packages()
-                .iter()
-                .filter(|s| !guessed.contains(s))
-                .cloned()
-                .collect();
-            for candidate in wheel_candidates(&asked) {
-                if let Some(nvrtc) = Nvrtc::try_candidate(&candidate, &mut tried)? {
-                    return Ok(nvrtc);
-                }
-            }
-        }
-        if !explicit {
-            // Python's folders are searched for the wheel; relative PATH entries are not.
-            absolute_entries(&env, "PATH", &mut skipped);
-        }
-        Err(NvrtcLoadError::NotFound(Box::new(NotFound {
-            spec: NVRTC_SPEC,
-            tried,
-            skipped_relative: skipped,
-        })))
+        NVRTC_SEARCH.open(&toolkit::process_env, Nvrtc::from_library)
     }
 
-    /// Opens one candidate: `Ok(None)` when it is not there (recorded in `tried`).
-    fn try_candidate(
-        candidate: &Candidate,
-        tried: &mut Vec<FailedCandidate>,
-    ) -> Result<Option<Nvrtc>, NvrtcLoadError> {
-        let (target, file): (OsString, Option<PathBuf>) = match candidate {
-            Candidate::File(path) => {
-                if !path.is_file() {
-                    tried.push(FailedCandidate {
-                        candidate: path.display().to_string(),
-                        reason: "no such file".into(),
-                    });
-                    return Ok(None);
-                }
-                (path.clone().into_os_string(), Some(path.clone()))
-            }
-            Candidate::Name(name) => ((*name).into(), None),
-        };
-        // Open the builtins library of the same folder first, by full path.
-        let builtins = file
-            .as_deref()
-            .and_then(builtins_beside)
-            .and_then(|b| dynlib::open_first([b.into_os_string()]).ok())
-            .map(|opened| opened.library);
-        let opened = match dynlib::open_first([target]) {
-            Ok(opened) => opened,
-            Err(mut failed) => {
-                tried.append(&mut failed);
-                return Ok(None);
-            }
-        };
-        let opened_as = opened.opened_as.to_string_lossy().into_owned();
-        let library = opened.library;
+    /// Resolves the table of an opened library and reads what it says about itself.
+    fn from_library(opened: Opened) -> Result<Nvrtc, NvrtcLoadError> {
+        let Opened {
+            library,
+            opened_as,
+            file,
+            preloaded,
+        } = opened;
         let functions = NvrtcFunctions::resolve(&mut |name| dynlib::symbol(&library, name));
         let get_version = functions
             .nvrtcVersion
@@ -310,13 +195,13 @@ impl Nvrtc {
         let (mut major, mut minor): (c_int, c_int) = (0, 0);
         // SAFETY: nvrtcVersion writes two ints through valid pointers.
         let code = unsafe { get_version(&mut major, &mut minor) };
-        if code != super::bindings::nvrtcResult::NVRTC_SUCCESS {
+        if code != nvrtcResult::NVRTC_SUCCESS {
             return Err(NvrtcLoadError::NotNvrtc {
                 opened_as,
                 reason: format!("nvrtcVersion returned {}", code.0),
             });
         }
-        let file = file.or_else(|| mapped_file("libnvrtc.so"));
+        let file = file.or_else(|| dynlib::mapped_file("libnvrtc.so"));
         // The size tells apart patch releases of one minor version (13.0.48 and 13.0.88
         // both report 13.0), whose code generation may differ.
         let size = file
@@ -324,8 +209,8 @@ impl Nvrtc {
             .and_then(|f| std::fs::metadata(f).ok())
             .map_or(0, |m| m.len());
         let identity = format!("nvrtc {major}.{minor} ({size} bytes)");
-        let include_dir = toolkit_include_dir(file.as_deref(), &|n: &str| std::env::var_os(n));
-        Ok(Some(Nvrtc {
+        let include_dir = toolkit_include_dir(file.as_deref(), &toolkit::process_env);
+        Ok(Nvrtc {
             functions,
             version: (major, minor),
             opened_as,
@@ -333,8 +218,8 @@ impl Nvrtc {
             identity,
             include_dir,
             _library: library,
-            _builtins: builtins,
-        }))
+            _builtins: preloaded,
+        })
     }
 
     /// NVRTC's version, `(major, minor)`: `(13, 0)`.
@@ -369,22 +254,6 @@ impl Nvrtc {
         &self.functions
     }
 
-    /// The architectures this NVRTC can compile for (`nvrtcGetSupportedArchs`), as
-    /// numbers such as 75, 80, 90, 100.
-    pub fn supported_archs(&self) -> Result<Vec<i32>, crate::Error> {
-        let count_fn = self.nvrtcGetNumSupportedArchs()?;
-        let list_fn = self.nvrtcGetSupportedArchs()?;
-        let mut count: c_int = 0;
-        // SAFETY: writes one int through a valid pointer.
-        let code = unsafe { count_fn(&mut count) };
-        super::check(self, code, "nvrtcGetNumSupportedArchs")?;
-        let mut archs = vec![0 as c_int; usize::try_from(count).unwrap_or(0)];
-        // SAFETY: the buffer holds the `count` ints NVRTC said it would write.
-        let code = unsafe { list_fn(archs.as_mut_ptr()) };
-        super::check(self, code, "nvrtcGetSupportedArchs")?;
-        Ok(archs)
-    }
-
     pub(crate) fn missing(&self, name: &'static str) -> MissingFunction {
         MissingFunction {
             name,
@@ -396,6 +265,15 @@ impl Nvrtc {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use rucuda_dylib::dynlib::FailedCandidate;
+    use rucuda_dylib::Candidate;
+
+    fn direct_candidates(
+        env: &dyn Fn(&str) -> Option<OsString>,
+        skipped: &mut Vec<String>,
+    ) -> Vec<Candidate> {
+        NVRTC_SEARCH.direct_candidates(env, skipped)
+    }
 
     #[test]
     fn explicit_path_is_the_only_candidate() {
@@ -427,13 +305,13 @@ mod tests {
             c[2],
             Candidate::File("/usr/local/cuda/lib64/libnvrtc.so.13".into())
         );
-        assert_eq!(c[4], Candidate::Name("libnvrtc.so.13"));
+        assert_eq!(c[4], Candidate::Name("libnvrtc.so.13".into()));
         assert_eq!(c.len(), 6);
     }
 
     #[test]
     fn wheel_layouts() {
-        let c = wheel_candidates(&["/sp".into()]);
+        let c = NVRTC_SEARCH.wheel_candidates(Path::new("/sp"));
         assert_eq!(
             c[0],
             Candidate::File("/sp/nvidia/cu13/lib/libnvrtc.so.13".into())
@@ -486,14 +364,13 @@ mod tests {
 
     #[test]
     fn not_found_message_says_what_to_install() {
-        let e = NvrtcLoadError::NotFound(Box::new(NotFound {
-            spec: NVRTC_SPEC,
-            tried: vec![FailedCandidate {
+        let e = NvrtcLoadError::from(NVRTC_SEARCH.not_found(
+            vec![FailedCandidate {
                 candidate: "libnvrtc.so.13".into(),
                 reason: "cannot open".into(),
             }],
-            skipped_relative: Vec::new(),
-        }));
+            Vec::new(),
+        ));
         let text = e.to_string();
         assert!(
             text.contains("pip install nvidia-cuda-nvrtc==13.0.*"),

@@ -1,13 +1,15 @@
 //! NVRTC, NVIDIA's run-time compiler library, loaded at run time.
 //!
-//! [`bindings`] and [`functions`] are generated from `nvrtc.h` by `cargo xtask bindgen`;
-//! [`Nvrtc`] opens the library once per process (see [`loader`] for where it looks), and
-//! the crate-private `program` module drives one compilation.
+//! [`bindings`] and [`functions`] (the table of optional function pointers) are
+//! generated from `nvrtc.h` by `cargo xtask bindgen`, with `getters` (one method of
+//! [`Nvrtc`] per function); [`Nvrtc`] opens the library once per process (see [`loader`]
+//! for where it looks). Compiling with it is the crate's `backend` (above the crate's
+//! errors, which this module is below).
 
 pub mod bindings;
 pub mod functions;
+mod getters;
 pub mod loader;
-pub(crate) mod program;
 
 pub use functions::{NvrtcFunctions, FUNCTION_NAMES};
 pub use loader::{MissingFunction, Nvrtc, NvrtcLoadError, NVRTC_ENV, NVRTC_SPEC};
@@ -40,36 +42,6 @@ pub fn result_name(code: nvrtcResult) -> String {
         .ok()
         .and_then(|i| NAMES.get(i))
         .map_or_else(|| format!("nvrtcResult({})", code.0), |n| (*n).to_string())
-}
-
-/// Turns an NVRTC result into `Ok` or an [`Error::Nvrtc`](crate::Error::Nvrtc) naming
-/// the call.
-pub(crate) fn check(nvrtc: &Nvrtc, code: nvrtcResult, call: &'static str) -> crate::Result<()> {
-    if code == nvrtcResult::NVRTC_SUCCESS {
-        return Ok(());
-    }
-    let message = nvrtc
-        .nvrtcGetErrorString()
-        .ok()
-        .map(|get| {
-            // SAFETY: nvrtcGetErrorString returns a static NUL-terminated string (or null).
-            let ptr = unsafe { get(code) };
-            if ptr.is_null() {
-                String::new()
-            } else {
-                // SAFETY: non-null, NUL-terminated and static, per NVRTC's documentation.
-                unsafe { std::ffi::CStr::from_ptr(ptr) }
-                    .to_string_lossy()
-                    .into_owned()
-            }
-        })
-        .unwrap_or_default();
-    Err(crate::Error::Nvrtc {
-        call,
-        code: code.0,
-        name: result_name(code),
-        message,
-    })
 }
 
 #[cfg(test)]

@@ -5,19 +5,26 @@
 //! The memo holds its modules (and so their contexts) until [`clear`] or
 //! [`clear_context`]; it does not look at headers again, so after editing a header that
 //! a memoized module includes, clear it (the disk cache notices the edit by itself).
+//!
+//! It stores what [`SourceModule`](crate::SourceModule) gives it as `Arc<dyn Any>` and
+//! hands back only values of the type asked for, so it needs nothing from the module
+//! code that uses it.
 
+use std::any::Any;
 use std::collections::HashMap;
 use std::hash::{BuildHasher, Hash, Hasher};
 use std::sync::{Arc, Mutex, OnceLock};
 
-use crate::module::SourceModule;
 use crate::options::CompileOptions;
+
+/// What the memo holds: a loaded module, of the type its user stored.
+type Stored = Arc<dyn Any + Send + Sync>;
 
 struct Entry {
     context_id: u64,
     source: Box<str>,
     options: CompileOptions,
-    module: Arc<SourceModule>,
+    module: Stored,
 }
 
 struct Memo {
@@ -41,40 +48,49 @@ fn hash(m: &Memo, context_id: u64, source: &str, options: &CompileOptions) -> u6
     h.finish()
 }
 
-/// The memoized module for these inputs, if any.
-pub(crate) fn get(
+/// The entry for these inputs in `bucket`, if any.
+fn find<'a>(
+    bucket: &'a [Entry],
     context_id: u64,
     source: &str,
     options: &CompileOptions,
-) -> Option<Arc<SourceModule>> {
+) -> Option<&'a Entry> {
+    bucket
+        .iter()
+        .find(|e| e.context_id == context_id && &*e.source == source && &e.options == options)
+}
+
+/// The memoized module for these inputs, if any (and if it is a `T`).
+pub(crate) fn get<T: Any + Send + Sync>(
+    context_id: u64,
+    source: &str,
+    options: &CompileOptions,
+) -> Option<Arc<T>> {
     let m = memo();
     let h = hash(m, context_id, source, options);
     let entries = m.entries.lock().ok()?;
-    entries.get(&h)?.iter().find_map(|e| {
-        (e.context_id == context_id && &*e.source == source && &e.options == options)
-            .then(|| e.module.clone())
-    })
+    let found = find(entries.get(&h)?, context_id, source, options)?;
+    found.module.clone().downcast().ok()
 }
 
 /// Remembers a module; when another thread got there first, returns its module instead
 /// (so every caller shares one).
-pub(crate) fn insert(
+pub(crate) fn insert<T: Any + Send + Sync>(
     context_id: u64,
     source: &str,
     options: &CompileOptions,
-    module: Arc<SourceModule>,
-) -> Arc<SourceModule> {
+    module: Arc<T>,
+) -> Arc<T> {
     let m = memo();
     let h = hash(m, context_id, source, options);
     let Ok(mut entries) = m.entries.lock() else {
         return module;
     };
     let bucket = entries.entry(h).or_default();
-    if let Some(e) = bucket
-        .iter()
-        .find(|e| e.context_id == context_id && &*e.source == source && &e.options == options)
-    {
-        return e.module.clone();
+    if let Some(e) = find(bucket, context_id, source, options) {
+        if let Ok(first) = e.module.clone().downcast() {
+            return first;
+        }
     }
     bucket.push(Entry {
         context_id,
@@ -88,8 +104,8 @@ pub(crate) fn insert(
 /// Forgets every memoized module (they unload when no one else holds them).
 ///
 /// ```
-/// rucuda_jit::cache::memo::clear();
-/// assert_eq!(rucuda_jit::cache::memo::len(), 0);
+/// rucuda_jit::memo::clear();
+/// assert_eq!(rucuda_jit::memo::len(), 0);
 /// ```
 pub fn clear() {
     if let Ok(mut entries) = memo().entries.lock() {
@@ -101,7 +117,7 @@ pub fn clear() {
 ///
 /// ```no_run
 /// let ctx = rucuda_driver::Device::get(0)?.primary_context()?;
-/// rucuda_jit::cache::memo::clear_context(ctx.id());
+/// rucuda_jit::memo::clear_context(ctx.id());
 /// # Ok::<(), rucuda_driver::Error>(())
 /// ```
 pub fn clear_context(context_id: u64) {

@@ -1,8 +1,9 @@
-//! Finding and opening a shared library from a list of candidates, reporting every
-//! name tried. Used for the driver here and for NVRTC in `rucuda-jit`.
+//! Opening a shared library by name or path, reporting the loader's reason for every
+//! candidate that failed, and reading its symbols.
 
 use std::ffi::{c_void, OsString};
 use std::fmt;
+use std::path::{Path, PathBuf};
 
 /// A shared library that was opened, and the name or path it was opened by.
 pub struct OpenedLibrary {
@@ -39,7 +40,7 @@ impl fmt::Display for FailedCandidate {
 /// system loader path) or a full path.
 ///
 /// ```
-/// let tried = rucuda_driver_sys::dynlib::open_first(["libsurely-not-here.so.9"]).unwrap_err();
+/// let tried = rucuda_dylib::dynlib::open_first(["libsurely-not-here.so.9"]).unwrap_err();
 /// assert_eq!(tried[0].candidate, "libsurely-not-here.so.9");
 /// ```
 pub fn open_first<I, S>(candidates: I) -> Result<OpenedLibrary, Vec<FailedCandidate>>
@@ -75,4 +76,24 @@ pub fn symbol(library: &libloading::Library, name: &[u8]) -> Option<*mut c_void>
     let sym = unsafe { library.get::<*mut c_void>(name) }.ok()?;
     let ptr = *sym;
     (!ptr.is_null()).then_some(ptr)
+}
+
+/// The file of a library this process has loaded whose file name starts with
+/// `name_prefix`, read off `/proc/self/maps`: where a library opened by bare name came
+/// from. `None` where there is no such file or no `/proc` (not Linux).
+///
+/// ```
+/// assert_eq!(rucuda_dylib::dynlib::mapped_file("libsurely-not-loaded.so"), None);
+/// ```
+pub fn mapped_file(name_prefix: &str) -> Option<PathBuf> {
+    let maps = std::fs::read_to_string("/proc/self/maps").ok()?;
+    maps.lines()
+        .filter_map(|line| line.split_whitespace().nth(5))
+        .map(Path::new)
+        .find(|p| {
+            p.file_name()
+                .and_then(|n| n.to_str())
+                .is_some_and(|n| n.starts_with(name_prefix))
+        })
+        .map(Path::to_path_buf)
 }

@@ -3,9 +3,10 @@
 
 use std::ffi::{c_char, c_int, CStr, CString};
 
-use super::bindings::{nvrtcProgram, nvrtcResult};
-use super::{check, Nvrtc};
-use crate::{Error, Result};
+use super::nvrtc_call::check;
+use crate::error::{Error, Result};
+use crate::nvrtc::bindings::{nvrtcProgram, nvrtcResult};
+use crate::nvrtc::Nvrtc;
 
 /// An `nvrtcProgram` and the strings it was made from; destroyed on drop.
 pub(crate) struct Program {

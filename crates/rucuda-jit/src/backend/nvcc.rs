@@ -6,15 +6,20 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::sync::{Mutex, OnceLock};
 
-use crate::compile::RawOutput;
-use crate::options::{CompileOptions, OutputKind};
+use rucuda_dylib::python_sites::dedup;
+use rucuda_dylib::resolve_folders;
+
+use super::raw::RawOutput;
+use crate::error::{CompileError, Error, Result};
+use crate::options::CompileOptions;
+use crate::output::OutputKind;
 use crate::scratch::scratch_dir;
-use crate::{CompileError, Error, Result};
+use crate::toolkit;
 
 const NVCC: &str = if cfg!(windows) { "nvcc.exe" } else { "nvcc" };
 
-/// The places nvcc is looked for, in order: `explicit`, `CUDA_PATH/bin`, `CUDA_HOME/bin`,
-/// every `PATH` folder, `/usr/local/cuda/bin`.
+/// The places nvcc is looked for, in order: `explicit`, `CUDA_PATH/bin`, `CUDA_HOME/bin`
+/// (absolute entries), every `PATH` folder, `/usr/local/cuda/bin`.
 pub(crate) fn candidates(
     explicit: Option<&Path>,
     env: &dyn Fn(&str) -> Option<std::ffi::OsString>,
@@ -22,39 +27,27 @@ pub(crate) fn candidates(
     if let Some(p) = explicit {
         return vec![p.to_path_buf()];
     }
-    let mut out = Vec::new();
-    for var in ["CUDA_PATH", "CUDA_HOME"] {
-        if let Some(root) = env(var).filter(|v| !v.is_empty()) {
-            out.push(Path::new(&root).join("bin").join(NVCC));
-        }
-    }
+    let mut folders = resolve_folders(toolkit::BIN_FROM_ENV, env, &mut Vec::new());
     if let Some(path) = env("PATH") {
-        out.extend(std::env::split_paths(&path).map(|d| d.join(NVCC)));
+        folders.extend(std::env::split_paths(&path));
     }
-    out.push(PathBuf::from("/usr/local/cuda/bin").join(NVCC));
-    let mut seen = Vec::new();
-    out.retain(|p| {
-        let new = !seen.contains(p);
-        seen.push(p.clone());
-        new
-    });
-    out
+    folders.push(PathBuf::from("/usr/local/cuda/bin"));
+    dedup(folders.into_iter().map(|d| d.join(NVCC)).collect())
 }
 
-/// nvcc inside NVIDIA's pip wheels (`nvidia-cuda-nvcc`), in these site-packages folders.
-fn wheel_candidates(sites: &[PathBuf]) -> Vec<PathBuf> {
-    sites
-        .iter()
-        .map(|s| s.join("nvidia/cu13/bin").join(NVCC))
-        .collect()
-}
+/// nvcc inside NVIDIA's pip wheel (`nvidia-cuda-nvcc`), in a site-packages folder.
+const NVCC_IN_WHEEL: &str = if cfg!(windows) {
+    "nvidia/cu13/bin/nvcc.exe"
+} else {
+    "nvidia/cu13/bin/nvcc"
+};
 
 /// The nvcc to run: [`candidates`], then NVIDIA's `nvidia-cuda-nvcc` wheel in Python's
 /// site-packages (found without a subprocess first, then by asking `python3`).
 ///
 /// An explicit path that is a bare name (`"nvcc-13"`) is searched on `PATH`.
 pub(crate) fn locate(explicit: Option<&Path>) -> Result<PathBuf> {
-    let env = |name: &str| std::env::var_os(name);
+    let env = toolkit::process_env;
     let explicit = explicit.map(|p| {
         if p.components().count() == 1 && !p.is_file() {
             candidates(None, &|n: &str| if n == "PATH" { env(n) } else { None })
@@ -66,26 +59,13 @@ pub(crate) fn locate(explicit: Option<&Path>) -> Result<PathBuf> {
             p.to_path_buf()
         }
     });
-    let mut tried = candidates(explicit.as_deref(), &env);
-    if let Some(found) = tried.iter().find(|p| p.is_file()) {
-        return Ok(found.clone());
-    }
-    if explicit.is_none() {
-        // Python is asked only when the folders found without it have no nvcc.
-        let guessed = || crate::nvrtc::loader::guessed_site_packages();
-        let asked = || crate::nvrtc::loader::python_site_packages().to_vec();
-        for sites in [&guessed as &dyn Fn() -> Vec<PathBuf>, &asked] {
-            for c in wheel_candidates(&sites()) {
-                if c.is_file() {
-                    return Ok(c);
-                }
-                if !tried.contains(&c) {
-                    tried.push(c);
-                }
-            }
-        }
-    }
-    Err(Error::NvccNotFound { tried })
+    let wheel_files: &[&str] = if explicit.is_none() {
+        &[NVCC_IN_WHEEL]
+    } else {
+        &[]
+    };
+    toolkit::find_file(&env, candidates(explicit.as_deref(), &env), wheel_files)
+        .map_err(|tried| Error::NvccNotFound { tried })
 }
 
 /// nvcc's `--version` output, run once per path and process: the compiler identity in

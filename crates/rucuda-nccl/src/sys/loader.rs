@@ -1,6 +1,6 @@
 //! Finding and opening NCCL (`libnccl.so.2`) once per process, and the errors of doing so.
 //!
-//! Candidates, in order:
+//! Where it looks (`NCCL_SEARCH`, opened by `rucuda-dylib`'s search), in order:
 //! 1. `RUCUDA_NCCL`: a file path, and then nothing else;
 //! 2. `libnccl.so.2` (then `libnccl.so`) on the system loader path (`LD_LIBRARY_PATH`,
 //!    `ldconfig`'s cache: a system package or a CUDA install);
@@ -10,23 +10,18 @@
 //!    every `python3` on `PATH`), then, only when all of that failed, those `python3`
 //!    reports.
 
-use std::ffi::{c_int, OsString};
+use std::ffi::c_int;
 use std::fmt;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::OnceLock;
 
-use rucuda_driver_sys::dynlib::{self, FailedCandidate};
-use rucuda_driver_sys::python_sites::{guessed_site_packages, python_site_packages};
-use rucuda_driver_sys::search::{absolute_entries, LibrarySpec, NotFound};
+use rucuda_dylib::{dynlib, LibrarySearch, LibrarySpec, NotFound, Opened};
 
-use crate::sys::bindings::ncclResult_t;
-use crate::sys::functions::NcclFunctions;
+use super::bindings::ncclResult_t;
+use super::functions::NcclFunctions;
 
 /// Environment variable naming the NCCL library file to open instead of searching.
 pub const NCCL_ENV: &str = "RUCUDA_NCCL";
-
-/// The library names tried on the system loader path.
-const LIBRARY_NAMES: &[&str] = &["libnccl.so.2", "libnccl.so"];
 
 /// The pip package that provides the library, named in the not-found message.
 pub const NCCL_WHEEL: &str = "nvidia-nccl-cu13";
@@ -37,6 +32,15 @@ pub const NCCL_SPEC: LibrarySpec = LibrarySpec {
     override_env: NCCL_ENV,
     install: "NVIDIA's wheel (`pip install nvidia-nccl-cu13`, found in Python's site-packages; \
               PyTorch installs it too) or your distribution's libnccl2 package",
+};
+
+/// Where NCCL may be: on the system loader path, then in NVIDIA's wheel.
+pub(crate) const NCCL_SEARCH: LibrarySearch = LibrarySearch {
+    spec: NCCL_SPEC,
+    names: &["libnccl.so.2", "libnccl.so"],
+    folders: &[],
+    wheel_files: &["nvidia/nccl/lib/libnccl.so.2"],
+    preload_beside: None,
 };
 
 /// An NCCL version, as `ncclGetVersion` reports it.
@@ -165,42 +169,13 @@ impl fmt::Display for MissingFunction {
 
 impl std::error::Error for MissingFunction {}
 
-/// The not-found error for the places tried.
-fn not_found(tried: Vec<FailedCandidate>, skipped_relative: Vec<String>) -> LoadError {
-    LoadError::NotFound(Box::new(NotFound {
-        spec: NCCL_SPEC,
-        tried,
-        skipped_relative,
-    }))
+impl From<NotFound> for LoadError {
+    fn from(not_found: NotFound) -> LoadError {
+        LoadError::NotFound(Box::new(not_found))
+    }
 }
 
 static NCCL: OnceLock<Result<Nccl, LoadError>> = OnceLock::new();
-
-/// One place to look for the library: a full path, or a bare name for the system loader.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) enum Candidate {
-    /// A file, opened by full path.
-    File(PathBuf),
-    /// A bare name, searched on the system loader path.
-    Name(&'static str),
-}
-
-/// The candidates that need no search of Python's folders: the environment variable, or
-/// the loader path.
-pub(crate) fn direct_candidates(env: &dyn Fn(&str) -> Option<OsString>) -> Vec<Candidate> {
-    if let Some(path) = env(NCCL_ENV).filter(|v| !v.is_empty()) {
-        return vec![Candidate::File(PathBuf::from(path))];
-    }
-    LIBRARY_NAMES.iter().map(|n| Candidate::Name(n)).collect()
-}
-
-/// The wheel's library inside each site-packages folder.
-pub(crate) fn wheel_candidates(site_packages: &[PathBuf]) -> Vec<Candidate> {
-    site_packages
-        .iter()
-        .map(|s| Candidate::File(s.join("nvidia/nccl/lib/libnccl.so.2")))
-        .collect()
-}
 
 impl Nccl {
     /// The process's NCCL, opened on the first call. Later calls return the same table,
@@ -228,73 +203,18 @@ impl Nccl {
     /// assert!(e.to_string().contains("looked in /no/such/libnccl.so.2"));
     /// ```
     pub fn open_path(path: impl AsRef<Path>) -> Result<Nccl, LoadError> {
-        let mut tried = Vec::new();
-        match Nccl::try_candidate(&Candidate::File(path.as_ref().to_path_buf()), &mut tried)? {
-            Some(nccl) => Ok(nccl),
-            None => Err(not_found(tried, Vec::new())),
-        }
+        NCCL_SEARCH.open_file(path.as_ref(), Nccl::from_library)
     }
 
     fn open() -> Result<Nccl, LoadError> {
-        let env = |name: &str| std::env::var_os(name);
-        let explicit = env(NCCL_ENV).is_some_and(|v| !v.is_empty());
-        let mut tried = Vec::new();
-        let mut skipped = Vec::new();
-        for candidate in direct_candidates(&env) {
-            if let Some(nccl) = Nccl::try_candidate(&candidate, &mut tried)? {
-                return Ok(nccl);
-            }
-        }
-        if !explicit {
-            let guessed = guessed_site_packages(&env);
-            for candidate in wheel_candidates(&guessed) {
-                if let Some(nccl) = Nccl::try_candidate(&candidate, &mut tried)? {
-                    return Ok(nccl);
-                }
-            }
-            let asked: Vec<PathBuf> = python_site_packages()
-                .iter()
-                .filter(|s| !guessed.contains(s))
-                .cloned()
-                .collect();
-            for candidate in wheel_candidates(&asked) {
-                if let Some(nccl) = Nccl::try_candidate(&candidate, &mut tried)? {
-                    return Ok(nccl);
-                }
-            }
-            // Python's folders are searched for the wheel; relative PATH entries are not.
-            absolute_entries(&env, "PATH", &mut skipped);
-        }
-        Err(not_found(tried, skipped))
+        NCCL_SEARCH.open(&|name| std::env::var_os(name), Nccl::from_library)
     }
 
-    /// Opens one candidate: `Ok(None)` when it is not there (recorded in `tried`).
-    fn try_candidate(
-        candidate: &Candidate,
-        tried: &mut Vec<FailedCandidate>,
-    ) -> Result<Option<Nccl>, LoadError> {
-        let target: OsString = match candidate {
-            Candidate::File(path) => {
-                if !path.is_file() {
-                    tried.push(FailedCandidate {
-                        candidate: path.display().to_string(),
-                        reason: "no such file".into(),
-                    });
-                    return Ok(None);
-                }
-                path.clone().into_os_string()
-            }
-            Candidate::Name(name) => (*name).into(),
-        };
-        let opened = match dynlib::open_first([target]) {
-            Ok(opened) => opened,
-            Err(mut failed) => {
-                tried.append(&mut failed);
-                return Ok(None);
-            }
-        };
-        let opened_as = opened.opened_as.to_string_lossy().into_owned();
-        let library = opened.library;
+    /// Resolves the table of an opened library and asks its version.
+    fn from_library(opened: Opened) -> Result<Nccl, LoadError> {
+        let Opened {
+            library, opened_as, ..
+        } = opened;
         let functions = NcclFunctions::resolve(&mut |name| dynlib::symbol(&library, name));
         let get_version = functions.ncclGetVersion.ok_or_else(|| LoadError::NotNccl {
             opened_as: opened_as.clone(),
@@ -309,12 +229,12 @@ impl Nccl {
                 reason: format!("ncclGetVersion returned {} (version {code})", result.0),
             });
         }
-        Ok(Some(Nccl {
+        Ok(Nccl {
             functions,
             version: NcclVersion::from_code(code.unsigned_abs()),
             opened_as,
             _library: library,
-        }))
+        })
     }
 
     /// The library's version (`ncclGetVersion`).
@@ -343,12 +263,15 @@ impl Nccl {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use rucuda_dylib::dynlib::FailedCandidate;
+    use rucuda_dylib::Candidate;
+    use std::ffi::OsString;
 
     #[test]
     fn explicit_path_is_the_only_candidate() {
         let env = |name: &str| (name == NCCL_ENV).then(|| OsString::from("/opt/x/libnccl.so.2"));
         assert_eq!(
-            direct_candidates(&env),
+            NCCL_SEARCH.direct_candidates(&env, &mut Vec::new()),
             vec![Candidate::File("/opt/x/libnccl.so.2".into())]
         );
     }
@@ -357,27 +280,27 @@ mod tests {
     fn loader_path_then_wheels() {
         let env = |_: &str| None;
         assert_eq!(
-            direct_candidates(&env),
+            NCCL_SEARCH.direct_candidates(&env, &mut Vec::new()),
             vec![
-                Candidate::Name("libnccl.so.2"),
-                Candidate::Name("libnccl.so")
+                Candidate::Name("libnccl.so.2".into()),
+                Candidate::Name("libnccl.so".into())
             ]
         );
         assert_eq!(
-            wheel_candidates(&["/sp".into()]),
+            NCCL_SEARCH.wheel_candidates(Path::new("/sp")),
             vec![Candidate::File("/sp/nvidia/nccl/lib/libnccl.so.2".into())]
         );
     }
 
     #[test]
     fn not_found_message_says_what_to_install() {
-        let e = not_found(
+        let e = LoadError::from(NCCL_SEARCH.not_found(
             vec![FailedCandidate {
                 candidate: "libnccl.so.2".into(),
                 reason: "cannot open".into(),
             }],
             Vec::new(),
-        );
+        ));
         let text = e.to_string();
         assert!(text.contains("pip install nvidia-nccl-cu13"), "{text}");
         assert!(text.contains("looked in libnccl.so.2"), "{text}");

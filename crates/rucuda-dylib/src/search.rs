@@ -1,6 +1,5 @@
-//! What the three run-time loaders (libcuda here, NVRTC in `rucuda-jit`, NCCL in
-//! `rucuda-nccl`) share about searching: which library they look for and what provides
-//! it ([`LibrarySpec`]), the short not-found error ([`NotFound`]), folders taken from the
+//! What a search says about a library: which library it is and what provides it
+//! ([`LibrarySpec`]), the short not-found error ([`NotFound`]), folders taken from the
 //! environment only when absolute ([`absolute_entries`]), and version-aware ordering of
 //! versioned names ([`version_cmp`]).
 
@@ -21,7 +20,7 @@ const FIRST_PLACES: usize = 3;
 /// search, and what to install to get it.
 ///
 /// ```
-/// use rucuda_driver_sys::search::LibrarySpec;
+/// use rucuda_dylib::search::LibrarySpec;
 /// let spec = LibrarySpec {
 ///     what: "NCCL (libnccl.so.2)",
 ///     override_env: "RUCUDA_NCCL",
@@ -44,8 +43,8 @@ pub struct LibrarySpec {
 /// the message when `RUCUDA_DEBUG_LOADER=1`.
 ///
 /// ```
-/// use rucuda_driver_sys::dynlib::FailedCandidate;
-/// use rucuda_driver_sys::search::{LibrarySpec, NotFound};
+/// use rucuda_dylib::dynlib::FailedCandidate;
+/// use rucuda_dylib::search::{LibrarySpec, NotFound};
 /// let spec = LibrarySpec { what: "libx.so.1", override_env: "X_LIB", install: "the x package" };
 /// let tried = (0..10)
 ///     .map(|i| FailedCandidate { candidate: format!("/p{i}/libx.so.1"), reason: "no such file".into() })
@@ -127,7 +126,7 @@ impl std::error::Error for NotFound {}
 ///
 /// ```
 /// use std::ffi::OsString;
-/// use rucuda_driver_sys::search::absolute_entries;
+/// use rucuda_dylib::search::absolute_entries;
 /// let env = |_: &str| Some(OsString::from("/usr/bin:bin::/opt/x"));
 /// let mut skipped = Vec::new();
 /// let dirs = absolute_entries(&env, "PATH", &mut skipped);
@@ -161,7 +160,7 @@ pub fn absolute_entries(
 /// after `python3.9`.
 ///
 /// ```
-/// use rucuda_driver_sys::search::version_cmp;
+/// use rucuda_dylib::search::version_cmp;
 /// let mut names = vec!["python3.10", "python3.9", "python3.12"];
 /// names.sort_by(|a, b| version_cmp(a, b));
 /// assert_eq!(names, ["python3.9", "python3.10", "python3.12"]);

@@ -1,8 +1,10 @@
-//! Where Python keeps its packages: NVIDIA's pip wheels (NVRTC in `rucuda-jit`, NCCL in
-//! `rucuda-nccl`) put their shared libraries under a `site-packages` folder, which these
-//! functions find, first without running Python, then by asking it.
+//! Where Python keeps its packages: NVIDIA's pip wheels (NVRTC, NCCL, nvcc, the CUDA
+//! runtime) put their files under a `site-packages` folder, which these functions find,
+//! first without running Python, then by asking it ([`search_site_packages`] does both,
+//! in that order).
 
 use std::ffi::OsString;
+use std::ops::ControlFlow;
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
@@ -13,7 +15,7 @@ use crate::search::{absolute_entries, version_cmp};
 /// ```
 /// use std::path::PathBuf;
 /// let p = |s: &str| PathBuf::from(s);
-/// let d = rucuda_driver_sys::python_sites::dedup(vec![p("/a"), p("/b"), p("/a")]);
+/// let d = rucuda_dylib::python_sites::dedup(vec![p("/a"), p("/b"), p("/a")]);
 /// assert_eq!(d, [p("/a"), p("/b")]);
 /// ```
 pub fn dedup(paths: Vec<PathBuf>) -> Vec<PathBuf> {
@@ -35,7 +37,7 @@ pub fn dedup(paths: Vec<PathBuf>) -> Vec<PathBuf> {
 /// need not exist.
 ///
 /// ```
-/// let sites = rucuda_driver_sys::python_sites::guessed_site_packages(&|_| None);
+/// let sites = rucuda_dylib::python_sites::guessed_site_packages(&|_| None);
 /// assert!(sites.iter().all(|s| s.ends_with("site-packages") || s.ends_with("dist-packages")));
 /// ```
 pub fn guessed_site_packages(env: &dyn Fn(&str) -> Option<OsString>) -> Vec<PathBuf> {
@@ -128,13 +130,50 @@ pub fn python_site_packages() -> &'static [PathBuf] {
     })
 }
 
+/// Visits Python's site-packages folders in search order and returns what `visit` broke
+/// with: first the folders found without running Python ([`guessed_site_packages`],
+/// through `env`), then, only when `visit` broke on none of them, the ones `python3`
+/// reports ([`python_site_packages`]) that were not among the first. `None` when it
+/// never broke.
+///
+/// ```
+/// use std::ops::ControlFlow;
+/// use rucuda_dylib::python_sites::search_site_packages;
+/// let found = search_site_packages(&|_| None, |site| {
+///     let file = site.join("surely-not-a-wheel/lib/libnothing.so");
+///     if file.is_file() { ControlFlow::Break(file) } else { ControlFlow::Continue(()) }
+/// });
+/// assert_eq!(found, None);
+/// ```
+pub fn search_site_packages<B>(
+    env: &dyn Fn(&str) -> Option<OsString>,
+    mut visit: impl FnMut(&Path) -> ControlFlow<B>,
+) -> Option<B> {
+    let guessed = guessed_site_packages(env);
+    for site in &guessed {
+        if let ControlFlow::Break(found) = visit(site) {
+            return Some(found);
+        }
+    }
+    // Python is asked only when the folders found without it had nothing.
+    for site in python_site_packages()
+        .iter()
+        .filter(|s| !guessed.contains(s))
+    {
+        if let ControlFlow::Break(found) = visit(site) {
+            return Some(found);
+        }
+    }
+    None
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
     fn a_virtual_environment_comes_first() {
-        let root = std::env::temp_dir().join(format!("rucuda-sys-sites-{}", std::process::id()));
+        let root = std::env::temp_dir().join(format!("rucuda-dylib-sites-{}", std::process::id()));
         let venv = root.join("venv");
         std::fs::create_dir_all(venv.join("lib/python3.12/site-packages")).unwrap();
         let env = |name: &str| match name {
@@ -150,7 +189,8 @@ mod tests {
 
     #[test]
     fn newest_python_first_and_relative_entries_skipped() {
-        let root = std::env::temp_dir().join(format!("rucuda-sys-sites-v-{}", std::process::id()));
+        let root =
+            std::env::temp_dir().join(format!("rucuda-dylib-sites-v-{}", std::process::id()));
         let venv = root.join("venv");
         for v in ["python3.9", "python3.10"] {
             std::fs::create_dir_all(venv.join("lib").join(v)).unwrap();
