@@ -1,6 +1,7 @@
 //! The C++ definitions generated kernels put before their own code (`cuda/*.cuh`): our
 //! half, bfloat16 and complex types, so that no kernel needs CUDA's headers (NVRTC then
-//! compiles them with no include path, and the cache key is the source alone).
+//! compiles them with no include path, and the cache key is the source alone), and the
+//! warp shuffles of the reduction and scan generators.
 //!
 //! - `rucuda_half`: IEEE binary16 bits; converts to and from `float` (and from any
 //!   arithmetic type) with PTX `cvt` instructions, so arithmetic happens in `float`.
@@ -16,6 +17,12 @@ use crate::dtype::DType;
 const HALF: &str = include_str!("cuda/half.cuh");
 const BFLOAT16: &str = include_str!("cuda/bfloat16.cuh");
 const COMPLEX: &str = include_str!("cuda/complex.cuh");
+/// Shuffles for any type `T` (default-constructible and trivially copyable), moved as
+/// 32-bit words with `__shfl_*_sync` (so structs, complex numbers, half types and bytes
+/// all shuffle): `rucuda_shfl_down(v, d)`, `rucuda_shfl_up(v, d)`, `rucuda_shfl_idx(v,
+/// lane)`. Used by the reduction and scan generators; warp-level steps use only `*_sync`
+/// shuffles and ballots with the full mask, never the pre-Volta `volatile` idiom.
+pub(crate) const SHUFFLES: &str = include_str!("cuda/shuffles.cuh");
 
 /// The prelude a kernel over `dtypes` needs (empty when only built-in C types occur).
 ///

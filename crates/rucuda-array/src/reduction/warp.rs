@@ -1,31 +1,7 @@
-//! CUDA C++ text shared by the reduction and scan generators: warp shuffles of any
-//! trivially copyable type (moved as 32-bit words with `__shfl_*_sync`, so structs,
-//! complex numbers, half types and bytes all shuffle), and the status-word loads and
-//! stores of the scan's decoupled look-back.
+//! CUDA C++ text of the scan's decoupled look-back: the status-word loads and stores.
 //!
 //! Warp-level steps use only `*_sync` shuffles and ballots with the full mask: never the
 //! pre-Volta `volatile` shared-memory idiom.
-
-/// Shuffles for any type `T` (default-constructible and trivially copyable):
-/// `rucuda_shfl_down(v, d)`, `rucuda_shfl_up(v, d)`, `rucuda_shfl_idx(v, lane)`.
-pub(crate) const SHUFFLES: &str = r#"#define RUCUDA_FULL_MASK 0xffffffffu
-#define RUCUDA_DEFINE_SHUFFLE(rucuda_fn, rucuda_intrinsic)                                  \
-  template <typename T>                                                                     \
-  __device__ __forceinline__ T rucuda_fn(const T &v, unsigned int rucuda_arg) {             \
-    constexpr int W = (int)((sizeof(T) + 3) / 4);                                           \
-    unsigned int w[W];                                                                      \
-    w[W - 1] = 0u;                                                                          \
-    memcpy(w, &v, sizeof(T));                                                     \
-    _Pragma("unroll") for (int k = 0; k < W; ++k)                                           \
-      w[k] = rucuda_intrinsic(RUCUDA_FULL_MASK, w[k], rucuda_arg);                          \
-    T r;                                                                                    \
-    memcpy(&r, w, sizeof(T));                                                     \
-    return r;                                                                               \
-  }
-RUCUDA_DEFINE_SHUFFLE(rucuda_shfl_down, __shfl_down_sync)
-RUCUDA_DEFINE_SHUFFLE(rucuda_shfl_up, __shfl_up_sync)
-RUCUDA_DEFINE_SHUFFLE(rucuda_shfl_idx, __shfl_sync)
-"#;
 
 /// The scan's tile status: the value's bytes in 32-bit chunks, each chunk stored in its
 /// own 64-bit word with the flag in the high half (0 = not yet published, 1 = the

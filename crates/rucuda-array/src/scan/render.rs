@@ -48,10 +48,11 @@
 //! (relaxed, L1-bypassing), so no fence is needed and 8- and 16-byte types are never read
 //! torn. The status array (and the tile counter) is zeroed by a memset before the launch.
 
+use crate::codegen::prelude::SHUFFLES;
 use crate::codegen::prelude_for;
 use crate::codegen::template::render;
 use crate::error::{ArrayError, Result};
-use crate::reduction::warp::{SHUFFLES, STATUS_WORDS};
+use crate::reduction::warp::STATUS_WORDS;
 
 use super::{ScanKind, ScanSpec};
 
