@@ -24,6 +24,57 @@ const COMPLEX: &str = include_str!("cuda/complex.cuh");
 /// shuffles and ballots with the full mask, never the pre-Volta `volatile` idiom.
 pub(crate) const SHUFFLES: &str = include_str!("cuda/shuffles.cuh");
 
+/// Which prelude blocks a set of types needs.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(crate) struct PreludeBlocks {
+    /// `rucuda_half`.
+    pub half: bool,
+    /// `rucuda_bfloat16`.
+    pub bfloat16: bool,
+    /// `rucuda_complex<T>`.
+    pub complex: bool,
+}
+
+impl PreludeBlocks {
+    /// The blocks values of `dtypes` need.
+    pub(crate) fn of(dtypes: impl IntoIterator<Item = DType>) -> PreludeBlocks {
+        let mut b = PreludeBlocks::default();
+        for d in dtypes {
+            match d {
+                DType::F16 => b.half = true,
+                DType::BF16 => b.bfloat16 = true,
+                DType::C64 | DType::C128 => b.complex = true,
+                _ => {}
+            }
+        }
+        b
+    }
+
+    /// These blocks but those `other` has.
+    pub(crate) fn without(self, other: PreludeBlocks) -> PreludeBlocks {
+        PreludeBlocks {
+            half: self.half && !other.half,
+            bfloat16: self.bfloat16 && !other.bfloat16,
+            complex: self.complex && !other.complex,
+        }
+    }
+
+    /// Their text, in a fixed order.
+    pub(crate) fn text(self) -> String {
+        let mut s = String::new();
+        if self.half {
+            s.push_str(HALF);
+        }
+        if self.bfloat16 {
+            s.push_str(BFLOAT16);
+        }
+        if self.complex {
+            s.push_str(COMPLEX);
+        }
+        s
+    }
+}
+
 /// The prelude a kernel over `dtypes` needs (empty when only built-in C types occur).
 ///
 /// ```
@@ -33,26 +84,7 @@ pub(crate) const SHUFFLES: &str = include_str!("cuda/shuffles.cuh");
 /// assert!(prelude_for([DType::F16]).contains("struct rucuda_half"));
 /// ```
 pub fn prelude_for(dtypes: impl IntoIterator<Item = DType>) -> String {
-    let (mut half, mut bf16, mut complex) = (false, false, false);
-    for d in dtypes {
-        match d {
-            DType::F16 => half = true,
-            DType::BF16 => bf16 = true,
-            DType::C64 | DType::C128 => complex = true,
-            _ => {}
-        }
-    }
-    let mut s = String::new();
-    if half {
-        s.push_str(HALF);
-    }
-    if bf16 {
-        s.push_str(BFLOAT16);
-    }
-    if complex {
-        s.push_str(COMPLEX);
-    }
-    s
+    PreludeBlocks::of(dtypes).text()
 }
 
 /// The whole prelude (every type), for users who write kernels by hand.

@@ -15,7 +15,8 @@
 //!   inserted in place, like every slot within a line.
 //!
 //! Pieces repeated per argument or per axis are rendered once per item by the caller
-//! and joined into the block slot of the template that holds them.
+//! and joined into the block slot of the template that holds them; a piece that goes
+//! within a line is rendered by [`render_inline`], without its file's last newline.
 
 use super::CodegenError;
 
@@ -76,6 +77,15 @@ pub(crate) fn render(template: &str, slots: &[(&str, &str)]) -> Result<String, C
         )));
     }
     Ok(out)
+}
+
+/// [`render`] for a piece that goes within a line (an operation, a statement): the
+/// newline that ends its file is not part of it.
+pub(crate) fn render_inline(
+    template: &str,
+    slots: &[(&str, &str)],
+) -> Result<String, CodegenError> {
+    render(template.strip_suffix('\n').unwrap_or(template), slots)
 }
 
 /// User text (a preamble) as a block: nothing for empty text, else the text and a

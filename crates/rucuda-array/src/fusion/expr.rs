@@ -216,7 +216,7 @@ impl<'a> Expr<'a> {
         let ln = self.root();
         let r = self.absorb(other.into());
         let rn = self.nodes[r as usize];
-        let typed = crate::ops::device_code::binary_types(op, ln.dtype, rn.dtype, ln.weak, rn.weak)
+        let typed = crate::ops::typing::binary_types(op, ln.dtype, rn.dtype, ln.weak, rn.weak)
             .map(|(_, out)| (out, ln.weak && rn.weak))
             .map_err(|_| (op.name(), ln.dtype.promote(rn.dtype)));
         self.push(NodeKind::Binary(op, l, r), typed);
@@ -231,7 +231,7 @@ impl<'a> Expr<'a> {
     pub(crate) fn apply_unary(mut self, op: UnaryOp) -> Expr<'a> {
         let a = self.root_index();
         let an = self.root();
-        let typed = crate::ops::device_code::unary_types(op, an.dtype)
+        let typed = crate::ops::typing::unary_types(op, an.dtype)
             .map(|(_, out)| (out, an.weak))
             .map_err(|_| ("unary operation", an.dtype));
         self.push(NodeKind::Unary(op, a), typed);
@@ -263,15 +263,10 @@ impl<'a> Expr<'a> {
         let ai = e.absorb(a.into());
         let bi = e.absorb(b.into());
         let (an, bn) = (e.nodes[ai as usize], e.nodes[bi as usize]);
-        let mut typed = crate::ops::device_code::binary_types(
-            BinaryOp::Add,
-            an.dtype,
-            bn.dtype,
-            an.weak,
-            bn.weak,
-        )
-        .map(|(_, out)| (out, an.weak && bn.weak))
-        .map_err(|_| ("where", an.dtype));
+        let mut typed =
+            crate::ops::typing::binary_types(BinaryOp::Add, an.dtype, bn.dtype, an.weak, bn.weak)
+                .map(|(_, out)| (out, an.weak && bn.weak))
+                .map_err(|_| ("where", an.dtype));
         if positive && cn.dtype.is_complex() {
             typed = Err(("if_positive", cn.dtype));
         }

@@ -16,11 +16,10 @@ use crate::elementwise::ElementwiseSpec;
 use crate::error::{ArrayError, Result};
 use crate::layout::{broadcast_shapes, broadcast_shapes_many};
 use crate::ops::apply::can_store;
-use crate::ops::device_code::{
-    arith_type, binary_c, binary_types, cast_expr, preamble, unary_c, unary_types,
-};
+use crate::ops::device_code::{binary_c, cast_expr, preamble, unary_c};
 use crate::ops::engine::{after_on, before_on, run, Arg};
 use crate::ops::operand::ArrayRef;
+use crate::ops::typing::{arith_type, binary_types, unary_types};
 use crate::ops::OpKey;
 use crate::GpuArray;
 
