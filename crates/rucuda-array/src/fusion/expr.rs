@@ -6,35 +6,12 @@ use std::ops::{Add, BitAnd, BitOr, BitXor, Div, Mul, Neg, Not, Rem, Sub};
 use half::{bf16, f16};
 use num_complex::Complex;
 
+use super::source::NodeKind;
 use crate::dtype::{DType, Element};
 use crate::elementwise::ScalarValue;
 use crate::ops::operand::ArrayRef;
 use crate::ops::{BinaryOp, MathFn, UnaryOp};
 use crate::GpuArray;
-
-/// One node of an expression (children are indices of earlier nodes).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub(crate) enum NodeKind {
-    /// Leaf `k` of the expression's leaves.
-    Leaf(u32),
-    /// A binary operation.
-    Binary(BinaryOp, u32, u32),
-    /// A unary operation.
-    Unary(UnaryOp, u32),
-    /// `cond ? a : b` (`cond > 0` when `positive`).
-    Where {
-        /// The condition node.
-        cond: u32,
-        /// The node taken where the condition holds.
-        a: u32,
-        /// The other node.
-        b: u32,
-        /// Test `> 0` instead of `!= 0`.
-        positive: bool,
-    },
-    /// A conversion to the node's type.
-    Cast(u32),
-}
 
 /// A node with its result type; `weak` when only scalars are below it (NEP 50).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

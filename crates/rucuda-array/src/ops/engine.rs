@@ -266,15 +266,25 @@ pub fn memoized_kernel_count() -> usize {
     memo().read().map(|m| m.len()).unwrap_or(0)
 }
 
-/// Compiles and loads the contiguous and (where it exists) vectorized variants of `key`
-/// in `ctx` ahead of use, so the first operation does not pay for the compile.
-pub(crate) fn precompile(ctx: &Context, key: OpKey) -> Result<()> {
-    let e = entry(ctx, key)?;
-    e.contiguous(ctx)?;
-    if e.vectorizable {
-        e.vectorized(ctx)?;
+impl OpKey {
+    /// Compiles and loads this kernel's contiguous and vectorized variants in `ctx` now,
+    /// so that the first operation that needs it does not wait for the compiler.
+    ///
+    /// ```no_run
+    /// use rucuda_array::{ops::{BinaryOp, OpKey}, DType};
+    /// let ctx = rucuda_driver::Device::get(0)?.primary_context()?;
+    /// OpKey::Binary { op: BinaryOp::Add, a: DType::F32, b: DType::F32, a_scalar: false,
+    ///                 b_scalar: false, out: DType::F32, in_place: false }.precompile(&ctx)?;
+    /// # Ok::<(), rucuda_array::ArrayError>(())
+    /// ```
+    pub fn precompile(&self, ctx: &Context) -> Result<()> {
+        let e = entry(ctx, *self)?;
+        e.contiguous(ctx)?;
+        if e.vectorizable {
+            e.vectorized(ctx)?;
+        }
+        Ok(())
     }
-    Ok(())
 }
 
 /// Runs kernel `key` over the iteration shape `shape` on `stream`.

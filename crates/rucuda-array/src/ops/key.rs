@@ -473,20 +473,6 @@ impl OpKey {
     pub fn render(&self, variant: &Variant) -> Result<RenderedKernel> {
         self.spec()?.render(variant)
     }
-
-    /// Compiles and loads this kernel's contiguous and vectorized variants in `ctx` now,
-    /// so that the first operation that needs it does not wait for the compiler.
-    ///
-    /// ```no_run
-    /// use rucuda_array::{ops::{BinaryOp, OpKey}, DType};
-    /// let ctx = rucuda_driver::Device::get(0)?.primary_context()?;
-    /// OpKey::Binary { op: BinaryOp::Add, a: DType::F32, b: DType::F32, a_scalar: false,
-    ///                 b_scalar: false, out: DType::F32, in_place: false }.precompile(&ctx)?;
-    /// # Ok::<(), rucuda_array::ArrayError>(())
-    /// ```
-    pub fn precompile(&self, ctx: &rucuda_driver::Context) -> Result<()> {
-        super::engine::precompile(ctx, *self)
-    }
 }
 
 fn mode_tag(mode: IndexMode) -> &'static str {
