@@ -63,6 +63,19 @@ pub struct Param {
     pub size: usize,
 }
 
+impl Param {
+    /// The parameters of a generated kernel: `args` (pointers for arrays), then the
+    /// generated `long long` ones named `extra`.
+    pub(crate) fn layout(args: &[ArgSpec], extra: Vec<String>) -> Vec<Param> {
+        let user = args.iter().map(|a| Param {
+            name: a.name().to_string(),
+            size: a.param_size(),
+        });
+        user.chain(extra.into_iter().map(|name| Param { name, size: 8 }))
+            .collect()
+    }
+}
+
 /// A generated kernel: entry point, full source and parameter layout.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RenderedKernel {
@@ -140,15 +153,7 @@ impl ElementwiseSpec {
             })
             .collect();
         decls.extend(l.extra.iter().map(|p| format!("long long {p}")));
-        let mut params: Vec<Param> = self
-            .args
-            .iter()
-            .map(|a| Param {
-                name: a.name().to_string(),
-                size: a.param_size(),
-            })
-            .collect();
-        params.extend(l.extra.into_iter().map(|name| Param { name, size: 8 }));
+        let params = Param::layout(&self.args, l.extra);
         let source = render(
             KERNEL,
             &[

@@ -19,7 +19,7 @@ use rucuda_driver::{
 
 use super::key::OpKey;
 use super::params::ParamPack;
-use crate::compile::default_compiler;
+use crate::compile::{default_compiler, load_kernels};
 use crate::elementwise::{ElementwiseSpec, ScalarValue, Variant};
 use crate::error::{ArrayError, Result};
 use crate::layout::Layout;
@@ -161,15 +161,8 @@ struct Entry {
 impl Entry {
     fn load(&self, ctx: &Context, variant: &Variant) -> Result<(Function, usize)> {
         let rendered = self.spec.render(variant)?;
-        let kernels = default_compiler().load(ctx, &rendered.source, &[rendered.entry.as_str()])?;
-        let function = kernels
-            .functions
-            .into_iter()
-            .next()
-            .ok_or_else(|| ArrayError::Compile {
-                kernel: rendered.entry.clone(),
-                message: "the compiler returned no kernel".into(),
-            })?;
+        let compiler = default_compiler();
+        let [function] = load_kernels(&*compiler, ctx, &rendered.source, [&*rendered.entry])?;
         Ok((function, rendered.elements_per_thread))
     }
 
@@ -346,28 +339,11 @@ fn push_args(buf: &mut ArgBuffer, stream: &Stream, args: &[Arg<'_>]) -> Result<(
             (Some(ptr), _) => {
                 buf.push(DevicePointerArg(ptr));
             }
-            (None, Arg::Scalar(s)) => push_scalar(buf, s),
+            (None, Arg::Scalar(s)) => s.push_to(buf),
             (None, _) => {}
         }
     }
     Ok(())
-}
-
-fn push_scalar(buf: &mut ArgBuffer, s: &ScalarValue) {
-    let b = s.bytes();
-    let word = |k: usize| {
-        let mut w = [0u8; 8];
-        let end = (k + 8).min(b.len());
-        w[..end - k].copy_from_slice(&b[k..end]);
-        u64::from_ne_bytes(w)
-    };
-    match b.len() {
-        1 => buf.push(b[0]),
-        2 => buf.push(u16::from_ne_bytes([b[0], b[1]])),
-        4 => buf.push(u32::from_ne_bytes([b[0], b[1], b[2], b[3]])),
-        8 => buf.push(word(0)),
-        _ => buf.push([word(0), word(8)]),
-    };
 }
 
 /// `Some(aligned)` when every `In`/`Out` array is row-major contiguous with `n` elements

@@ -155,14 +155,6 @@ impl ReductionSpec {
     /// assert!(k.source.contains("__ldg"));
     /// ```
     pub fn render(&self, variant: &Variant) -> Result<RenderedReduction> {
-        let mut params: Vec<Param> = self
-            .args
-            .iter()
-            .map(|a| Param {
-                name: a.name().to_string(),
-                size: a.param_size(),
-            })
-            .collect();
         let mut decls: Vec<String> = self.args.iter().map(ArgSpec::restrict_declarator).collect();
         decls.push("rucuda_acc_t *__restrict__ rucuda_partials".into());
         decls.push("rucuda_out_t *__restrict__ rucuda_out".into());
@@ -208,7 +200,7 @@ impl ReductionSpec {
                 (format!("r1{}", indexing.suffix(strided)), body, 1, 1)
             }
         };
-        params.extend(extra.into_iter().map(|name| Param { name, size: 8 }));
+        let params = Param::layout(&self.args, extra);
         let stage1 = format!("{}_{suffix}", self.name);
         let stage2 = format!("{}_r2", self.name);
         let source = render(
