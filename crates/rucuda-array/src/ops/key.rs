@@ -199,6 +199,48 @@ fn indexed_operation(index: DType, mode: IndexMode, moves: &str) -> Result<Strin
     )?)
 }
 
+/// A gather (`out_k[i] = src_k[j]`, NumPy's `take`) or a scatter (`dst_k[j] = v_k[i]`,
+/// `put`) of `arrays` arrays at `j`, the index `idx[i]` normalized by `mode`.
+fn indexed(
+    gather: bool,
+    dtype: DType,
+    index: DType,
+    mode: IndexMode,
+    arrays: u8,
+) -> Result<ElementwiseSpec> {
+    check_index_type(index)?;
+    let (tag, read, written) = if gather {
+        ("take", "src", "out")
+    } else {
+        ("put", "v", "dst")
+    };
+    let mut args = vec![
+        ArgSpec::const_vector("idx", index),
+        ArgSpec::scalar("src_len", DType::I64),
+    ];
+    args.extend((0..arrays).map(|k| ArgSpec::const_vector(format!("{read}{k}"), dtype)));
+    args.extend((0..arrays).map(|k| ArgSpec::vector(format!("{written}{k}"), dtype)));
+    let moves: String = (0..arrays)
+        .map(|k| {
+            if gather {
+                format!("out{k}[i] = src{k}[rucuda_j]; ")
+            } else {
+                format!("dst{k}[rucuda_j] = v{k}[i]; ")
+            }
+        })
+        .collect();
+    let name = kernel_name(
+        &format!("{tag}{arrays}_{}", mode_tag(mode)),
+        &[dtype, index],
+    );
+    build(
+        name,
+        args,
+        indexed_operation(index, mode, &moves)?,
+        &[dtype, index],
+    )
+}
+
 impl OpKey {
     /// The kernel definition this key stands for (argument order is the launch order).
     pub fn spec(&self) -> Result<ElementwiseSpec> {
@@ -422,48 +464,13 @@ impl OpKey {
                 index,
                 mode,
                 arrays,
-            } => {
-                check_index_type(index)?;
-                let mut args = vec![
-                    ArgSpec::const_vector("idx", index),
-                    ArgSpec::scalar("src_len", DType::I64),
-                ];
-                let mut moves = String::new();
-                for k in 0..arrays {
-                    args.push(ArgSpec::const_vector(format!("src{k}"), dtype));
-                }
-                for k in 0..arrays {
-                    args.push(ArgSpec::vector(format!("out{k}"), dtype));
-                    moves.push_str(&format!("out{k}[i] = src{k}[rucuda_j]; "));
-                }
-                let op = indexed_operation(index, mode, &moves)?;
-                let name =
-                    kernel_name(&format!("take{arrays}_{}", mode_tag(mode)), &[dtype, index]);
-                build(name, args, op, &[dtype, index])
-            }
+            } => indexed(true, dtype, index, mode, arrays),
             OpKey::Put {
                 dtype,
                 index,
                 mode,
                 arrays,
-            } => {
-                check_index_type(index)?;
-                let mut args = vec![
-                    ArgSpec::const_vector("idx", index),
-                    ArgSpec::scalar("src_len", DType::I64),
-                ];
-                let mut moves = String::new();
-                for k in 0..arrays {
-                    args.push(ArgSpec::const_vector(format!("v{k}"), dtype));
-                }
-                for k in 0..arrays {
-                    args.push(ArgSpec::vector(format!("dst{k}"), dtype));
-                    moves.push_str(&format!("dst{k}[rucuda_j] = v{k}[i]; "));
-                }
-                let op = indexed_operation(index, mode, &moves)?;
-                let name = kernel_name(&format!("put{arrays}_{}", mode_tag(mode)), &[dtype, index]);
-                build(name, args, op, &[dtype, index])
-            }
+            } => indexed(false, dtype, index, mode, arrays),
             OpKey::Fused(id) => crate::fusion::spec_of_id(id),
         }
     }
