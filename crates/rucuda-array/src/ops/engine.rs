@@ -8,7 +8,6 @@
 //! formatted and no source text is hashed unless the kernel is missing.
 
 use std::collections::HashMap;
-use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::{Arc, Mutex, OnceLock, RwLock};
 
 use rucuda_driver::sys::CUdeviceptr;
@@ -18,6 +17,7 @@ use rucuda_driver::{
 };
 
 use super::key::OpKey;
+use super::key_hasher::KeyBuild;
 use super::params::ParamPack;
 use crate::compile::{default_compiler, load_kernels};
 use crate::elementwise::{ElementwiseSpec, ScalarValue, Variant};
@@ -80,43 +80,6 @@ impl Arg<'_> {
         })
     }
 }
-
-/// A small, fast hasher for the memo's `Copy` keys (multiply-rotate, as in rustc's).
-#[derive(Default)]
-pub(crate) struct KeyHasher(u64);
-
-impl Hasher for KeyHasher {
-    #[inline]
-    fn finish(&self) -> u64 {
-        self.0
-    }
-    #[inline]
-    fn write(&mut self, bytes: &[u8]) {
-        for chunk in bytes.chunks(8) {
-            let mut w = [0u8; 8];
-            w[..chunk.len()].copy_from_slice(chunk);
-            self.write_u64(u64::from_le_bytes(w));
-        }
-    }
-    #[inline]
-    fn write_u8(&mut self, i: u8) {
-        self.write_u64(u64::from(i));
-    }
-    #[inline]
-    fn write_u32(&mut self, i: u32) {
-        self.write_u64(u64::from(i));
-    }
-    #[inline]
-    fn write_usize(&mut self, i: usize) {
-        self.write_u64(i as u64);
-    }
-    #[inline]
-    fn write_u64(&mut self, i: u64) {
-        self.0 = (self.0.rotate_left(5) ^ i).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
-    }
-}
-
-type KeyBuild = BuildHasherDefault<KeyHasher>;
 
 /// Which array operands of a strided launch are strided, exactly: bits for up to 64
 /// operands (the common case, no allocation), the whole list beyond.
@@ -490,7 +453,6 @@ pub(crate) fn after_on(run_on: &Stream, homes: &[&Stream]) -> Result<()> {
 mod tests {
     use super::*;
     use crate::layout::SliceArg;
-    use std::hash::Hash;
 
     fn mem(ptr: u64) -> ArrayMemory<'static> {
         ArrayMemory {
@@ -612,19 +574,5 @@ mod tests {
             StridedMask::of(&[true, false]),
             StridedMask::of(&[true, false])
         );
-    }
-
-    #[test]
-    fn key_hasher_spreads_small_keys() {
-        let h = |k: &OpKey| {
-            let mut s = KeyHasher::default();
-            k.hash(&mut s);
-            s.finish()
-        };
-        use crate::dtype::DType;
-        let a = OpKey::Fill { dtype: DType::F32 };
-        let b = OpKey::Fill { dtype: DType::F64 };
-        assert_ne!(h(&a), h(&b));
-        assert_eq!(h(&a), h(&a));
     }
 }

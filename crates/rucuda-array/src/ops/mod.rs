@@ -48,6 +48,7 @@
 pub(crate) mod device_code;
 pub(crate) mod engine;
 mod key;
+mod key_hasher;
 pub(crate) mod operations;
 mod params;
 pub(crate) mod typing;
