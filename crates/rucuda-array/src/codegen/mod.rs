@@ -15,7 +15,7 @@ mod operation;
 mod parse;
 pub mod prelude;
 pub(crate) mod strided;
-pub(crate) mod template;
+pub mod template;
 
 pub(crate) use args::{is_identifier, validate_arguments};
 pub use args::{ArgKind, ArgSpec, RESERVED_NAMES};

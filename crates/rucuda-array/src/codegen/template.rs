@@ -16,19 +16,23 @@
 //!
 //! Pieces repeated per argument or per axis are rendered once per item by the caller
 //! and joined into the block slot of the template that holds them; a piece that goes
-//! within a line is rendered by [`render_inline`], without its file's last newline.
+//! within a line is rendered by `render_inline`, without its file's last newline.
 
 use super::CodegenError;
 
-/// Fills every `$NAME$` of `template` with its value from `slots`, in one pass.
+/// Fills every `$NAME$` of `template` with its value from `slots`, in one pass (the
+/// rules are in the [module documentation](self)). Other crates' generators (rucuda-rand's
+/// kernel modules) use it too.
 ///
-/// ```ignore
+/// ```
+/// use rucuda_array::codegen::template::render;
 /// let s = render("f($A$) + $B$", &[("A", "x"), ("B", "$A$")]).unwrap();
 /// assert_eq!(s, "f(x) + $A$");
 /// let s = render("{\n$BODY$\n}\n", &[("BODY", "  a;\n  b;\n")]).unwrap();
 /// assert_eq!(s, "{\n  a;\n  b;\n}\n");
+/// assert!(render("$A$", &[]).is_err());
 /// ```
-pub(crate) fn render(template: &str, slots: &[(&str, &str)]) -> Result<String, CodegenError> {
+pub fn render(template: &str, slots: &[(&str, &str)]) -> Result<String, CodegenError> {
     let mut out = String::with_capacity(template.len() + 256);
     let mut used = vec![false; slots.len()];
     let mut rest = template;
