@@ -8,7 +8,7 @@ use std::sync::{Arc, RwLock};
 use rucuda_driver::{Context, Function, Module};
 use rucuda_jit::{Arch, CompileOptions};
 
-use crate::error::Result;
+use crate::error::{ArrayError, Result};
 
 /// The kernels of one compiled and loaded source.
 #[derive(Debug, Clone)]
@@ -106,6 +106,22 @@ unsafe impl KernelCompiler for JitCompiler {
             .collect::<Result<Vec<_>, _>>()?;
         Ok(LoadedKernels { module, functions })
     }
+}
+
+/// Compiles `source` with `compiler` and loads its kernels `names`: all of them, in
+/// order, or an error.
+pub(crate) fn load_kernels<const N: usize>(
+    compiler: &dyn KernelCompiler,
+    ctx: &Context,
+    source: &str,
+    names: [&str; N],
+) -> Result<[Function; N]> {
+    let functions = compiler.load(ctx, source, &names)?.functions;
+    let returned = functions.len();
+    <[Function; N]>::try_from(functions).map_err(|_| ArrayError::Compile {
+        kernel: names.join(", "),
+        message: format!("the compiler returned {returned} kernels, not the {N} asked for"),
+    })
 }
 
 static DEFAULT: RwLock<Option<Arc<dyn KernelCompiler>>> = RwLock::new(None);

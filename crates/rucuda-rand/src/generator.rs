@@ -452,7 +452,7 @@ pub(crate) fn compile_options() -> CompileOptions {
 pub(crate) fn module(ctx: &Context, family: Family) -> Result<Arc<SourceModule>> {
     Ok(SourceModule::for_context(
         ctx,
-        &source(family),
+        &source(family)?,
         &compile_options(),
     )?)
 }

@@ -54,7 +54,7 @@ fn build(family: Family, define: &str) -> Option<(tempfile::TempDir, PathBuf)> {
         .tempdir()
         .unwrap();
     let dir = guard.path();
-    std::fs::write(dir.join("kernels.cu"), source(family)).unwrap();
+    std::fs::write(dir.join("kernels.cu"), source(family).unwrap()).unwrap();
     std::fs::write(dir.join("shim.h"), include_str!("emulation/shim.h")).unwrap();
     std::fs::write(dir.join("driver.cpp"), include_str!("emulation/driver.cpp")).unwrap();
     let exe = dir.join("driver");

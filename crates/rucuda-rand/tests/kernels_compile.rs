@@ -12,7 +12,7 @@ fn ptx(family: Family) -> String {
         .arch(Arch::SM_90)
         .output(OutputKind::Ptx)
         .cache_dir(None);
-    match compile(&source(family), &options) {
+    match compile(&source(family).unwrap(), &options) {
         Ok(out) => String::from_utf8_lossy(&out.image).into_owned(),
         Err(e) => panic!("{family:?} kernels do not compile: {e}"),
     }

@@ -177,6 +177,20 @@ impl ArgSpec {
         }
     }
 
+    /// The C declaration with `__restrict__` on an array's pointer, for kernels whose
+    /// arrays never alias.
+    pub(crate) fn restrict_declarator(&self) -> String {
+        match self.kind {
+            ArgKind::Scalar => self.declarator(),
+            ArgKind::Vector { is_const } => format!(
+                "{}{} *__restrict__ {}",
+                if is_const { "const " } else { "" },
+                self.dtype.c_type(),
+                self.name
+            ),
+        }
+    }
+
     /// Bytes of its kernel parameter: the value's size, or 8 for a pointer.
     pub fn param_size(&self) -> usize {
         match self.kind {

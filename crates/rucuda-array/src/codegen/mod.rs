@@ -1,17 +1,21 @@
 //! Pieces shared by the kernel generators: typed argument specs ([`ArgSpec`]), PyCUDA's
 //! C argument strings ([`parse_arguments`]), the C names of element types, the prelude
-//! that defines our half/bfloat16/complex types, and the analysis of user operations.
+//! that defines our half/bfloat16/complex types, the analysis of user operations, the
+//! index arithmetic of strided variants, and the template renderer.
 //!
 //! Generators are fixed skeletons with typed slots (PyCUDA's design): user code goes
 //! into named places of text that never changes, so every generated kernel is a pure
 //! function of (skeleton, argument types, user snippets) and can be unit-tested as text.
+//! The skeletons are CUDA files (`cuda/` beside each generator) filled by one renderer
+//! (`template.rs`).
 
 mod args;
 mod error;
 mod operation;
 mod parse;
 pub mod prelude;
-pub(crate) mod template;
+pub(crate) mod strided;
+pub mod template;
 
 pub(crate) use args::{is_identifier, validate_arguments};
 pub use args::{ArgKind, ArgSpec, RESERVED_NAMES};

@@ -4,6 +4,8 @@
 
 use std::ops::Range;
 
+use super::{ArgSpec, CodegenError};
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Kind {
     Ident,
@@ -201,6 +203,35 @@ impl OperationAnalysis {
     /// The usage of one array name.
     pub fn usage(&self, name: &str) -> Option<&ArgUsage> {
         self.usages.iter().find(|(n, _)| n == name).map(|(_, u)| u)
+    }
+
+    /// Analyses `operation` for the array arguments among `args`.
+    pub(crate) fn of_arrays(operation: &str, args: &[ArgSpec]) -> OperationAnalysis {
+        let names: Vec<&str> = args
+            .iter()
+            .filter(|a| a.is_vector())
+            .map(ArgSpec::name)
+            .collect();
+        OperationAnalysis::new(operation, &names)
+    }
+
+    /// Refuses a variant of `kernel` that reads the arrays `names` as `x[i]` only (through
+    /// register tiles or strides) when the operation uses one of them otherwise.
+    pub(crate) fn require_only_at_i<'n>(
+        &self,
+        kernel: &str,
+        names: impl IntoIterator<Item = &'n str>,
+    ) -> Result<(), CodegenError> {
+        for name in names {
+            if let Some(usage) = self.usage(name).and_then(|u| u.other_use.clone()) {
+                return Err(CodegenError::StridedUnsupported {
+                    kernel: kernel.to_string(),
+                    name: name.to_string(),
+                    usage,
+                });
+            }
+        }
+        Ok(())
     }
 
     /// The operation with each `name[i]` replaced by `replace(name)` for the names that

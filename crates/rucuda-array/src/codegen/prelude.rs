@@ -1,6 +1,7 @@
-//! The C++ definitions generated kernels put before their own code: our half, bfloat16
-//! and complex types, so that no kernel needs CUDA's headers (NVRTC then compiles them
-//! with no include path, and the cache key is the source alone).
+//! The C++ definitions generated kernels put before their own code (`cuda/*.cuh`): our
+//! half, bfloat16 and complex types, so that no kernel needs CUDA's headers (NVRTC then
+//! compiles them with no include path, and the cache key is the source alone), and the
+//! warp shuffles of the reduction and scan generators.
 //!
 //! - `rucuda_half`: IEEE binary16 bits; converts to and from `float` (and from any
 //!   arithmetic type) with PTX `cvt` instructions, so arithmetic happens in `float`.
@@ -13,77 +14,66 @@
 
 use crate::dtype::DType;
 
-const HALF: &str = r#"struct rucuda_half {
-  unsigned short bits;
-  rucuda_half() = default;
-  __device__ rucuda_half(float f) { asm("cvt.rn.f16.f32 %0, %1;" : "=h"(bits) : "f"(f)); }
-  __device__ rucuda_half(double d) { asm("cvt.rn.f16.f64 %0, %1;" : "=h"(bits) : "d"(d)); }
-  template <typename T> __device__ rucuda_half(T v) : rucuda_half((float)v) {}
-  __device__ operator float() const { float f; asm("cvt.f32.f16 %0, %1;" : "=f"(f) : "h"(bits)); return f; }
-  __device__ rucuda_half& operator+=(float v) { return *this = rucuda_half((float)*this + v); }
-  __device__ rucuda_half& operator-=(float v) { return *this = rucuda_half((float)*this - v); }
-  __device__ rucuda_half& operator*=(float v) { return *this = rucuda_half((float)*this * v); }
-  __device__ rucuda_half& operator/=(float v) { return *this = rucuda_half((float)*this / v); }
-};
-"#;
+const HALF: &str = include_str!("cuda/half.cuh");
+const BFLOAT16: &str = include_str!("cuda/bfloat16.cuh");
+const COMPLEX: &str = include_str!("cuda/complex.cuh");
+/// Shuffles for any type `T` (default-constructible and trivially copyable), moved as
+/// 32-bit words with `__shfl_*_sync` (so structs, complex numbers, half types and bytes
+/// all shuffle): `rucuda_shfl_down(v, d)`, `rucuda_shfl_up(v, d)`, `rucuda_shfl_idx(v,
+/// lane)`. Used by the reduction and scan generators; warp-level steps use only `*_sync`
+/// shuffles and ballots with the full mask, never the pre-Volta `volatile` idiom.
+pub(crate) const SHUFFLES: &str = include_str!("cuda/shuffles.cuh");
 
-const BFLOAT16: &str = r#"struct rucuda_bfloat16 {
-  unsigned short bits;
-  rucuda_bfloat16() = default;
-  __device__ rucuda_bfloat16(float f) {
-    unsigned int u = __float_as_uint(f);
-    if ((u & 0x7fffffffu) > 0x7f800000u) bits = (unsigned short)((u >> 16) | 0x40u);
-    else bits = (unsigned short)((u + 0x7fffu + ((u >> 16) & 1u)) >> 16);
-  }
-  template <typename T> __device__ rucuda_bfloat16(T v) : rucuda_bfloat16((float)v) {}
-  __device__ operator float() const { return __uint_as_float(((unsigned int)bits) << 16); }
-  __device__ rucuda_bfloat16& operator+=(float v) { return *this = rucuda_bfloat16((float)*this + v); }
-  __device__ rucuda_bfloat16& operator-=(float v) { return *this = rucuda_bfloat16((float)*this - v); }
-  __device__ rucuda_bfloat16& operator*=(float v) { return *this = rucuda_bfloat16((float)*this * v); }
-  __device__ rucuda_bfloat16& operator/=(float v) { return *this = rucuda_bfloat16((float)*this / v); }
-};
-"#;
+/// Which prelude blocks a set of types needs.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(crate) struct PreludeBlocks {
+    /// `rucuda_half`.
+    pub half: bool,
+    /// `rucuda_bfloat16`.
+    pub bfloat16: bool,
+    /// `rucuda_complex<T>`.
+    pub complex: bool,
+}
 
-const COMPLEX: &str = r#"__device__ inline float rucuda_fabs(float x) { return fabsf(x); }
-__device__ inline double rucuda_fabs(double x) { return fabs(x); }
-__device__ inline float rucuda_hypot(float x, float y) { return hypotf(x, y); }
-__device__ inline double rucuda_hypot(double x, double y) { return hypot(x, y); }
-__device__ inline float rucuda_atan2(float y, float x) { return atan2f(y, x); }
-__device__ inline double rucuda_atan2(double y, double x) { return atan2(y, x); }
-template <typename T> struct rucuda_complex {
-  T re, im;
-  rucuda_complex() = default;
-  __device__ rucuda_complex(T r, T i = T(0)) : re(r), im(i) {}
-  template <typename U> __device__ explicit rucuda_complex(const rucuda_complex<U>& o) : re((T)o.re), im((T)o.im) {}
-  friend __device__ rucuda_complex operator+(rucuda_complex a) { return a; }
-  friend __device__ rucuda_complex operator-(rucuda_complex a) { return rucuda_complex(-a.re, -a.im); }
-  friend __device__ rucuda_complex operator+(rucuda_complex a, rucuda_complex b) { return rucuda_complex(a.re + b.re, a.im + b.im); }
-  friend __device__ rucuda_complex operator-(rucuda_complex a, rucuda_complex b) { return rucuda_complex(a.re - b.re, a.im - b.im); }
-  friend __device__ rucuda_complex operator*(rucuda_complex a, rucuda_complex b) { return rucuda_complex(a.re * b.re - a.im * b.im, a.re * b.im + a.im * b.re); }
-  friend __device__ rucuda_complex operator/(rucuda_complex a, rucuda_complex b) {
-    if (rucuda_fabs(b.re) >= rucuda_fabs(b.im)) {
-      T r = b.im / b.re, d = b.re + b.im * r;
-      return rucuda_complex((a.re + a.im * r) / d, (a.im - a.re * r) / d);
+impl PreludeBlocks {
+    /// The blocks values of `dtypes` need.
+    pub(crate) fn of(dtypes: impl IntoIterator<Item = DType>) -> PreludeBlocks {
+        let mut b = PreludeBlocks::default();
+        for d in dtypes {
+            match d {
+                DType::F16 => b.half = true,
+                DType::BF16 => b.bfloat16 = true,
+                DType::C64 | DType::C128 => b.complex = true,
+                _ => {}
+            }
+        }
+        b
     }
-    T r = b.re / b.im, d = b.re * r + b.im;
-    return rucuda_complex((a.re * r + a.im) / d, (a.im * r - a.re) / d);
-  }
-  friend __device__ bool operator==(rucuda_complex a, rucuda_complex b) { return a.re == b.re && a.im == b.im; }
-  friend __device__ bool operator!=(rucuda_complex a, rucuda_complex b) { return !(a == b); }
-  __device__ rucuda_complex& operator+=(rucuda_complex b) { return *this = *this + b; }
-  __device__ rucuda_complex& operator-=(rucuda_complex b) { return *this = *this - b; }
-  __device__ rucuda_complex& operator*=(rucuda_complex b) { return *this = *this * b; }
-  __device__ rucuda_complex& operator/=(rucuda_complex b) { return *this = *this / b; }
-  friend __device__ T real(rucuda_complex a) { return a.re; }
-  friend __device__ T imag(rucuda_complex a) { return a.im; }
-  friend __device__ rucuda_complex conj(rucuda_complex a) { return rucuda_complex(a.re, -a.im); }
-  friend __device__ T abs(rucuda_complex a) { return rucuda_hypot(a.re, a.im); }
-  friend __device__ T norm(rucuda_complex a) { return a.re * a.re + a.im * a.im; }
-  friend __device__ T arg(rucuda_complex a) { return rucuda_atan2(a.im, a.re); }
-};
-typedef rucuda_complex<float> rucuda_complex64;
-typedef rucuda_complex<double> rucuda_complex128;
-"#;
+
+    /// These blocks but those `other` has.
+    pub(crate) fn without(self, other: PreludeBlocks) -> PreludeBlocks {
+        PreludeBlocks {
+            half: self.half && !other.half,
+            bfloat16: self.bfloat16 && !other.bfloat16,
+            complex: self.complex && !other.complex,
+        }
+    }
+
+    /// Their text, in a fixed order.
+    pub(crate) fn text(self) -> String {
+        let mut s = String::new();
+        if self.half {
+            s.push_str(HALF);
+        }
+        if self.bfloat16 {
+            s.push_str(BFLOAT16);
+        }
+        if self.complex {
+            s.push_str(COMPLEX);
+        }
+        s
+    }
+}
 
 /// The prelude a kernel over `dtypes` needs (empty when only built-in C types occur).
 ///
@@ -94,26 +84,7 @@ typedef rucuda_complex<double> rucuda_complex128;
 /// assert!(prelude_for([DType::F16]).contains("struct rucuda_half"));
 /// ```
 pub fn prelude_for(dtypes: impl IntoIterator<Item = DType>) -> String {
-    let (mut half, mut bf16, mut complex) = (false, false, false);
-    for d in dtypes {
-        match d {
-            DType::F16 => half = true,
-            DType::BF16 => bf16 = true,
-            DType::C64 | DType::C128 => complex = true,
-            _ => {}
-        }
-    }
-    let mut s = String::new();
-    if half {
-        s.push_str(HALF);
-    }
-    if bf16 {
-        s.push_str(BFLOAT16);
-    }
-    if complex {
-        s.push_str(COMPLEX);
-    }
-    s
+    PreludeBlocks::of(dtypes).text()
 }
 
 /// The whole prelude (every type), for users who write kernels by hand.

@@ -1,7 +1,7 @@
 //! [`KernelValue`]: one argument of a generated-kernel call, with its type erased so that
 //! a call can mix element types; checked against the kernel's [`ArgSpec`]s at the call.
 
-use rucuda_driver::Stream;
+use rucuda_driver::{ArgBuffer, Stream};
 
 use crate::array::GpuArray;
 use crate::dtype::{DType, Element};
@@ -71,6 +71,23 @@ impl ScalarValue {
     /// Its bytes as the kernel parameter holds them.
     pub fn bytes(&self) -> &[u8] {
         &self.bytes[..self.dtype.size_bytes()]
+    }
+
+    /// Appends the value to `buf` as one kernel parameter of its size and alignment.
+    pub(crate) fn push_to(&self, buf: &mut ArgBuffer) {
+        let b = &self.bytes;
+        let word = |k: usize| {
+            let mut w = [0u8; 8];
+            w.copy_from_slice(&b[k..k + 8]);
+            u64::from_ne_bytes(w)
+        };
+        match self.dtype.size_bytes() {
+            1 => buf.push(b[0]),
+            2 => buf.push(u16::from_ne_bytes([b[0], b[1]])),
+            4 => buf.push(u32::from_ne_bytes([b[0], b[1], b[2], b[3]])),
+            8 => buf.push(word(0)),
+            _ => buf.push([word(0), word(8)]),
+        };
     }
 }
 

@@ -6,11 +6,11 @@ use std::sync::{Arc, Mutex};
 
 use rucuda_driver::{ArgBuffer, DeviceAttribute, Function, LaunchConfig, Stream};
 
-use super::call_args::{ArrayValue, KernelValue, ScalarValue};
+use super::call_args::{ArrayValue, KernelValue};
 use super::render::{RenderedKernel, Variant};
 use super::ElementwiseSpec;
 use crate::codegen::{ArgSpec, CodegenError};
-use crate::compile::{default_compiler, KernelCompiler};
+use crate::compile::{default_compiler, load_kernels, KernelCompiler};
 use crate::error::{ArrayError, Result};
 use crate::layout::{broadcast_shapes_many, Layout};
 
@@ -339,17 +339,7 @@ impl ElementwiseKernel {
             return Ok(l.clone());
         }
         let rendered = self.spec.render(variant)?;
-        let kernels = self
-            .compiler
-            .load(ctx, &rendered.source, &[rendered.entry.as_str()])?;
-        let function = kernels
-            .functions
-            .into_iter()
-            .next()
-            .ok_or_else(|| ArrayError::Compile {
-                kernel: rendered.entry.clone(),
-                message: "the compiler returned no kernel".into(),
-            })?;
+        let [function] = load_kernels(&*self.compiler, ctx, &rendered.source, [&*rendered.entry])?;
         let sms = ctx
             .device()
             .attribute(DeviceAttribute::MultiprocessorCount)?
@@ -374,7 +364,7 @@ impl ElementwiseKernel {
         let mut buf = ArgBuffer::new();
         for v in values {
             match v {
-                KernelValue::Scalar(s) => push_scalar(&mut buf, s),
+                KernelValue::Scalar(s) => s.push_to(&mut buf),
                 KernelValue::Array(a) => {
                     buf.push_use(a.use_on(stream)?);
                 }
@@ -404,23 +394,6 @@ fn describe_spec(spec: &ArgSpec) -> String {
     } else {
         format!("{} scalar", spec.dtype())
     }
-}
-
-fn push_scalar(buf: &mut ArgBuffer, s: &ScalarValue) {
-    let b = s.bytes();
-    match b.len() {
-        1 => buf.push(b[0]),
-        2 => buf.push(u16::from_ne_bytes([b[0], b[1]])),
-        4 => buf.push(u32::from_ne_bytes([b[0], b[1], b[2], b[3]])),
-        8 => buf.push(u64::from_ne_bytes([
-            b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7],
-        ])),
-        _ => {
-            let lo = u64::from_ne_bytes([b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7]]);
-            let hi = u64::from_ne_bytes([b[8], b[9], b[10], b[11], b[12], b[13], b[14], b[15]]);
-            buf.push([lo, hi])
-        }
-    };
 }
 
 /// Number of indices `start, start + step, ...` before `stop` (Python's `len(range())`).

@@ -70,13 +70,7 @@ impl ElementwiseSpec {
 
     /// How the operation uses each array argument.
     pub(crate) fn analysis(&self) -> OperationAnalysis {
-        let names: Vec<&str> = self
-            .args
-            .iter()
-            .filter(|a| a.is_vector())
-            .map(ArgSpec::name)
-            .collect();
-        OperationAnalysis::new(&self.operation, &names)
+        OperationAnalysis::of_arrays(&self.operation, &self.args)
     }
 }
 

@@ -6,35 +6,12 @@ use std::ops::{Add, BitAnd, BitOr, BitXor, Div, Mul, Neg, Not, Rem, Sub};
 use half::{bf16, f16};
 use num_complex::Complex;
 
+use super::source::NodeKind;
 use crate::dtype::{DType, Element};
 use crate::elementwise::ScalarValue;
 use crate::ops::operand::ArrayRef;
 use crate::ops::{BinaryOp, MathFn, UnaryOp};
 use crate::GpuArray;
-
-/// One node of an expression (children are indices of earlier nodes).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub(crate) enum NodeKind {
-    /// Leaf `k` of the expression's leaves.
-    Leaf(u32),
-    /// A binary operation.
-    Binary(BinaryOp, u32, u32),
-    /// A unary operation.
-    Unary(UnaryOp, u32),
-    /// `cond ? a : b` (`cond > 0` when `positive`).
-    Where {
-        /// The condition node.
-        cond: u32,
-        /// The node taken where the condition holds.
-        a: u32,
-        /// The other node.
-        b: u32,
-        /// Test `> 0` instead of `!= 0`.
-        positive: bool,
-    },
-    /// A conversion to the node's type.
-    Cast(u32),
-}
 
 /// A node with its result type; `weak` when only scalars are below it (NEP 50).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -216,7 +193,7 @@ impl<'a> Expr<'a> {
         let ln = self.root();
         let r = self.absorb(other.into());
         let rn = self.nodes[r as usize];
-        let typed = crate::ops::device_code::binary_types(op, ln.dtype, rn.dtype, ln.weak, rn.weak)
+        let typed = crate::ops::typing::binary_types(op, ln.dtype, rn.dtype, ln.weak, rn.weak)
             .map(|(_, out)| (out, ln.weak && rn.weak))
             .map_err(|_| (op.name(), ln.dtype.promote(rn.dtype)));
         self.push(NodeKind::Binary(op, l, r), typed);
@@ -231,7 +208,7 @@ impl<'a> Expr<'a> {
     pub(crate) fn apply_unary(mut self, op: UnaryOp) -> Expr<'a> {
         let a = self.root_index();
         let an = self.root();
-        let typed = crate::ops::device_code::unary_types(op, an.dtype)
+        let typed = crate::ops::typing::unary_types(op, an.dtype)
             .map(|(_, out)| (out, an.weak))
             .map_err(|_| ("unary operation", an.dtype));
         self.push(NodeKind::Unary(op, a), typed);
@@ -263,15 +240,10 @@ impl<'a> Expr<'a> {
         let ai = e.absorb(a.into());
         let bi = e.absorb(b.into());
         let (an, bn) = (e.nodes[ai as usize], e.nodes[bi as usize]);
-        let mut typed = crate::ops::device_code::binary_types(
-            BinaryOp::Add,
-            an.dtype,
-            bn.dtype,
-            an.weak,
-            bn.weak,
-        )
-        .map(|(_, out)| (out, an.weak && bn.weak))
-        .map_err(|_| ("where", an.dtype));
+        let mut typed =
+            crate::ops::typing::binary_types(BinaryOp::Add, an.dtype, bn.dtype, an.weak, bn.weak)
+                .map(|(_, out)| (out, an.weak && bn.weak))
+                .map_err(|_| ("where", an.dtype));
         if positive && cn.dtype.is_complex() {
             typed = Err(("if_positive", cn.dtype));
         }

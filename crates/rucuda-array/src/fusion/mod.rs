@@ -31,9 +31,10 @@
 
 mod expr;
 mod kernel;
+mod source;
 
 pub use expr::Expr;
-pub(crate) use kernel::spec_of_id;
+pub(crate) use source::spec_of_id;
 
 /// Builds a fused [`Expr`](crate::fusion::Expr) from an expression over named arrays:
 /// `fuse!(x, y => 2.0 * x + y)` binds each listed name (a `GpuArray`) as an expression

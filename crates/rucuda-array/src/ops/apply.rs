@@ -5,10 +5,11 @@
 
 use std::borrow::Cow;
 
-use super::device_code::{binary_types, unary_types, BinaryOp, UnaryOp};
 use super::engine::{after_on, before_on, run, Arg};
 use super::key::OpKey;
 use super::operand::{check_context, ArrayRef, Operand};
+use super::operations::{BinaryOp, UnaryOp};
+use super::typing::{binary_types, unary_types};
 use crate::convert::{check_writable, contiguous_copy};
 use crate::dtype::{DType, DTypeKind, Element};
 use crate::error::{ArrayError, Result};

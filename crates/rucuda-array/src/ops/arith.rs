@@ -30,8 +30,8 @@ use half::{bf16, f16};
 use num_complex::Complex;
 
 use super::apply::{binary_assign, binary_into, binary_new, unary_into, unary_new};
-use super::device_code::{BinaryOp, UnaryOp};
 use super::operand::{BinaryOperand, Operand};
+use super::operations::{BinaryOp, UnaryOp};
 use super::promote::{Promote, PromoteWeak, RealPart, TrueDivide};
 use crate::dtype::Element;
 use crate::elementwise::ScalarValue;

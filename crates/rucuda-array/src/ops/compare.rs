@@ -5,8 +5,8 @@
 //! (`not_equal` is true); complex numbers order lexicographically, as in NumPy.
 
 use super::apply::{binary_new, unary_new};
-use super::device_code::{BinaryOp, UnaryOp};
 use super::operand::{BinaryOperand, Operand};
+use super::operations::{BinaryOp, UnaryOp};
 use crate::dtype::Element;
 use crate::error::Result;
 use crate::GpuArray;

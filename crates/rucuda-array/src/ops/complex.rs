@@ -3,7 +3,7 @@
 //! new array of zeros and `conj` a copy.
 
 use super::apply::unary_new;
-use super::device_code::UnaryOp;
+use super::operations::UnaryOp;
 use super::promote::RealPart;
 use crate::dtype::Element;
 use crate::error::Result;

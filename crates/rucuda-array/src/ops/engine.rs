@@ -8,7 +8,6 @@
 //! formatted and no source text is hashed unless the kernel is missing.
 
 use std::collections::HashMap;
-use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::{Arc, Mutex, OnceLock, RwLock};
 
 use rucuda_driver::{
@@ -17,8 +16,9 @@ use rucuda_driver::{
 };
 
 use super::key::OpKey;
+use super::key_hasher::KeyBuild;
 use super::params::{ParamPack, PACK_CAPACITY};
-use crate::compile::default_compiler;
+use crate::compile::{default_compiler, load_kernels};
 use crate::elementwise::{ElementwiseSpec, ScalarValue, Variant};
 use crate::error::{ArrayError, Result};
 use crate::layout::Layout;
@@ -81,43 +81,6 @@ impl Arg<'_> {
     }
 }
 
-/// A small, fast hasher for the memo's `Copy` keys (multiply-rotate, as in rustc's).
-#[derive(Default)]
-pub(crate) struct KeyHasher(u64);
-
-impl Hasher for KeyHasher {
-    #[inline]
-    fn finish(&self) -> u64 {
-        self.0
-    }
-    #[inline]
-    fn write(&mut self, bytes: &[u8]) {
-        for chunk in bytes.chunks(8) {
-            let mut w = [0u8; 8];
-            w[..chunk.len()].copy_from_slice(chunk);
-            self.write_u64(u64::from_le_bytes(w));
-        }
-    }
-    #[inline]
-    fn write_u8(&mut self, i: u8) {
-        self.write_u64(u64::from(i));
-    }
-    #[inline]
-    fn write_u32(&mut self, i: u32) {
-        self.write_u64(u64::from(i));
-    }
-    #[inline]
-    fn write_usize(&mut self, i: usize) {
-        self.write_u64(i as u64);
-    }
-    #[inline]
-    fn write_u64(&mut self, i: u64) {
-        self.0 = (self.0.rotate_left(5) ^ i).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
-    }
-}
-
-type KeyBuild = BuildHasherDefault<KeyHasher>;
-
 /// Which array operands of a strided launch are strided, exactly: bits for up to 64
 /// operands (the common case, no allocation), the whole list beyond.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
@@ -161,15 +124,8 @@ struct Entry {
 impl Entry {
     fn load(&self, ctx: &Context, variant: &Variant) -> Result<(Function, usize)> {
         let rendered = self.spec.render(variant)?;
-        let kernels = default_compiler().load(ctx, &rendered.source, &[rendered.entry.as_str()])?;
-        let function = kernels
-            .functions
-            .into_iter()
-            .next()
-            .ok_or_else(|| ArrayError::Compile {
-                kernel: rendered.entry.clone(),
-                message: "the compiler returned no kernel".into(),
-            })?;
+        let compiler = default_compiler();
+        let [function] = load_kernels(&*compiler, ctx, &rendered.source, [&*rendered.entry])?;
         Ok((function, rendered.elements_per_thread))
     }
 
@@ -266,15 +222,25 @@ pub fn memoized_kernel_count() -> usize {
     memo().read().map(|m| m.len()).unwrap_or(0)
 }
 
-/// Compiles and loads the contiguous and (where it exists) vectorized variants of `key`
-/// in `ctx` ahead of use, so the first operation does not pay for the compile.
-pub(crate) fn precompile(ctx: &Context, key: OpKey) -> Result<()> {
-    let e = entry(ctx, key)?;
-    e.contiguous(ctx)?;
-    if e.vectorizable {
-        e.vectorized(ctx)?;
+impl OpKey {
+    /// Compiles and loads this kernel's contiguous and vectorized variants in `ctx` now,
+    /// so that the first operation that needs it does not wait for the compiler.
+    ///
+    /// ```no_run
+    /// use rucuda_array::{ops::{BinaryOp, OpKey}, DType};
+    /// let ctx = rucuda_driver::Device::get(0)?.primary_context()?;
+    /// OpKey::Binary { op: BinaryOp::Add, a: DType::F32, b: DType::F32, a_scalar: false,
+    ///                 b_scalar: false, out: DType::F32, in_place: false }.precompile(&ctx)?;
+    /// # Ok::<(), rucuda_array::ArrayError>(())
+    /// ```
+    pub fn precompile(&self, ctx: &Context) -> Result<()> {
+        let e = entry(ctx, *self)?;
+        e.contiguous(ctx)?;
+        if e.vectorizable {
+            e.vectorized(ctx)?;
+        }
+        Ok(())
     }
-    Ok(())
 }
 
 /// Runs kernel `key` over the iteration shape `shape` on `stream`.
@@ -337,28 +303,11 @@ fn push_args<'s>(buf: &mut ArgBuffer<'s>, stream: &Stream, args: &'s [Arg<'_>]) 
             (Some(used), _) => {
                 buf.push_use(used);
             }
-            (None, Arg::Scalar(s)) => push_scalar(buf, s),
+            (None, Arg::Scalar(s)) => s.push_to(buf),
             (None, _) => {}
         }
     }
     Ok(())
-}
-
-fn push_scalar(buf: &mut ArgBuffer, s: &ScalarValue) {
-    let b = s.bytes();
-    let word = |k: usize| {
-        let mut w = [0u8; 8];
-        let end = (k + 8).min(b.len());
-        w[..end - k].copy_from_slice(&b[k..end]);
-        u64::from_ne_bytes(w)
-    };
-    match b.len() {
-        1 => buf.push(b[0]),
-        2 => buf.push(u16::from_ne_bytes([b[0], b[1]])),
-        4 => buf.push(u32::from_ne_bytes([b[0], b[1], b[2], b[3]])),
-        8 => buf.push(word(0)),
-        _ => buf.push([word(0), word(8)]),
-    };
 }
 
 /// `Some(aligned)` when every `In`/`Out` array is row-major contiguous with `n` elements
@@ -505,7 +454,6 @@ pub(crate) fn after_on(run_on: &Stream, homes: &[&Stream]) -> Result<()> {
 mod tests {
     use super::*;
     use crate::layout::SliceArg;
-    use std::hash::Hash;
 
     fn mem(ptr: u64) -> ArrayMemory<'static> {
         ArrayMemory {
@@ -627,19 +575,5 @@ mod tests {
             StridedMask::of(&[true, false]),
             StridedMask::of(&[true, false])
         );
-    }
-
-    #[test]
-    fn key_hasher_spreads_small_keys() {
-        let h = |k: &OpKey| {
-            let mut s = KeyHasher::default();
-            k.hash(&mut s);
-            s.finish()
-        };
-        use crate::dtype::DType;
-        let a = OpKey::Fill { dtype: DType::F32 };
-        let b = OpKey::Fill { dtype: DType::F64 };
-        assert_ne!(h(&a), h(&b));
-        assert_eq!(h(&a), h(&a));
     }
 }

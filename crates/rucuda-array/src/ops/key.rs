@@ -6,10 +6,18 @@ use crate::dtype::DType;
 use crate::elementwise::{ElementwiseSpec, RenderedKernel, Variant};
 use crate::error::{ArrayError, Result};
 
-use super::device_code::{
-    arith_type, binary_c, binary_types, cast_expr, kernel_name, preamble, unary_c, unary_types,
-    BinaryOp, UnaryOp,
-};
+use super::device_code::{binary_c, cast_expr, kernel_name, preamble, unary_c};
+use super::operations::{BinaryOp, UnaryOp};
+use super::typing::{arith_type, binary_types, unary_types};
+use crate::codegen::template::render_inline;
+
+const INDEX_SIGNED_CLIP: &str = include_str!("cuda/index_signed_clip.cuh");
+const INDEX_SIGNED_WRAP: &str = include_str!("cuda/index_signed_wrap.cuh");
+const INDEX_UNSIGNED_CLIP: &str = include_str!("cuda/index_unsigned_clip.cuh");
+const INDEX_UNSIGNED_WRAP: &str = include_str!("cuda/index_unsigned_wrap.cuh");
+const INDEXED_MOVES: &str = include_str!("cuda/indexed_moves.cuh");
+const FREXP: &str = include_str!("cuda/frexp.cuh");
+const MODF: &str = include_str!("cuda/modf.cuh");
 
 /// How gather and scatter kernels treat indices outside `0..len` (NumPy's `mode`).
 ///
@@ -174,24 +182,63 @@ fn build(
         .build()
 }
 
-/// The normalized index (a `long long` named `rucuda_j`) of `idx` into `src_len`
-/// elements, as C statements.
-fn index_statements(idx: &str, index: DType, mode: IndexMode) -> String {
+/// The operation of a gather or scatter: the index `idx[i]` normalized into `src_len`
+/// elements by `mode` (a `long long` named `rucuda_j`), then `moves`.
+fn indexed_operation(index: DType, mode: IndexMode, moves: &str) -> Result<String> {
     let signed = matches!(index, DType::I8 | DType::I16 | DType::I32 | DType::I64);
-    match (signed, mode) {
-        (true, IndexMode::Wrap) => format!(
-            "long long rucuda_j = ((long long)({idx})) % src_len; if (rucuda_j < 0) rucuda_j += src_len;"
-        ),
-        (true, IndexMode::Clip) => format!(
-            "const long long rucuda_q = (long long)({idx}); const long long rucuda_j = rucuda_q < 0 ? 0 : (rucuda_q >= src_len ? src_len - 1 : rucuda_q);"
-        ),
-        (false, IndexMode::Wrap) => format!(
-            "const long long rucuda_j = (long long)(((unsigned long long)({idx})) % (unsigned long long)src_len);"
-        ),
-        (false, IndexMode::Clip) => format!(
-            "const unsigned long long rucuda_q = (unsigned long long)({idx}); const long long rucuda_j = rucuda_q >= (unsigned long long)src_len ? src_len - 1 : (long long)rucuda_q;"
-        ),
-    }
+    let normalize = match (signed, mode) {
+        (true, IndexMode::Wrap) => INDEX_SIGNED_WRAP,
+        (true, IndexMode::Clip) => INDEX_SIGNED_CLIP,
+        (false, IndexMode::Wrap) => INDEX_UNSIGNED_WRAP,
+        (false, IndexMode::Clip) => INDEX_UNSIGNED_CLIP,
+    };
+    let statements = render_inline(normalize, &[("INDEX", "idx[i]")])?;
+    Ok(render_inline(
+        INDEXED_MOVES,
+        &[("INDEX_STATEMENTS", &statements), ("MOVES", moves)],
+    )?)
+}
+
+/// A gather (`out_k[i] = src_k[j]`, NumPy's `take`) or a scatter (`dst_k[j] = v_k[i]`,
+/// `put`) of `arrays` arrays at `j`, the index `idx[i]` normalized by `mode`.
+fn indexed(
+    gather: bool,
+    dtype: DType,
+    index: DType,
+    mode: IndexMode,
+    arrays: u8,
+) -> Result<ElementwiseSpec> {
+    check_index_type(index)?;
+    let (tag, read, written) = if gather {
+        ("take", "src", "out")
+    } else {
+        ("put", "v", "dst")
+    };
+    let mut args = vec![
+        ArgSpec::const_vector("idx", index),
+        ArgSpec::scalar("src_len", DType::I64),
+    ];
+    args.extend((0..arrays).map(|k| ArgSpec::const_vector(format!("{read}{k}"), dtype)));
+    args.extend((0..arrays).map(|k| ArgSpec::vector(format!("{written}{k}"), dtype)));
+    let moves: String = (0..arrays)
+        .map(|k| {
+            if gather {
+                format!("out{k}[i] = src{k}[rucuda_j]; ")
+            } else {
+                format!("dst{k}[rucuda_j] = v{k}[i]; ")
+            }
+        })
+        .collect();
+    let name = kernel_name(
+        &format!("{tag}{arrays}_{}", mode_tag(mode)),
+        &[dtype, index],
+    );
+    build(
+        name,
+        args,
+        indexed_operation(index, mode, &moves)?,
+        &[dtype, index],
+    )
 }
 
 impl OpKey {
@@ -380,10 +427,13 @@ impl OpKey {
                             ArgSpec::vector("mantissa", dtype),
                             ArgSpec::vector("exponent", DType::I32),
                         ],
-                        format!(
-                            "int rucuda_e = 0; mantissa[i] = {}; exponent[i] = rucuda_e",
-                            back(&format!("rucuda_m_frexp({x}, &rucuda_e)"))
-                        ),
+                        render_inline(
+                            FREXP,
+                            &[(
+                                "MANTISSA",
+                                &back(&format!("rucuda_m_frexp({x}, &rucuda_e)")),
+                            )],
+                        )?,
                     ),
                     MathSpecial::Modf => (
                         "modf",
@@ -392,12 +442,14 @@ impl OpKey {
                             ArgSpec::vector("frac", dtype),
                             ArgSpec::vector("whole", dtype),
                         ],
-                        format!(
-                            "{} rucuda_w; frac[i] = {}; whole[i] = {}",
-                            at.c_type(),
-                            back(&format!("rucuda_m_modf({x}, &rucuda_w)")),
-                            back("rucuda_w")
-                        ),
+                        render_inline(
+                            MODF,
+                            &[
+                                ("T", at.c_type()),
+                                ("FRACTION", &back(&format!("rucuda_m_modf({x}, &rucuda_w)"))),
+                                ("WHOLE", &back("rucuda_w")),
+                            ],
+                        )?,
                     ),
                 };
                 build(
@@ -412,48 +464,13 @@ impl OpKey {
                 index,
                 mode,
                 arrays,
-            } => {
-                check_index_type(index)?;
-                let mut args = vec![
-                    ArgSpec::const_vector("idx", index),
-                    ArgSpec::scalar("src_len", DType::I64),
-                ];
-                let mut op = format!("{{ {} ", index_statements("idx[i]", index, mode));
-                for k in 0..arrays {
-                    args.push(ArgSpec::const_vector(format!("src{k}"), dtype));
-                }
-                for k in 0..arrays {
-                    args.push(ArgSpec::vector(format!("out{k}"), dtype));
-                    op.push_str(&format!("out{k}[i] = src{k}[rucuda_j]; "));
-                }
-                op.push('}');
-                let name =
-                    kernel_name(&format!("take{arrays}_{}", mode_tag(mode)), &[dtype, index]);
-                build(name, args, op, &[dtype, index])
-            }
+            } => indexed(true, dtype, index, mode, arrays),
             OpKey::Put {
                 dtype,
                 index,
                 mode,
                 arrays,
-            } => {
-                check_index_type(index)?;
-                let mut args = vec![
-                    ArgSpec::const_vector("idx", index),
-                    ArgSpec::scalar("src_len", DType::I64),
-                ];
-                let mut op = format!("{{ {} ", index_statements("idx[i]", index, mode));
-                for k in 0..arrays {
-                    args.push(ArgSpec::const_vector(format!("v{k}"), dtype));
-                }
-                for k in 0..arrays {
-                    args.push(ArgSpec::vector(format!("dst{k}"), dtype));
-                    op.push_str(&format!("dst{k}[rucuda_j] = v{k}[i]; "));
-                }
-                op.push('}');
-                let name = kernel_name(&format!("put{arrays}_{}", mode_tag(mode)), &[dtype, index]);
-                build(name, args, op, &[dtype, index])
-            }
+            } => indexed(false, dtype, index, mode, arrays),
             OpKey::Fused(id) => crate::fusion::spec_of_id(id),
         }
     }
@@ -462,20 +479,6 @@ impl OpKey {
     /// compiles; for inspection and CI compile tests).
     pub fn render(&self, variant: &Variant) -> Result<RenderedKernel> {
         self.spec()?.render(variant)
-    }
-
-    /// Compiles and loads this kernel's contiguous and vectorized variants in `ctx` now,
-    /// so that the first operation that needs it does not wait for the compiler.
-    ///
-    /// ```no_run
-    /// use rucuda_array::{ops::{BinaryOp, OpKey}, DType};
-    /// let ctx = rucuda_driver::Device::get(0)?.primary_context()?;
-    /// OpKey::Binary { op: BinaryOp::Add, a: DType::F32, b: DType::F32, a_scalar: false,
-    ///                 b_scalar: false, out: DType::F32, in_place: false }.precompile(&ctx)?;
-    /// # Ok::<(), rucuda_array::ArrayError>(())
-    /// ```
-    pub fn precompile(&self, ctx: &rucuda_driver::Context) -> Result<()> {
-        super::engine::precompile(ctx, *self)
     }
 }
 

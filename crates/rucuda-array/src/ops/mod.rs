@@ -48,11 +48,15 @@
 pub(crate) mod device_code;
 pub(crate) mod engine;
 mod key;
+mod key_hasher;
+pub(crate) mod operations;
 mod params;
+pub(crate) mod typing;
 
-pub use device_code::{kernel_helpers, BinaryOp, MathFn, UnaryOp};
+pub use device_code::kernel_helpers;
 pub use engine::{clear_kernel_memo, memoized_kernel_count};
 pub use key::{IndexMode, MathSpecial, OpKey};
+pub use operations::{BinaryOp, MathFn, UnaryOp};
 mod promote;
 pub use promote::{Promote, PromoteWeak, RealPart, TrueDivide};
 pub(crate) mod apply;

@@ -1,9 +1,10 @@
 //! Selection: NumPy's `where` and PyCUDA's `if_positive`.
 
-use super::device_code::{binary_types, BinaryOp};
 use super::engine::{after_on, before_on, run};
 use super::key::OpKey;
 use super::operand::{check_context, BinaryOperand, Operand};
+use super::operations::BinaryOp;
+use super::typing::binary_types;
 use crate::dtype::Element;
 use crate::elementwise::ScalarValue;
 use crate::error::{ArrayError, Result};

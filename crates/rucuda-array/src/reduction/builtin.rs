@@ -3,15 +3,22 @@
 //! compiled variants per context, so a method costs one lookup after its first call.
 //!
 //! NaN follows NumPy: `max`/`min` propagate it, `argmax`/`argmin` return the index of
-//! the first NaN; ties give the first index.
+//! the first NaN; ties give the first index. The structures of argmax/argmin and of the
+//! index range are in `cuda/`.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock};
 
 use super::{ReductionKernel, ReductionSpec, ReductionType};
+use crate::codegen::template::render;
 use crate::codegen::ArgSpec;
 use crate::dtype::{DType, DTypeKind};
 use crate::error::{ArrayError, Result};
+
+/// argmax/argmin's (value, index) pair (slots: the value type `T`, the order `CMP`).
+const ARGPAIR: &str = include_str!("cuda/argpair.cuh");
+/// The smallest and largest index of an index array, as two `long long`.
+const INDEX_RANGE: &str = include_str!("cuda/index_range.cuh");
 
 /// One built-in reduction and the element types it is compiled for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -112,34 +119,8 @@ fn nonzero(d: DType, x: &str) -> String {
 
 /// Preamble of argmax/argmin: a (value, index) pair, ordered by `cmp` then by index,
 /// NaN first; it converts to its index.
-fn argpair_preamble(d: DType, cmp: &str) -> String {
-    let t = d.c_type();
-    format!(
-        r#"struct rucuda_argpair {{
-  {t} v;
-  long long i;
-  __device__ operator long long() const {{ return i; }}
-}};
-__device__ __forceinline__ rucuda_argpair rucuda_make_argpair({t} v, long long i)
-{{
-  rucuda_argpair p;
-  p.v = v;
-  p.i = i;
-  return p;
-}}
-__device__ __forceinline__ rucuda_argpair rucuda_argbest(rucuda_argpair a, rucuda_argpair b)
-{{
-  const bool an = a.v != a.v, bn = b.v != b.v;
-  if (an || bn) {{
-    if (an && bn) return a.i <= b.i ? a : b;
-    return an ? a : b;
-  }}
-  if (a.v {cmp} b.v) return a;
-  if (b.v {cmp} a.v) return b;
-  return a.i <= b.i ? a : b;
-}}
-"#
-    )
+fn argpair_preamble(d: DType, cmp: &str) -> Result<String> {
+    Ok(render(ARGPAIR, &[("T", d.c_type()), ("CMP", cmp)])?)
 }
 
 fn require_index(d: DType) -> Result<()> {
@@ -215,7 +196,7 @@ pub(crate) fn spec(b: Builtin) -> Result<ReductionSpec> {
             } else {
                 "gpuarray_argmin"
             })
-            .preamble(argpair_preamble(d, if is_max { ">" } else { "<" }))
+            .preamble(argpair_preamble(d, if is_max { ">" } else { "<" })?)
             .output_dtype(DType::I64)
             .accumulator(ReductionType::structure("rucuda_argpair", 16, 8))
             .neutral(format!(
@@ -277,11 +258,7 @@ pub(crate) fn spec(b: Builtin) -> Result<ReductionSpec> {
         Builtin::IndexRange(d) => {
             require_index(d)?;
             ReductionSpec::builder("gpuarray_index_range")
-                .preamble(
-                    "struct rucuda_range { long long lo, hi; };\n\
-                     __device__ __forceinline__ rucuda_range rucuda_make_range(long long lo, long long hi)\n\
-                     { rucuda_range r; r.lo = lo; r.hi = hi; return r; }\n",
-                )
+                .preamble(INDEX_RANGE)
                 .output_type(ReductionType::structure("rucuda_range", 16, 8))
                 .neutral("rucuda_make_range(9223372036854775807LL, -9223372036854775807LL - 1)")
                 .reduce("rucuda_make_range(a.lo < b.lo ? a.lo : b.lo, a.hi > b.hi ? a.hi : b.hi)")

@@ -14,10 +14,10 @@ use super::render::{tile_plan, RenderedReduction, TilePlan, Variant, BLOCK_SIZE}
 use super::{ReductionSpec, ReductionType};
 use crate::array::GpuArray;
 use crate::codegen::CodegenError;
-use crate::compile::{default_compiler, KernelCompiler};
+use crate::compile::{default_compiler, load_kernels, KernelCompiler};
 use crate::device_copy;
 use crate::dtype::Element;
-use crate::elementwise::{ArrayValue, KernelValue, ScalarValue};
+use crate::elementwise::{ArrayValue, KernelValue};
 use crate::error::{ArrayError, Result};
 use crate::layout::Layout;
 
@@ -392,7 +392,7 @@ impl ReductionKernel {
         let mut buf = ArgBuffer::new();
         for v in args {
             match v {
-                KernelValue::Scalar(s) => push_scalar(&mut buf, s),
+                KernelValue::Scalar(s) => s.push_to(&mut buf),
                 KernelValue::Array(a) => {
                     buf.push_use(a.use_on(stream)?);
                 }
@@ -499,18 +499,8 @@ impl ReductionKernel {
             return Ok(Arc::clone(l));
         }
         let rendered = self.spec.render(variant)?;
-        let kernels = self.compiler.load(
-            ctx,
-            &rendered.source,
-            &[rendered.stage1.as_str(), rendered.stage2.as_str()],
-        )?;
-        let mut functions = kernels.functions.into_iter();
-        let (Some(stage1), Some(stage2)) = (functions.next(), functions.next()) else {
-            return Err(ArrayError::Compile {
-                kernel: rendered.stage1,
-                message: "the compiler did not return both stages".into(),
-            });
-        };
+        let names = [&*rendered.stage1, &*rendered.stage2];
+        let [stage1, stage2] = load_kernels(&*self.compiler, ctx, &rendered.source, names)?;
         crate::pool::retain_freed_memory(ctx);
         let sms = ctx
             .device()
@@ -536,21 +526,4 @@ pub(crate) fn to_host_scalar<T: Element>(a: &GpuArray<T>) -> Result<T> {
         device: a.len(),
         host: 1,
     })
-}
-
-/// Appends a scalar's bytes as one kernel parameter of its size.
-pub(crate) fn push_scalar(buf: &mut ArgBuffer, s: &ScalarValue) {
-    let b = s.bytes();
-    let word = |k: usize| {
-        let mut w = [0u8; 8];
-        w.copy_from_slice(&b[k..k + 8]);
-        u64::from_ne_bytes(w)
-    };
-    match b.len() {
-        1 => buf.push(b[0]),
-        2 => buf.push(u16::from_ne_bytes([b[0], b[1]])),
-        4 => buf.push(u32::from_ne_bytes([b[0], b[1], b[2], b[3]])),
-        8 => buf.push(word(0)),
-        _ => buf.push([word(0), word(8)]),
-    };
 }

@@ -38,7 +38,6 @@ mod builtin;
 mod kernel;
 pub mod render;
 mod spec;
-pub(crate) mod warp;
 
 #[cfg(test)]
 mod render_tests;

@@ -189,13 +189,7 @@ impl ReductionSpec {
 
     /// How the map expression uses each array argument.
     pub(crate) fn analysis(&self) -> OperationAnalysis {
-        let names: Vec<&str> = self
-            .args
-            .iter()
-            .filter(|a| a.is_vector())
-            .map(ArgSpec::name)
-            .collect();
-        OperationAnalysis::new(&self.map_expr, &names)
+        OperationAnalysis::of_arrays(&self.map_expr, &self.args)
     }
 
     /// The element types the kernel's source mentions.

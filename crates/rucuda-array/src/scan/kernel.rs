@@ -14,7 +14,7 @@ use super::render::{RenderedScan, ScanTuning, Variant};
 use super::{ScanKind, ScanSpec};
 use crate::array::GpuArray;
 use crate::codegen::CodegenError;
-use crate::compile::{default_compiler, KernelCompiler};
+use crate::compile::{default_compiler, load_kernels, KernelCompiler};
 use crate::dtype::{DType, Element};
 use crate::error::{ArrayError, Result};
 
@@ -261,17 +261,7 @@ impl ScanKernel {
             return Ok(Arc::clone(l));
         }
         let rendered = self.spec.render_tuned(variant, self.tuning)?;
-        let kernels = self
-            .compiler
-            .load(ctx, &rendered.source, &[rendered.entry.as_str()])?;
-        let function = kernels
-            .functions
-            .into_iter()
-            .next()
-            .ok_or_else(|| ArrayError::Compile {
-                kernel: rendered.entry.clone(),
-                message: "the compiler returned no kernel".into(),
-            })?;
+        let [function] = load_kernels(&*self.compiler, ctx, &rendered.source, [&*rendered.entry])?;
         let l2_bytes = ctx.device().attribute(DeviceAttribute::L2CacheSize)?.max(0) as u64;
         let tiles_ahead = self
             .tuning

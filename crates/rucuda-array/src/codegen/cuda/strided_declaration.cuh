@@ -1,0 +1,1 @@
+    long long rucuda_off_$NAME$ = 0;

@@ -1,0 +1,4 @@
+    long long rucuda_rest = i;
+$DECLARATIONS$
+$AXES$
+$OUTERMOST$

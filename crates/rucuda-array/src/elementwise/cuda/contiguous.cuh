@@ -1,0 +1,4 @@
+  for (i = tid; i < n; i += total_threads)
+  {
+    $OPERATION$;
+  }

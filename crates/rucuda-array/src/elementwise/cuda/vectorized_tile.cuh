@@ -1,0 +1,1 @@
+    union { uint4 v[$CHUNKS$]; $T$ e[$K$]; } rucuda_tile_$NAME$;

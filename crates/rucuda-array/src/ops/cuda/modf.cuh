@@ -1,0 +1,1 @@
+$T$ rucuda_w; frac[i] = $FRACTION$; whole[i] = $WHOLE$

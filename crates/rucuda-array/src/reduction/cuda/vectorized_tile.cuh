@@ -1,0 +1,1 @@
+    union { $CHUNK$ v[$COUNT$]; $T$ e[$K$]; } rucuda_tile_$NAME$[$SLOTS$];
