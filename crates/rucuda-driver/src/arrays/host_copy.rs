@@ -8,7 +8,8 @@
 
 use std::ffi::c_void;
 
-use super::structured::{DeviceWritable, Memcpy3D};
+use super::structured::Memcpy3D;
+use crate::memory::pointer::DevicePtrMut;
 use crate::arrays::cuda_array::CudaArray;
 use crate::arrays::descriptor::ArrayDescriptor;
 use crate::arrays::descriptor::ArrayDescriptor3D;
@@ -208,7 +209,7 @@ impl CudaArray {
     }
 
     /// Copies the whole array into dense device memory of the same byte size.
-    pub fn copy_to_device<P: DeviceWritable + ?Sized>(&self, dst: &mut P) -> Result<()> {
+    pub fn copy_to_device<P: DevicePtrMut + ?Sized>(&self, dst: &mut P) -> Result<()> {
         self.check_whole("copy_to_device", "the device memory", dst.byte_len())?;
         let (row, rows, slices, _) = self.whole()?;
         Memcpy3D::new(self.context())

@@ -4,7 +4,8 @@
 //! offset and length must be multiples of the row size. Everything else takes
 //! [`crate::Memcpy2D`] or [`crate::Memcpy3D`].
 
-use super::structured::{DeviceWritable, Memcpy3D};
+use super::structured::Memcpy3D;
+use crate::memory::pointer::DevicePtrMut;
 use crate::arrays::cuda_array::CudaArray;
 use crate::arrays::descriptor::ArrayDescriptor3D;
 use crate::error::{call, Error, Result};
@@ -215,7 +216,7 @@ pub fn memcpy_dtoa<P: DevicePtr + ?Sized>(
 
 /// Copies `len` bytes from byte `offset` of an array into device memory (PyCUDA's
 /// `memcpy_atod(dest, ary, index, len)`).
-pub fn memcpy_atod<P: DeviceWritable + ?Sized>(
+pub fn memcpy_atod<P: DevicePtrMut + ?Sized>(
     dst: &mut P,
     src: &CudaArray,
     offset: usize,

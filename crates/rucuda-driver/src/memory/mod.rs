@@ -39,6 +39,7 @@ mod ipc;
 mod managed;
 mod memset;
 mod parallel_copy;
+mod page_locked;
 mod pinned;
 mod pitched;
 pub(crate) mod pointer;

@@ -2,16 +2,13 @@
 //! `pagelocked_empty`/`pagelocked_zeros` and their `_like` forms), the source and
 //! destination of asynchronous copies, optionally mapped into the device address space.
 
-use std::ops::{Deref, DerefMut};
 use std::ptr::NonNull;
-
-use rucuda_driver_sys::CUdeviceptr;
 
 use crate::context::Context;
 use crate::error::{call, Error, Result};
 use crate::memory::device_buffer::byte_size;
-use crate::memory::tracking::{Access, DeviceRange, UseLog};
-use crate::memory::{DeviceView, DeviceViewMut};
+use crate::memory::page_locked::{page_locked_api, PageLocked};
+use crate::memory::tracking::Access;
 use crate::repr::DeviceRepr;
 
 bitflags::bitflags! {
@@ -49,11 +46,8 @@ bitflags::bitflags! {
 /// # Ok::<(), Error>(())
 /// ```
 pub struct PinnedHostBuffer<T: DeviceRepr> {
-    ptr: NonNull<T>,
-    len: usize,
+    mem: PageLocked<T>,
     flags: HostAllocFlags,
-    ctx: Context,
-    uses: UseLog,
 }
 
 // SAFETY: page-locked memory is ordinary host memory any thread may use; T is Send + Sync
@@ -65,13 +59,13 @@ unsafe impl<T: DeviceRepr> Sync for PinnedHostBuffer<T> {}
 impl<T: DeviceRepr> std::fmt::Debug for PinnedHostBuffer<T> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("PinnedHostBuffer")
-            .field("ptr", &self.ptr)
-            .field("len", &self.len)
+            .field("mem", &self.mem)
             .field("flags", &self.flags)
-            .field("type", &T::C_TYPE)
             .finish()
     }
 }
+
+page_locked_api!(PinnedHostBuffer);
 
 impl<T: DeviceRepr> PinnedHostBuffer<T> {
     /// Allocates `len` elements of page-locked memory in `ctx` (PyCUDA's
@@ -81,11 +75,9 @@ impl<T: DeviceRepr> PinnedHostBuffer<T> {
         let bytes = byte_size::<T>(len)?;
         if bytes == 0 {
             return Ok(PinnedHostBuffer {
-                ptr: NonNull::dangling(),
-                len,
+                // SAFETY: no byte to own.
+                mem: unsafe { PageLocked::new(NonNull::dangling(), len, ctx) },
                 flags,
-                ctx: ctx.clone(),
-                uses: UseLog::new(),
             });
         }
         ctx.bind_verified()?;
@@ -96,11 +88,10 @@ impl<T: DeviceRepr> PinnedHostBuffer<T> {
             return Err(Error::invalid("cuMemHostAlloc returned a null pointer"));
         };
         let buf = PinnedHostBuffer {
-            ptr,
-            len,
+            // SAFETY: `len` elements just allocated page-locked in `ctx`, freed with the
+            // buffer.
+            mem: unsafe { PageLocked::new(ptr, len, ctx) },
             flags,
-            ctx: ctx.clone(),
-            uses: UseLog::new(),
         };
         if raw as usize % std::mem::align_of::<T>() != 0 {
             // Dropping `buf` frees the memory.
@@ -118,7 +109,7 @@ impl<T: DeviceRepr> PinnedHostBuffer<T> {
         let buf = Self::empty(ctx, len, flags)?;
         // SAFETY: `len` elements are allocated (or none with a dangling, aligned pointer);
         // all-zero bytes are a valid T.
-        unsafe { std::ptr::write_bytes(buf.ptr.as_ptr(), 0, buf.len) };
+        unsafe { std::ptr::write_bytes(buf.mem.as_ptr(), 0, buf.len()) };
         Ok(buf)
     }
 
@@ -129,24 +120,6 @@ impl<T: DeviceRepr> PinnedHostBuffer<T> {
         Ok(buf)
     }
 
-    /// Number of elements.
-    #[inline]
-    pub fn len(&self) -> usize {
-        self.len
-    }
-
-    /// True when it holds no element.
-    #[inline]
-    pub fn is_empty(&self) -> bool {
-        self.len == 0
-    }
-
-    /// The context it was allocated in.
-    #[inline]
-    pub fn context(&self) -> &Context {
-        &self.ctx
-    }
-
     /// The flags it was allocated with.
     #[inline]
     pub fn alloc_flags(&self) -> HostAllocFlags {
@@ -155,136 +128,26 @@ impl<T: DeviceRepr> PinnedHostBuffer<T> {
 
     /// The flags as the driver reports them (`cuMemHostGetFlags`, PyCUDA's `get_flags`).
     pub fn flags(&self) -> Result<HostAllocFlags> {
-        if self.len == 0 || std::mem::size_of::<T>() == 0 {
+        if self.mem.is_void() {
             return Ok(self.flags);
         }
-        self.ctx.bind()?;
+        self.context().bind()?;
         let mut raw: std::ffi::c_uint = 0;
         // SAFETY: writes one uint; the pointer is our live allocation.
-        unsafe { call!(cuMemHostGetFlags(&mut raw, self.ptr.as_ptr().cast()))? };
+        unsafe { call!(cuMemHostGetFlags(&mut raw, self.mem.as_ptr().cast()))? };
         Ok(HostAllocFlags::from_bits_retain(raw))
-    }
-
-    /// The host address of the first element.
-    #[inline]
-    pub fn as_ptr(&self) -> *const T {
-        self.ptr.as_ptr()
-    }
-
-    /// The device address of the memory (`cuMemHostGetDevicePointer`, PyCUDA's
-    /// `get_device_pointer`): allocate with [`HostAllocFlags::DEVICEMAP`] (on systems with
-    /// unified addressing all page-locked memory is mapped).
-    pub fn device_pointer(&self) -> Result<CUdeviceptr> {
-        if self.len == 0 || std::mem::size_of::<T>() == 0 {
-            return Ok(0);
-        }
-        self.ctx.bind()?;
-        let mut dptr: CUdeviceptr = 0;
-        // SAFETY: writes one device pointer; the host pointer is our live allocation;
-        // flags must be 0.
-        unsafe {
-            call!(cuMemHostGetDevicePointer_v2(
-                &mut dptr,
-                self.ptr.as_ptr().cast(),
-                0
-            ))?
-        };
-        Ok(dptr)
-    }
-
-    /// The mapped memory as a read-only device view, for kernels that read it.
-    ///
-    /// ```no_run
-    /// use rucuda_driver::*;
-    /// let ctx = Device::get(0)?.primary_context()?;
-    /// let host = PinnedHostBuffer::from_slice(&ctx, &[1u32, 2, 3], HostAllocFlags::DEVICEMAP)?;
-    /// let view = host.device_view()?;
-    /// assert_eq!(view.len(), 3);
-    /// # Ok::<(), Error>(())
-    /// ```
-    pub fn device_view(&self) -> Result<DeviceView<'_, T>> {
-        let dptr = self.device_pointer()?;
-        // SAFETY: the mapping covers our `len` elements and lives as long as `self`, which
-        // the view borrows (so the host cannot write meanwhile); the view records its
-        // uses in this buffer's log, which host access and the free wait on.
-        Ok(unsafe {
-            DeviceView::from_range(
-                DeviceRange::new(dptr, self.byte_len(), &self.uses),
-                self.len,
-            )
-        })
-    }
-
-    /// The mapped memory as a writable device view, for kernels that write it. The host
-    /// sees their writes once the kernel's stream is synchronised.
-    pub fn device_view_mut(&mut self) -> Result<DeviceViewMut<'_, T>> {
-        let dptr = self.device_pointer()?;
-        let bytes = self.byte_len();
-        // SAFETY: as for `device_view`; the view borrows `self` mutably.
-        Ok(unsafe {
-            DeviceViewMut::from_range(DeviceRange::new(dptr, bytes, &self.uses), self.len)
-        })
-    }
-
-    fn byte_len(&self) -> usize {
-        self.len * std::mem::size_of::<T>()
-    }
-
-    /// The host memory as a range for asynchronous copies: its "address" is the host
-    /// address, and its log is the buffer's, which host access and the free wait on.
-    pub fn host_range(&self) -> DeviceRange<'_> {
-        // SAFETY: `len` elements at `ptr` live as long as `self`; `uses` is the log every
-        // use of this memory goes through.
-        unsafe {
-            DeviceRange::new(
-                self.ptr.as_ptr() as usize as u64,
-                self.byte_len(),
-                &self.uses,
-            )
-        }
-    }
-
-    /// Waits for all queued work that uses this buffer (copies, kernels through its
-    /// mapped views).
-    pub fn synchronize(&self) -> Result<()> {
-        self.uses.wait_on_host(Access::Write)
-    }
-
-    /// The elements, after waiting for queued work that writes them.
-    pub fn as_slice(&self) -> Result<&[T]> {
-        self.uses.wait_on_host(Access::Read)?;
-        // SAFETY: `len` initialised elements (driver memory holds some bit pattern, valid
-        // for T), no device copy writes them any more, and `&self` forbids host writes.
-        Ok(unsafe { std::slice::from_raw_parts(self.ptr.as_ptr(), self.len) })
-    }
-
-    /// The elements, writable, after waiting for all queued work that uses them.
-    pub fn as_mut_slice(&mut self) -> Result<&mut [T]> {
-        self.uses.wait_on_host(Access::Write)?;
-        // SAFETY: as for `as_slice`; `&mut self` makes this the only access.
-        Ok(unsafe { std::slice::from_raw_parts_mut(self.ptr.as_ptr(), self.len) })
-    }
-
-    /// Waits for queued work before host access from `Deref`, which cannot return an
-    /// error. The wait does not depend on the context's queued errors; it fails only when
-    /// the context itself is broken (a sticky error), and then no queued work runs any
-    /// more. The failure is queued on the context and returned by its next call.
-    fn wait_or_defer(&self, access: Access) {
-        if let Err(e) = self.uses.wait_on_host(access) {
-            self.ctx.defer_error(e);
-        }
     }
 
     fn release(&mut self) -> Result<()> {
         // Where the wait fails the memory is leaked rather than freed under queued work.
-        self.uses.wait_on_host(Access::Write)?;
-        if self.len == 0 || std::mem::size_of::<T>() == 0 {
+        self.mem.wait(Access::Write)?;
+        if self.mem.is_void() {
             return Ok(());
         }
-        self.ctx.make_current()?;
+        self.context().make_current()?;
         // SAFETY: allocated with cuMemHostAlloc, freed once (drop or `free` consume us);
         // no queued work uses it any more (waited above).
-        unsafe { call!(cuMemFreeHost(self.ptr.as_ptr().cast())) }
+        unsafe { call!(cuMemFreeHost(self.mem.as_ptr().cast())) }
     }
 
     /// Frees now and returns any error (instead of queueing it on the context).
@@ -292,10 +155,7 @@ impl<T: DeviceRepr> PinnedHostBuffer<T> {
         let mut me = std::mem::ManuallyDrop::new(self);
         let r = me.release();
         // SAFETY: `me` is never dropped, so each owned field is dropped exactly once here.
-        unsafe {
-            std::ptr::drop_in_place(&mut me.ctx);
-            std::ptr::drop_in_place(&mut me.uses);
-        }
+        unsafe { std::ptr::drop_in_place(&mut me.mem) };
         r
     }
 }
@@ -303,27 +163,8 @@ impl<T: DeviceRepr> PinnedHostBuffer<T> {
 impl<T: DeviceRepr> Drop for PinnedHostBuffer<T> {
     fn drop(&mut self) {
         if let Err(e) = self.release() {
-            self.ctx.defer_error(e);
+            self.context().defer_error(e);
         }
-    }
-}
-
-impl<T: DeviceRepr> Deref for PinnedHostBuffer<T> {
-    type Target = [T];
-    /// Waits for queued work that writes the buffer first.
-    fn deref(&self) -> &[T] {
-        self.wait_or_defer(Access::Read);
-        // SAFETY: `len` initialised elements; see `as_slice`.
-        unsafe { std::slice::from_raw_parts(self.ptr.as_ptr(), self.len) }
-    }
-}
-
-impl<T: DeviceRepr> DerefMut for PinnedHostBuffer<T> {
-    /// Waits for all queued work that uses the buffer first.
-    fn deref_mut(&mut self) -> &mut [T] {
-        self.wait_or_defer(Access::Write);
-        // SAFETY: as for `deref`; `&mut self` makes this the only access.
-        unsafe { std::slice::from_raw_parts_mut(self.ptr.as_ptr(), self.len) }
     }
 }
 

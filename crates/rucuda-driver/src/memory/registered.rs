@@ -2,16 +2,13 @@
 //! `cuMemHostRegister` (PyCUDA's `register_host_memory`), unregistered when it goes.
 
 use std::marker::PhantomData;
-use std::ops::{Deref, DerefMut};
 use std::ptr::NonNull;
-
-use rucuda_driver_sys::CUdeviceptr;
 
 use crate::context::Context;
 use crate::error::{call, Result};
 use crate::memory::device_buffer::byte_size;
-use crate::memory::tracking::{Access, DeviceRange, UseLog};
-use crate::memory::{DeviceView, DeviceViewMut};
+use crate::memory::page_locked::{page_locked_api, PageLocked};
+use crate::memory::tracking::Access;
 use crate::repr::DeviceRepr;
 
 bitflags::bitflags! {
@@ -48,14 +45,12 @@ bitflags::bitflags! {
 /// # Ok::<(), Error>(())
 /// ```
 pub struct RegisteredHostMemory<'a, T: DeviceRepr> {
-    ptr: NonNull<T>,
-    len: usize,
+    /// The memory, with every use by queued work (async copies, kernels through the
+    /// mapped views).
+    mem: PageLocked<T>,
     flags: HostRegisterFlags,
-    ctx: Context,
     registered: bool,
     owned: Option<Vec<T>>,
-    /// Every use by queued work (async copies, kernels through the mapped views).
-    uses: UseLog,
     _borrow: PhantomData<&'a mut [T]>,
 }
 
@@ -68,10 +63,8 @@ unsafe impl<T: DeviceRepr> Sync for RegisteredHostMemory<'_, T> {}
 impl<T: DeviceRepr> std::fmt::Debug for RegisteredHostMemory<'_, T> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("RegisteredHostMemory")
-            .field("ptr", &self.ptr)
-            .field("len", &self.len)
+            .field("mem", &self.mem)
             .field("flags", &self.flags)
-            .field("type", &T::C_TYPE)
             .finish()
     }
 }
@@ -89,6 +82,8 @@ pub fn register_host_memory<'a, T: DeviceRepr>(
     unsafe { RegisteredHostMemory::register(ctx, ptr, len, flags, None) }
 }
 
+page_locked_api!(RegisteredHostMemory<'a>);
+
 impl<'a, T: DeviceRepr> RegisteredHostMemory<'a, T> {
     /// # Safety
     /// `ptr..ptr + len` must be valid, exclusively ours for `'a` (or owned by `owned`).
@@ -101,13 +96,12 @@ impl<'a, T: DeviceRepr> RegisteredHostMemory<'a, T> {
     ) -> Result<Self> {
         let bytes = byte_size::<T>(len)?;
         let mut me = RegisteredHostMemory {
-            ptr,
-            len,
+            // SAFETY: the caller's range, page-locked below for as long as `me` lives
+            // (unless empty).
+            mem: unsafe { PageLocked::new(ptr, len, ctx) },
             flags,
-            ctx: ctx.clone(),
             registered: false,
             owned,
-            uses: UseLog::new(),
             _borrow: PhantomData,
         };
         if bytes > 0 {
@@ -126,88 +120,10 @@ impl<'a, T: DeviceRepr> RegisteredHostMemory<'a, T> {
         Ok(me)
     }
 
-    /// Number of elements.
-    #[inline]
-    pub fn len(&self) -> usize {
-        self.len
-    }
-
-    /// True when it holds no element.
-    #[inline]
-    pub fn is_empty(&self) -> bool {
-        self.len == 0
-    }
-
     /// The flags it was registered with.
     #[inline]
     pub fn flags(&self) -> HostRegisterFlags {
         self.flags
-    }
-
-    /// The context it was registered in.
-    #[inline]
-    pub fn context(&self) -> &Context {
-        &self.ctx
-    }
-
-    /// The device address of the memory (`cuMemHostGetDevicePointer`, PyCUDA's
-    /// `get_device_pointer`); register with [`HostRegisterFlags::DEVICEMAP`].
-    pub fn device_pointer(&self) -> Result<CUdeviceptr> {
-        if !self.registered {
-            return Ok(0);
-        }
-        self.ctx.bind()?;
-        let mut dptr: CUdeviceptr = 0;
-        // SAFETY: writes one device pointer; the host pointer is registered; flags must be 0.
-        unsafe {
-            call!(cuMemHostGetDevicePointer_v2(
-                &mut dptr,
-                self.ptr.as_ptr().cast(),
-                0
-            ))?
-        };
-        Ok(dptr)
-    }
-
-    /// The mapped memory as a read-only device view.
-    pub fn device_view(&self) -> Result<DeviceView<'_, T>> {
-        let range = self.mapped_range()?;
-        // SAFETY: the mapping covers our `len` elements while registered, which lasts as
-        // long as `self`, borrowed by the view; uses go through our log.
-        Ok(unsafe { DeviceView::from_range(range, self.len) })
-    }
-
-    /// The mapped memory as a writable device view (kernels write the host memory).
-    ///
-    /// ```no_run
-    /// use rucuda_driver::*;
-    /// let ctx = Device::get(0)?.primary_context()?;
-    /// let mut data = vec![0u32; 4096];
-    /// let mut pinned = register_host_memory(&ctx, &mut data, HostRegisterFlags::DEVICEMAP)?;
-    /// let view = pinned.device_view_mut()?;
-    /// assert_eq!(view.len(), 4096);
-    /// # Ok::<(), Error>(())
-    /// ```
-    pub fn device_view_mut(&mut self) -> Result<DeviceViewMut<'_, T>> {
-        let range = self.mapped_range()?;
-        // SAFETY: as for `device_view`; the view borrows `self` mutably.
-        Ok(unsafe { DeviceViewMut::from_range(range, self.len) })
-    }
-
-    fn mapped_range(&self) -> Result<DeviceRange<'_>> {
-        let dptr = self.device_pointer()?;
-        // SAFETY: the mapping covers our `len` elements while registered (as long as
-        // `self`); `uses` is the one log of this memory.
-        Ok(unsafe { DeviceRange::new(dptr, self.len * std::mem::size_of::<T>(), &self.uses) })
-    }
-
-    /// Waits for queued work before host access from `Deref`, which cannot fail: a
-    /// failure (a broken context, where no queued work runs any more) is queued on the
-    /// context and returned by its next call.
-    fn wait_or_defer(&self, access: Access) {
-        if let Err(e) = self.uses.wait_on_host(access) {
-            self.ctx.defer_error(e);
-        }
     }
 
     fn release(&mut self) -> Result<()> {
@@ -216,10 +132,10 @@ impl<'a, T: DeviceRepr> RegisteredHostMemory<'a, T> {
         }
         // Where the wait fails the memory stays registered (and an owned Vec is leaked)
         // rather than handed back under queued work.
-        self.uses.wait_on_host(Access::Write)?;
-        self.ctx.make_current()?;
+        self.mem.wait(Access::Write)?;
+        self.context().make_current()?;
         // SAFETY: registered by `register`, unregistered once; no recorded use is pending.
-        unsafe { call!(cuMemHostUnregister(self.ptr.as_ptr().cast()))? };
+        unsafe { call!(cuMemHostUnregister(self.mem.as_ptr().cast()))? };
         self.registered = false;
         Ok(())
     }
@@ -251,32 +167,12 @@ impl<T: DeviceRepr> RegisteredHostMemory<'static, T> {
 impl<T: DeviceRepr> Drop for RegisteredHostMemory<'_, T> {
     fn drop(&mut self) {
         if let Err(e) = self.release() {
-            self.ctx.defer_error(e);
+            self.context().defer_error(e);
             if let Some(v) = self.owned.take() {
                 // Still registered: freeing it would leave the driver a stale range.
                 std::mem::forget(v);
             }
         }
-    }
-}
-
-impl<T: DeviceRepr> Deref for RegisteredHostMemory<'_, T> {
-    type Target = [T];
-    /// Waits for queued work that writes the memory first.
-    fn deref(&self) -> &[T] {
-        self.wait_or_defer(Access::Read);
-        // SAFETY: `len` valid elements, exclusively ours (borrowed mutably or owned); no
-        // queued work writes them (waited above).
-        unsafe { std::slice::from_raw_parts(self.ptr.as_ptr(), self.len) }
-    }
-}
-
-impl<T: DeviceRepr> DerefMut for RegisteredHostMemory<'_, T> {
-    /// Waits for all queued work that uses the memory first.
-    fn deref_mut(&mut self) -> &mut [T] {
-        self.wait_or_defer(Access::Write);
-        // SAFETY: as for `deref`; `&mut self` makes this the only access.
-        unsafe { std::slice::from_raw_parts_mut(self.ptr.as_ptr(), self.len) }
     }
 }
 

@@ -4,7 +4,6 @@
 use super::geometry::{
     device_endpoint, host_endpoint, host_endpoint_mut, unified_endpoint, unified_endpoint_mut,
 };
-use super::DeviceWritable;
 use std::ffi::c_void;
 use std::marker::PhantomData;
 

@@ -12,9 +12,6 @@
 //! `geometry.rs` holds the ends and the box, `bounds.rs` checks them, `setters.rs` writes
 //! the builder methods once for the three copies of `copies.rs`.
 
-use crate::memory::{DeviceBuffer, DevicePtr, DeviceViewMut};
-use crate::repr::DeviceRepr;
-
 mod bounds;
 mod geometry;
 #[macro_use]
@@ -23,8 +20,6 @@ mod copies;
 
 pub use copies::{Memcpy2D, Memcpy3D, Memcpy3DPeer};
 
-/// Device memory a copy may write: owned buffers and mutable views (read-only
-/// [`crate::DeviceView`]s are not).
-pub trait DeviceWritable: DevicePtr {}
-impl<T: DeviceRepr> DeviceWritable for DeviceBuffer<T> {}
-impl<T> DeviceWritable for DeviceViewMut<'_, T> {}
+/// The old name of [`DevicePtrMut`](crate::DevicePtrMut) (device memory a copy may
+/// write), kept so that code naming it still compiles.
+pub use crate::memory::pointer::DevicePtrMut as DeviceWritable;
