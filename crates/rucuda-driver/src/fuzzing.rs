@@ -6,7 +6,7 @@ use crate::kernels::module::JitOptions;
 /// The `(CUjit_option code, value)` pairs
 /// [`Module::load_data_with_options`](crate::Module::load_data_with_options) passes for
 /// `opts` besides the log buffers, or the error it returns before calling the driver.
-pub fn jit_option_pairs(opts: &JitOptions) -> crate::Result<Vec<(u32, usize)>> {
+pub fn jit_option_pairs(opts: &JitOptions) -> crate::error::Result<Vec<(u32, usize)>> {
     Ok(opts
         .raw_options()?
         .into_iter()

@@ -58,6 +58,7 @@ primitive_repr! {
     f32 => "float", f64 => "double",
 }
 
+use crate::error::Error;
 // The C names are rucuda-array's (its code generators define these types in the kernel
 // prelude, with the layouts of `__half`, `__nv_bfloat16` and `cuComplex`/`cuDoubleComplex`),
 // so a kernel generated for a `GpuArray` and one reading a `DeviceBuffer` agree.
@@ -167,4 +168,14 @@ pub mod vector {
     vector_type!(Uint2, u32, 8, "uint2", [x, y]);
     vector_type!(Uint4, u32, 16, "uint4", [x, y, z, w]);
     vector_type!(Longlong2, i64, 16, "longlong2", [x, y]);
+}
+
+/// The size in bytes of `len` elements of `T`, or an error naming the overflow.
+pub(crate) fn byte_size<T>(len: usize) -> crate::error::Result<usize> {
+    len.checked_mul(std::mem::size_of::<T>()).ok_or_else(|| {
+        Error::invalid(format!(
+            "{len} elements of {} bytes overflow usize",
+            std::mem::size_of::<T>()
+        ))
+    })
 }

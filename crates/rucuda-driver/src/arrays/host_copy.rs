@@ -9,7 +9,6 @@
 use std::ffi::c_void;
 
 use super::structured::Memcpy3D;
-use crate::memory::pointer::DevicePtrMut;
 use crate::arrays::cuda_array::CudaArray;
 use crate::arrays::descriptor::ArrayDescriptor;
 use crate::arrays::descriptor::ArrayDescriptor3D;
@@ -18,7 +17,9 @@ use crate::arrays::element::ArrayElement;
 use crate::arrays::format::Array3DFlags;
 use crate::context::Context;
 use crate::error::{Error, Result};
-use crate::memory::{DeviceBuffer, DevicePtr};
+use crate::memory::device_buffer::DeviceBuffer;
+use crate::memory::pointer::DevicePtrMut;
+use crate::memory::tracking::DevicePtr;
 use crate::repr::DeviceRepr;
 
 /// How a shape's elements are laid out in memory (PyCUDA's `order`).

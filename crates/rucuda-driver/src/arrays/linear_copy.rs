@@ -5,12 +5,13 @@
 //! [`crate::Memcpy2D`] or [`crate::Memcpy3D`].
 
 use super::structured::Memcpy3D;
-use crate::memory::pointer::DevicePtrMut;
 use crate::arrays::cuda_array::CudaArray;
 use crate::arrays::descriptor::ArrayDescriptor3D;
 use crate::error::{call, Error, Result};
+use crate::memory::pointer::DevicePtrMut;
 use crate::memory::tracking::finish_legacy_stream;
-use crate::memory::{Access, DevicePtr};
+use crate::memory::tracking::Access;
+use crate::memory::tracking::DevicePtr;
 use crate::repr::DeviceRepr;
 use crate::streams::stream::Stream;
 

@@ -14,7 +14,6 @@ mod texture;
 
 pub use cuda_array::CudaArray;
 pub use descriptor::{ArrayDescriptor, ArrayDescriptor3D};
-pub(crate) use element::check_element;
 pub use element::ArrayElement;
 pub use format::{Array3DFlags, ArrayFormat, CubemapFace};
 pub use host_copy::{

@@ -21,7 +21,8 @@ use rucuda_driver_sys::{
     CUresourcetype, CUsurfObject, CUDA_RESOURCE_DESC,
 };
 
-use crate::arrays::{Array3DFlags, CudaArray};
+use crate::arrays::cuda_array::CudaArray;
+use crate::arrays::format::Array3DFlags;
 use crate::context::Context;
 use crate::error::{call, Error, Result};
 use crate::repr::DeviceRepr;

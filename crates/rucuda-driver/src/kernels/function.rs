@@ -114,7 +114,7 @@ impl Function {
     }
 
     /// The context of its module.
-    pub fn context(&self) -> &crate::Context {
+    pub fn context(&self) -> &crate::context::Context {
         &self.inner.module.ctx
     }
 

@@ -13,7 +13,7 @@ pub(crate) struct ModuleInner {
     pub(crate) ctx: Context,
     /// One log for the uses of all its globals by copies (kernels of the module touch
     /// them implicitly, under the unsafe launch's contract).
-    pub(crate) globals: crate::memory::UseLog,
+    pub(crate) globals: crate::memory::tracking::UseLog,
 }
 
 // SAFETY: a CUmodule may be used from any thread of its context's process.

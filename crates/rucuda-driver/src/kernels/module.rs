@@ -117,15 +117,15 @@ impl DeviceGlobal {
     }
 }
 
-impl crate::memory::DevicePtr for DeviceGlobal {
-    fn device_range(&self) -> crate::memory::DeviceRange<'_> {
+impl crate::memory::tracking::DevicePtr for DeviceGlobal {
+    fn device_range(&self) -> crate::memory::tracking::DeviceRange<'_> {
         // SAFETY: the global lives as long as its module, which `self` keeps loaded; the
         // module's log is the one every use of its globals goes through.
-        unsafe { crate::memory::DeviceRange::new(self.ptr, self.bytes, &self.module.inner.globals) }
+        unsafe { crate::memory::tracking::DeviceRange::new(self.ptr, self.bytes, &self.module.inner.globals) }
     }
 }
 
-impl crate::memory::DevicePtrMut for DeviceGlobal {}
+impl crate::memory::pointer::DevicePtrMut for DeviceGlobal {}
 
 fn nul_terminated(image: &[u8]) -> std::borrow::Cow<'_, [u8]> {
     // PTX is text and must end in NUL; cubin/fatbin are ELF/fatbin containers that carry
@@ -221,7 +221,7 @@ impl Module {
             inner: Arc::new(ModuleInner {
                 raw,
                 ctx: ctx.clone(),
-                globals: crate::memory::UseLog::new(),
+                globals: crate::memory::tracking::UseLog::new(),
             }),
         }
     }

@@ -9,7 +9,7 @@ use std::ptr::NonNull;
 use rucuda_driver_sys::CUresult;
 
 use crate::error::{DriverError, Error, Result};
-use crate::memory::device_buffer::byte_size;
+use crate::repr::byte_size;
 use crate::repr::DeviceRepr;
 
 /// PyCUDA's default alignment for aligned host memory: one page.

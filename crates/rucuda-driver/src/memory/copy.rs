@@ -8,12 +8,13 @@
 
 use crate::context::Context;
 use crate::error::{call, Error, Result};
-use crate::memory::device_buffer::byte_size;
+use crate::memory::device_buffer::DeviceBuffer;
 use crate::memory::pinned::PinnedHostBuffer;
 use crate::memory::pointer::DevicePtrMut;
 use crate::memory::staged::{copy_dtoh, copy_htod};
+use crate::memory::tracking::DevicePtr;
 use crate::memory::tracking::{finish_legacy_stream, Access};
-use crate::memory::{DeviceBuffer, DevicePtr};
+use crate::repr::byte_size;
 use crate::repr::DeviceRepr;
 use crate::streams::stream::Stream;
 
@@ -336,4 +337,21 @@ pub fn from_device_like<T: DeviceRepr>(
     like: &[T],
 ) -> Result<Vec<T>> {
     from_device(ctx, src, like.len())
+}
+
+impl<T: DeviceRepr> DeviceBuffer<T> {
+    /// Copies from another device buffer of the same length (device to device).
+    pub fn copy_from_device(&mut self, src: &impl DevicePtr) -> Result<()> {
+        if src.byte_len() != self.byte_len() {
+            return Err(Error::invalid(format!(
+                "copy of {} bytes into a buffer of {} bytes",
+                src.byte_len(),
+                self.byte_len()
+            )));
+        }
+        if self.is_empty() {
+            return Ok(());
+        }
+        memcpy_dtod(&self.context().clone(), self, src)
+    }
 }

@@ -13,6 +13,7 @@ use crate::memory::staged;
 use crate::memory::tracking::{
     finish_legacy_stream, Access, DevicePtr, DeviceRange, InUse, UseLog,
 };
+use crate::repr::byte_size;
 use crate::repr::DeviceRepr;
 use crate::streams::stream::Stream;
 
@@ -55,15 +56,6 @@ impl<T: DeviceRepr> std::fmt::Debug for DeviceBuffer<T> {
             .field("type", &T::C_TYPE)
             .finish()
     }
-}
-
-pub(crate) fn byte_size<T>(len: usize) -> Result<usize> {
-    len.checked_mul(std::mem::size_of::<T>()).ok_or_else(|| {
-        Error::invalid(format!(
-            "{len} elements of {} bytes overflow usize",
-            std::mem::size_of::<T>()
-        ))
-    })
 }
 
 impl<T: DeviceRepr> DeviceBuffer<T> {
@@ -247,21 +239,6 @@ impl<T: DeviceRepr> DeviceBuffer<T> {
             v.set_len(self.len);
         }
         Ok(v)
-    }
-
-    /// Copies from another device buffer of the same length (device to device).
-    pub fn copy_from_device(&mut self, src: &impl DevicePtr) -> Result<()> {
-        if src.byte_len() != self.byte_len() {
-            return Err(Error::invalid(format!(
-                "copy of {} bytes into a buffer of {} bytes",
-                src.byte_len(),
-                self.byte_len()
-            )));
-        }
-        if self.len == 0 {
-            return Ok(());
-        }
-        super::copy::memcpy_dtod(&self.ctx.clone(), self, src)
     }
 
     /// A read-only view of `range`.

@@ -10,10 +10,11 @@ use rucuda_driver_sys::{CUdeviceptr, CUipcMemHandle};
 
 use crate::context::Context;
 use crate::error::{call, Error, Result};
+use crate::memory::device_buffer::DeviceBuffer;
 use crate::memory::kernel_arg::memory_kernel_arg;
 use crate::memory::pointer::DevicePtrMut;
+use crate::memory::tracking::DevicePtr;
 use crate::memory::tracking::{Access, DeviceRange, UseLog};
-use crate::memory::{DeviceBuffer, DevicePtr};
 use crate::repr::DeviceRepr;
 
 /// Size of an IPC handle in bytes.

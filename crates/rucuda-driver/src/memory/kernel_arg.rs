@@ -100,12 +100,12 @@ macro_rules! memory_kernel_arg {
             #[inline]
             fn param(
                 &self,
-                stream: Option<&$crate::Stream>,
-            ) -> $crate::Result<$crate::memory::kernel_arg::Param<'_>> {
+                stream: Option<&$crate::streams::stream::Stream>,
+            ) -> $crate::error::Result<$crate::memory::kernel_arg::Param<'_>> {
                 let stream = $crate::memory::kernel_arg::launch_stream(stream)?;
-                let range = $crate::memory::DevicePtr::device_range(self);
+                let range = $crate::memory::tracking::DevicePtr::device_range(self);
                 Ok($crate::memory::kernel_arg::Param::Address(
-                    range.use_on(stream, $crate::memory::Access::$access)?,
+                    range.use_on(stream, $crate::memory::tracking::Access::$access)?,
                 ))
             }
         }

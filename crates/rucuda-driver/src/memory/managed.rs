@@ -18,11 +18,13 @@ use rucuda_driver_sys::{CUdeviceptr, CUmemLocation, CUmemLocationType, CUmem_adv
 use crate::context::Context;
 use crate::device::Device;
 use crate::error::{call, Error, Result};
-use crate::memory::device_buffer::byte_size;
+use crate::memory::device_buffer::DeviceView;
+use crate::memory::device_buffer::DeviceViewMut;
 use crate::memory::kernel_arg::memory_kernel_arg;
 use crate::memory::pointer::DevicePtrMut;
+use crate::memory::tracking::DevicePtr;
 use crate::memory::tracking::{Access, DeviceRange, UseLog};
-use crate::memory::{DevicePtr, DeviceView, DeviceViewMut};
+use crate::repr::byte_size;
 use crate::repr::DeviceRepr;
 use crate::streams::stream::Stream;
 

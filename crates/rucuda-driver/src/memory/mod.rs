@@ -38,12 +38,13 @@ mod copy;
 mod ipc;
 mod managed;
 mod memset;
-mod parallel_copy;
 mod page_locked;
+mod parallel_copy;
 mod pinned;
 mod pitched;
 pub(crate) mod pointer;
 pub(crate) mod pointer_attribute;
+pub(crate) mod pointer_query;
 mod pool;
 mod registered;
 mod staged;
@@ -71,10 +72,8 @@ pub use pinned::{
     HostAllocFlags, PinnedHostBuffer,
 };
 pub use pitched::{mem_alloc_pitch, PitchedDeviceBuffer};
-pub use pointer::{
-    pointer_attributes, pointer_memory_type, DevicePtrMut, ExternalDevicePtr, MemoryType,
-    PointerAttributes,
-};
+pub use pointer::{DevicePtrMut, ExternalDevicePtr};
+pub use pointer_query::{pointer_attributes, pointer_memory_type, MemoryType, PointerAttributes};
 pub use pool::MemPool;
 pub use registered::{register_host_memory, HostRegisterFlags, RegisteredHostMemory};
 pub use staged::release_staging_buffers;

@@ -79,7 +79,13 @@ impl<T: DeviceRepr> PageLocked<T> {
         let mut dptr: CUdeviceptr = 0;
         // SAFETY: writes one device pointer; the host pointer is page-locked memory of
         // this context; flags must be 0.
-        unsafe { call!(cuMemHostGetDevicePointer_v2(&mut dptr, self.as_ptr().cast(), 0))? };
+        unsafe {
+            call!(cuMemHostGetDevicePointer_v2(
+                &mut dptr,
+                self.as_ptr().cast(),
+                0
+            ))?
+        };
         Ok(dptr)
     }
 
@@ -174,49 +180,49 @@ macro_rules! page_locked_api {
             /// The device address of the memory (`cuMemHostGetDevicePointer`, PyCUDA's
             /// `get_device_pointer`): page-lock it with the `DEVICEMAP` flag (on systems
             /// with unified addressing all page-locked memory is mapped).
-            pub fn device_pointer(&self) -> $crate::Result<rucuda_driver_sys::CUdeviceptr> {
+            pub fn device_pointer(&self) -> $crate::error::Result<rucuda_driver_sys::CUdeviceptr> {
                 self.mem.device_pointer()
             }
 
             /// The mapped memory as a read-only device view, for kernels that read it.
             /// Its uses go through this memory's log, which host access and the release
             /// wait on.
-            pub fn device_view(&self) -> $crate::Result<$crate::DeviceView<'_, T>> {
+            pub fn device_view(&self) -> $crate::error::Result<$crate::memory::device_buffer::DeviceView<'_, T>> {
                 let range = self.mem.mapped_range()?;
                 // SAFETY: the mapping covers our `len` elements and lives as long as
                 // `self`, which the view borrows (so the host cannot write meanwhile).
-                Ok(unsafe { $crate::DeviceView::from_range(range, self.len()) })
+                Ok(unsafe { $crate::memory::device_buffer::DeviceView::from_range(range, self.len()) })
             }
 
             /// The mapped memory as a writable device view, for kernels that write it. The
             /// host sees their writes through `Deref`, which waits for them.
-            pub fn device_view_mut(&mut self) -> $crate::Result<$crate::DeviceViewMut<'_, T>> {
+            pub fn device_view_mut(&mut self) -> $crate::error::Result<$crate::memory::device_buffer::DeviceViewMut<'_, T>> {
                 let len = self.len();
                 let range = self.mem.mapped_range()?;
                 // SAFETY: as for `device_view`; the view borrows `self` mutably.
-                Ok(unsafe { $crate::DeviceViewMut::from_range(range, len) })
+                Ok(unsafe { $crate::memory::device_buffer::DeviceViewMut::from_range(range, len) })
             }
 
             /// The host memory as a range for asynchronous copies: its "address" is the
             /// host address, and its log is this memory's, which host access and the
             /// release wait on.
-            pub fn host_range(&self) -> $crate::DeviceRange<'_> {
+            pub fn host_range(&self) -> $crate::memory::tracking::DeviceRange<'_> {
                 self.mem.host_range()
             }
 
             /// Waits for all queued work that uses this memory (copies, kernels through
             /// its mapped views).
-            pub fn synchronize(&self) -> $crate::Result<()> {
-                self.mem.wait($crate::Access::Write)
+            pub fn synchronize(&self) -> $crate::error::Result<()> {
+                self.mem.wait($crate::memory::tracking::Access::Write)
             }
 
             /// The elements, after waiting for queued work that writes them.
-            pub fn as_slice(&self) -> $crate::Result<&[T]> {
+            pub fn as_slice(&self) -> $crate::error::Result<&[T]> {
                 self.mem.as_slice()
             }
 
             /// The elements, writable, after waiting for all queued work that uses them.
-            pub fn as_mut_slice(&mut self) -> $crate::Result<&mut [T]> {
+            pub fn as_mut_slice(&mut self) -> $crate::error::Result<&mut [T]> {
                 self.mem.as_mut_slice()
             }
         }

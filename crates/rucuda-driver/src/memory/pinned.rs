@@ -6,9 +6,9 @@ use std::ptr::NonNull;
 
 use crate::context::Context;
 use crate::error::{call, Error, Result};
-use crate::memory::device_buffer::byte_size;
 use crate::memory::page_locked::{page_locked_api, PageLocked};
 use crate::memory::tracking::Access;
+use crate::repr::byte_size;
 use crate::repr::DeviceRepr;
 
 bitflags::bitflags! {

@@ -11,8 +11,8 @@ use crate::memory::memset::{
     memset_d2d8_async,
 };
 use crate::memory::pointer::DevicePtrMut;
+use crate::memory::tracking::DevicePtr;
 use crate::memory::tracking::{Access, DeviceRange, UseLog};
-use crate::memory::DevicePtr;
 use crate::streams::stream::Stream;
 
 /// `height` rows of `width_bytes` bytes, each starting `pitch` bytes after the previous

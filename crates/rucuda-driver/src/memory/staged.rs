@@ -30,7 +30,7 @@ use rucuda_driver_sys::{CUcontext, CUdevice, CUdeviceptr, CUevent};
 use crate::context::{Context, ContextInner};
 use crate::error::{call, Result};
 use crate::memory::parallel_copy::{with_copiers, CopyJob};
-use crate::memory::pointer::host_memory_is_known;
+use crate::memory::pointer_query::host_memory_is_known;
 
 /// Copies smaller than this go straight through the driver.
 pub(crate) const STAGING_MIN_BYTES: usize = 1 << 20;

@@ -1,9 +1,8 @@
 //! Checks that a copy's box lies inside each end: linear memory in bytes, rows and
 //! slices; arrays in elements, rows and slices.
 
-use crate::arrays::structured::geometry::Geometry;
-use crate::arrays::structured::geometry::Side;
-use crate::arrays::ArrayDescriptor3D;
+use crate::arrays::descriptor::ArrayDescriptor3D;
+use crate::arrays::structured::endpoint::Side;
 use crate::error::{Error, Result};
 
 fn overflow(op: &str) -> Error {
@@ -16,9 +15,9 @@ pub(crate) fn check_linear_box(
     which: &str,
     side: &Side<'_>,
     len: usize,
-    g: &Geometry<'_>,
+    extent: (usize, usize, usize),
 ) -> Result<()> {
-    let (w, h, d) = (g.width_in_bytes, g.height, g.depth);
+    let (w, h, d) = extent;
     let (x, y, z) = (side.x_in_bytes, side.y, side.z);
     let pitch = side.pitch.unwrap_or(w);
     let row_end = x.checked_add(w).ok_or_else(|| overflow(op))?;
@@ -77,7 +76,7 @@ pub(crate) fn check_array_box(
     which: &str,
     desc: &ArrayDescriptor3D,
     side: &Side<'_>,
-    g: &Geometry<'_>,
+    extent: (usize, usize, usize),
     three_d: bool,
 ) -> Result<()> {
     if !three_d && desc.depth != 0 {
@@ -88,7 +87,7 @@ pub(crate) fn check_array_box(
     }
     let elem = desc.element_bytes()?;
     let row = desc.row_bytes()?;
-    let (w, h, d) = (g.width_in_bytes, g.height, g.depth);
+    let (w, h, d) = extent;
     let (x, y, z) = (side.x_in_bytes, side.y, side.z);
     if x % elem != 0 {
         return Err(Error::invalid(format!(

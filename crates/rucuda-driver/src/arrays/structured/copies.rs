@@ -1,7 +1,7 @@
 //! [`Memcpy2D`], [`Memcpy3D`] and [`Memcpy3DPeer`] (PyCUDA's classes of the same
 //! names).
 
-use super::geometry::{
+use super::endpoint::{
     device_endpoint, host_endpoint, host_endpoint_mut, unified_endpoint, unified_endpoint_mut,
 };
 use std::ffi::c_void;
@@ -9,13 +9,13 @@ use std::marker::PhantomData;
 
 use rucuda_driver_sys::{CUDA_MEMCPY2D, CUDA_MEMCPY3D, CUDA_MEMCPY3D_PEER};
 
-use crate::arrays::structured::geometry::Endpoint;
+use crate::arrays::cuda_array::CudaArray;
+use crate::arrays::structured::endpoint::Endpoint;
 use crate::arrays::structured::geometry::Geometry;
-use crate::arrays::CudaArray;
 use crate::context::Context;
 use crate::error::{call, Error, Result};
 use crate::memory::tracking::finish_legacy_stream;
-use crate::memory::DevicePtr;
+use crate::memory::tracking::DevicePtr;
 use crate::repr::DeviceRepr;
 use crate::streams::stream::Stream;
 

@@ -8,95 +8,14 @@ use rucuda_driver_sys::{
     CUarray, CUdeviceptr, CUmemorytype, CUDA_MEMCPY2D, CUDA_MEMCPY3D, CUDA_MEMCPY3D_PEER,
 };
 
-use crate::arrays::structured::bounds::check_array_box;
-use crate::arrays::structured::bounds::check_linear_box;
-use crate::arrays::CudaArray;
+use crate::arrays::structured::bounds::{check_array_box, check_linear_box};
+use crate::arrays::structured::endpoint::{Endpoint, Side};
 use crate::context::Context;
 use crate::error::{Error, Result};
 use crate::memory::tracking::finish_legacy_stream;
-use crate::memory::{Access, DevicePtr, InUse, UseLog};
-use crate::repr::DeviceRepr;
+use crate::memory::tracking::Access;
+use crate::memory::tracking::InUse;
 use crate::streams::stream::Stream;
-
-/// One end of a copy.
-#[derive(Clone, Copy)]
-pub(crate) enum Endpoint<'a> {
-    Unset,
-    Host {
-        ptr: *mut c_void,
-        len: usize,
-    },
-    /// Device memory with the log of its uses (`None`: untracked, from `unsafe` code).
-    Device {
-        ptr: CUdeviceptr,
-        len: usize,
-        log: Option<&'a UseLog>,
-    },
-    Unified {
-        ptr: CUdeviceptr,
-        len: usize,
-    },
-    Array(&'a CudaArray),
-}
-
-impl Endpoint<'_> {
-    pub(crate) fn describe(&self) -> &'static str {
-        match self {
-            Endpoint::Unset => "nothing",
-            Endpoint::Host { .. } => "host memory",
-            Endpoint::Device { .. } => "device memory",
-            Endpoint::Unified { .. } => "unified memory",
-            Endpoint::Array(_) => "an array",
-        }
-    }
-
-    /// The same linear memory starting `bytes` later (crate use: copies in pieces).
-    pub(crate) fn advanced(self, bytes: usize) -> Result<Self> {
-        let short = |len: usize| {
-            Error::invalid(format!(
-                "offset {bytes} lies past the end of {len} bytes of memory"
-            ))
-        };
-        Ok(match self {
-            Endpoint::Host { ptr, len } => Endpoint::Host {
-                len: len.checked_sub(bytes).ok_or_else(|| short(len))?,
-                ptr: ptr.cast::<u8>().wrapping_add(bytes).cast(),
-            },
-            Endpoint::Device { ptr, len, log } => Endpoint::Device {
-                len: len.checked_sub(bytes).ok_or_else(|| short(len))?,
-                ptr: ptr.wrapping_add(bytes as u64),
-                log,
-            },
-            Endpoint::Unified { ptr, len } => Endpoint::Unified {
-                len: len.checked_sub(bytes).ok_or_else(|| short(len))?,
-                ptr: ptr.wrapping_add(bytes as u64),
-            },
-            other => other,
-        })
-    }
-}
-
-/// One side of a copy: the memory and where in it the box starts.
-#[derive(Clone, Copy)]
-pub(crate) struct Side<'a> {
-    pub(crate) end: Endpoint<'a>,
-    pub(crate) x_in_bytes: usize,
-    pub(crate) y: usize,
-    pub(crate) z: usize,
-    pub(crate) pitch: Option<usize>,
-    pub(crate) height: Option<usize>,
-}
-
-impl Side<'_> {
-    const UNSET: Side<'static> = Side {
-        end: Endpoint::Unset,
-        x_in_bytes: 0,
-        y: 0,
-        z: 0,
-        pitch: None,
-        height: None,
-    };
-}
 
 /// The raw form of one side, common to the three driver structs.
 struct RawSide {
@@ -119,6 +38,11 @@ pub(crate) struct Geometry<'a> {
 }
 
 impl<'a> Geometry<'a> {
+    /// The copied box: bytes per row, rows, slices.
+    pub(crate) fn extent(&self) -> (usize, usize, usize) {
+        (self.width_in_bytes, self.height, self.depth)
+    }
+
     pub(crate) const fn new() -> Self {
         Geometry {
             src: Side::UNSET,
@@ -159,13 +83,13 @@ impl<'a> Geometry<'a> {
         let len = match side.end {
             Endpoint::Unset => return Ok(()),
             Endpoint::Array(a) => {
-                return check_array_box(op, which, a.desc(), side, self, three_d);
+                return check_array_box(op, which, a.desc(), side, self.extent(), three_d);
             }
             Endpoint::Host { len, .. }
             | Endpoint::Device { len, .. }
             | Endpoint::Unified { len, .. } => len,
         };
-        check_linear_box(op, which, side, len, self)
+        check_linear_box(op, which, side, len, self.extent())
     }
 
     /// Orders a copy on `stream` after conflicting work on the device sides and records
@@ -361,49 +285,12 @@ impl<'a> Geometry<'a> {
     }
 }
 
-pub(crate) fn host_endpoint<T: DeviceRepr>(data: &[T]) -> Endpoint<'static> {
-    Endpoint::Host {
-        ptr: data.as_ptr().cast_mut().cast(),
-        len: std::mem::size_of_val(data),
-    }
-}
-
-pub(crate) fn host_endpoint_mut<T: DeviceRepr>(data: &mut [T]) -> Endpoint<'static> {
-    Endpoint::Host {
-        ptr: data.as_mut_ptr().cast(),
-        len: std::mem::size_of_val(data),
-    }
-}
-
-pub(crate) fn unified_endpoint<T: DeviceRepr>(data: &[T]) -> Endpoint<'static> {
-    Endpoint::Unified {
-        ptr: data.as_ptr() as CUdeviceptr,
-        len: std::mem::size_of_val(data),
-    }
-}
-
-pub(crate) fn unified_endpoint_mut<T: DeviceRepr>(data: &mut [T]) -> Endpoint<'static> {
-    Endpoint::Unified {
-        ptr: data.as_mut_ptr() as CUdeviceptr,
-        len: std::mem::size_of_val(data),
-    }
-}
-
-pub(crate) fn device_endpoint<P: DevicePtr + ?Sized>(mem: &P) -> Endpoint<'_> {
-    let range = mem.device_range();
-    Endpoint::Device {
-        ptr: range.address(),
-        len: range.byte_len(),
-        log: range.log(),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::arrays::descriptor::ArrayDescriptor3D;
 
-    use crate::arrays::ArrayFormat;
+    use crate::arrays::format::ArrayFormat;
 
     fn host(len: usize) -> Endpoint<'static> {
         Endpoint::Host {
@@ -517,37 +404,37 @@ mod tests {
         let mut side = Side::UNSET;
         side.x_in_bytes = 64;
         side.y = 4;
-        assert!(check_array_box("Memcpy2D", "dst", &desc, &side, &g, false).is_ok());
+        assert!(check_array_box("Memcpy2D", "dst", &desc, &side, g.extent(), false).is_ok());
         side.x_in_bytes = 68;
-        let e = check_array_box("Memcpy2D", "dst", &desc, &side, &g, false).unwrap_err();
+        let e = check_array_box("Memcpy2D", "dst", &desc, &side, g.extent(), false).unwrap_err();
         assert!(e
             .to_string()
             .contains("multiple of the array's element size 8"));
         side.x_in_bytes = 72;
-        let e = check_array_box("Memcpy2D", "dst", &desc, &side, &g, false).unwrap_err();
+        let e = check_array_box("Memcpy2D", "dst", &desc, &side, g.extent(), false).unwrap_err();
         assert!(e.to_string().contains("row of 80 bytes"), "{e}");
         side.x_in_bytes = 0;
         side.y = 5;
-        let e = check_array_box("Memcpy2D", "dst", &desc, &side, &g, false).unwrap_err();
+        let e = check_array_box("Memcpy2D", "dst", &desc, &side, g.extent(), false).unwrap_err();
         assert!(e.to_string().contains("6 rows"));
         side.y = 0;
         g.width_in_bytes = 12;
-        let e = check_array_box("Memcpy2D", "dst", &desc, &side, &g, false).unwrap_err();
+        let e = check_array_box("Memcpy2D", "dst", &desc, &side, g.extent(), false).unwrap_err();
         assert!(e.to_string().contains("width_in_bytes 12"));
 
         let cube = ArrayDescriptor3D::cubemap(4, ArrayFormat::U8, 1);
         let mut g = geometry(0, 0, 4, 4, 1);
-        let e = check_array_box("Memcpy2D", "src", &cube, &side, &g, false).unwrap_err();
+        let e = check_array_box("Memcpy2D", "src", &cube, &side, g.extent(), false).unwrap_err();
         assert!(e.to_string().contains("use Memcpy3D"));
         side.z = 5;
-        assert!(check_array_box("Memcpy3D", "src", &cube, &side, &g, true).is_ok());
+        assert!(check_array_box("Memcpy3D", "src", &cube, &side, g.extent(), true).is_ok());
         g.depth = 2;
-        let e = check_array_box("Memcpy3D", "src", &cube, &side, &g, true).unwrap_err();
+        let e = check_array_box("Memcpy3D", "src", &cube, &side, g.extent(), true).unwrap_err();
         assert!(e.to_string().contains("6 slices"));
         // A 1D array has one row and one slice.
         let line = ArrayDescriptor3D::d1(16, ArrayFormat::U8, 1);
         let g = geometry(0, 0, 16, 1, 1);
-        assert!(check_array_box("Memcpy3D", "src", &line, &Side::UNSET, &g, true).is_ok());
+        assert!(check_array_box("Memcpy3D", "src", &line, &Side::UNSET, g.extent(), true).is_ok());
     }
 
     #[test]

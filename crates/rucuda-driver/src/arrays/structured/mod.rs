@@ -13,6 +13,7 @@
 //! the builder methods once for the three copies of `copies.rs`.
 
 mod bounds;
+mod endpoint;
 mod geometry;
 #[macro_use]
 mod setters;

@@ -36,7 +36,10 @@ macro_rules! copy_setters {
         }
 
         /// Copies into device memory: a buffer or a mutable view (PyCUDA's `set_dst_device`).
-        pub fn dst_device<P: $crate::memory::pointer::DevicePtrMut + ?Sized>(mut self, mem: &'a mut P) -> Self {
+        pub fn dst_device<P: $crate::memory::pointer::DevicePtrMut + ?Sized>(
+            mut self,
+            mem: &'a mut P,
+        ) -> Self {
             self.g.dst.end = device_endpoint(&*mem);
             self
         }

@@ -3,7 +3,7 @@
 
 use rucuda_driver_sys::{CUaddress_mode, CUfilter_mode, CUtexObject, CUDA_TEXTURE_DESC};
 
-use crate::arrays::ArrayFormat;
+use crate::arrays::format::ArrayFormat;
 use crate::error::{Error, Result};
 use crate::repr::DeviceRepr;
 

@@ -9,16 +9,20 @@ use rucuda_driver_sys::{
     CUDA_RESOURCE_DESC,
 };
 
+use crate::arrays::cuda_array::CudaArray;
+use crate::arrays::descriptor::ArrayDescriptor;
+use crate::arrays::descriptor::ArrayDescriptor3D;
+use crate::arrays::element::check_element;
+use crate::arrays::element::ArrayElement;
+use crate::arrays::format::Array3DFlags;
+use crate::arrays::format::ArrayFormat;
 use crate::arrays::texture::descriptor::TextureDescriptor;
 use crate::arrays::texture::descriptor::TextureHandle;
-use crate::arrays::{
-    check_element, Array3DFlags, ArrayDescriptor, ArrayDescriptor3D, ArrayElement, ArrayFormat,
-    CudaArray,
-};
 use crate::context::Context;
 use crate::device::attribute::DeviceAttribute;
 use crate::error::{call, Error, Result};
-use crate::memory::{DeviceBuffer, DevicePtr};
+use crate::memory::device_buffer::DeviceBuffer;
+use crate::memory::tracking::DevicePtr;
 
 /// Dimensions whose address mode a fetch from this array uses.
 fn addressed_dims(desc: &ArrayDescriptor3D) -> usize {
