@@ -11,8 +11,9 @@ use crate::device_copy;
 use crate::dtype::Element;
 use crate::error::{ArrayError, Result};
 use crate::layout::Layout;
-use crate::ops::engine::{after_on, before_on, run, Arg};
-use crate::ops::OpKey;
+use crate::ops::engine::{run, Arg};
+use crate::ops::key::OpKey;
+use crate::ordering::{after_on, before_on};
 use crate::GpuArray;
 
 impl<T: Element> GpuArray<T> {

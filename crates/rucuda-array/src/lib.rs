@@ -57,6 +57,7 @@ pub mod layout;
 pub mod math;
 mod memory;
 pub mod ops;
+mod ordering;
 mod pool;
 pub mod reduction;
 pub mod scan;

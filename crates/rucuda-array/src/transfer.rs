@@ -12,7 +12,7 @@ use rucuda_driver::{Event, EventFlags, HostAllocFlags, PinnedHostBuffer, Stream}
 use crate::convert::check_writable;
 use crate::dtype::Element;
 use crate::error::{ArrayError, Result};
-use crate::ops::engine::{after_on, before_on};
+use crate::ordering::{after_on, before_on};
 use crate::GpuArray;
 
 /// A device-to-host copy in flight, from [`GpuArray::get_async`].

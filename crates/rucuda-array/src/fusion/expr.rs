@@ -10,7 +10,9 @@ use super::source::NodeKind;
 use crate::dtype::{DType, Element};
 use crate::elementwise::ScalarValue;
 use crate::ops::operand::ArrayRef;
-use crate::ops::{BinaryOp, MathFn, UnaryOp};
+use crate::ops::operations::BinaryOp;
+use crate::ops::operations::MathFn;
+use crate::ops::operations::UnaryOp;
 use crate::GpuArray;
 
 /// A node with its result type; `weak` when only scalars are below it (NEP 50).

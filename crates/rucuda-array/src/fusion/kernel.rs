@@ -11,9 +11,10 @@ use crate::elementwise::ElementwiseSpec;
 use crate::error::{ArrayError, Result};
 use crate::layout::{broadcast_shapes, broadcast_shapes_many};
 use crate::ops::apply::can_store;
-use crate::ops::engine::{after_on, before_on, run, Arg};
+use crate::ops::engine::{run, Arg};
+use crate::ops::key::OpKey;
 use crate::ops::operand::ArrayRef;
-use crate::ops::OpKey;
+use crate::ordering::{after_on, before_on};
 use crate::GpuArray;
 
 /// A leaf array with the slot it was given.

@@ -29,12 +29,11 @@
 //! # Ok::<(), rucuda_array::ArrayError>(())
 //! ```
 
-mod expr;
-mod kernel;
-mod source;
+pub(crate) mod expr;
+pub(crate) mod kernel;
+pub(crate) mod source;
 
 pub use expr::Expr;
-pub(crate) use source::spec_of_id;
 
 /// Builds a fused [`Expr`](crate::fusion::Expr) from an expression over named arrays:
 /// `fuse!(x, y => 2.0 * x + y)` binds each listed name (a `GpuArray`) as an expression

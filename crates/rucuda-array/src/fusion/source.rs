@@ -12,8 +12,9 @@ use crate::dtype::DType;
 use crate::elementwise::ElementwiseSpec;
 use crate::error::{ArrayError, Result};
 use crate::ops::device_code::{binary_c, cast_expr, preamble, unary_c};
+use crate::ops::operations::BinaryOp;
+use crate::ops::operations::UnaryOp;
 use crate::ops::typing::{arith_type, binary_types, unary_types};
-use crate::ops::{BinaryOp, UnaryOp};
 
 /// One node of an expression (children are indices of earlier nodes).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

@@ -33,8 +33,14 @@ use crate::dtype::Element;
 use crate::elementwise::ScalarValue;
 use crate::error::{ArrayError, Result};
 use crate::ops::apply::{binary_into, binary_new, unary_into, unary_new, unary_on};
-use crate::ops::engine::{after_on, before_on, run, Arg};
-use crate::ops::{BinaryOp, BinaryOperand, MathFn, MathSpecial, OpKey, UnaryOp};
+use crate::ops::engine::{run, Arg};
+use crate::ops::key::MathSpecial;
+use crate::ops::key::OpKey;
+use crate::ops::operand::BinaryOperand;
+use crate::ops::operations::BinaryOp;
+use crate::ops::operations::MathFn;
+use crate::ops::operations::UnaryOp;
+use crate::ordering::{after_on, before_on};
 use crate::GpuArray;
 
 mod sealed {

@@ -5,7 +5,7 @@
 
 use std::borrow::Cow;
 
-use super::engine::{after_on, before_on, run, Arg};
+use super::engine::{run, Arg};
 use super::key::OpKey;
 use super::operand::{check_context, ArrayRef, Operand};
 use super::operations::{BinaryOp, UnaryOp};
@@ -14,6 +14,7 @@ use crate::convert::{check_writable, contiguous_copy};
 use crate::dtype::{DType, DTypeKind, Element};
 use crate::error::{ArrayError, Result};
 use crate::layout::broadcast_shapes;
+use crate::ordering::{after_on, before_on};
 use crate::GpuArray;
 
 /// NumPy's `same_kind` rule, with signed and unsigned integers as one kind: a result may

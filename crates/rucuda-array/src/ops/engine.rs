@@ -11,8 +11,7 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock, RwLock};
 
 use rucuda_driver::{
-    Access, ArgBuffer, Context, DeviceAttribute, Event, EventFlags, Function, InUse, LaunchConfig,
-    Stream,
+    Access, ArgBuffer, Context, DeviceAttribute, Function, InUse, LaunchConfig, Stream,
 };
 
 use super::key::OpKey;
@@ -413,40 +412,6 @@ fn run_strided(
     // was checked against its buffer when the array was made; `Whole` arrays are indexed
     // within their length by the generated code.
     unsafe { function.launch_args(LaunchConfig::linear(blocks, BLOCK), stream, &buf)? };
-    Ok(())
-}
-
-/// Orders work across streams for an operation that runs on `run_on` and uses arrays
-/// whose home streams are `homes`: before it, `run_on` waits for each other home stream;
-/// [`after_on`] then makes each other home stream wait for `run_on`, so that a
-/// stream-ordered free on a home stream cannot overtake the operation. Free when every
-/// stream is the same (the common case: one comparison per array).
-pub(crate) fn before_on(run_on: &Stream, homes: &[&Stream]) -> Result<()> {
-    for h in homes {
-        if h.raw() != run_on.raw() {
-            let ev = Event::new(run_on.context(), EventFlags::DISABLE_TIMING)?;
-            ev.record(h)?;
-            run_on.wait_event(&ev)?;
-        }
-    }
-    Ok(())
-}
-
-/// See [`before_on`].
-pub(crate) fn after_on(run_on: &Stream, homes: &[&Stream]) -> Result<()> {
-    let mut ev: Option<Event> = None;
-    for h in homes {
-        if h.raw() != run_on.raw() {
-            if ev.is_none() {
-                let e = Event::new(run_on.context(), EventFlags::DISABLE_TIMING)?;
-                e.record(run_on)?;
-                ev = Some(e);
-            }
-            if let Some(e) = &ev {
-                h.wait_event(e)?;
-            }
-        }
-    }
     Ok(())
 }
 

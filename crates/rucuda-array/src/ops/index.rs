@@ -6,13 +6,14 @@
 //! Several indices naming one destination element in a `put`: one of the values lands
 //! there, which one is unspecified (NumPy: the last).
 
-use super::engine::{after_on, before_on, run, Arg};
+use super::engine::{run, Arg};
 use super::key::{IndexMode, OpKey};
 use crate::convert::contiguous_copy;
 use crate::dtype::Element;
 use crate::elementwise::ScalarValue;
 use crate::error::{ArrayError, Result};
 use crate::layout::broadcast_shapes;
+use crate::ordering::{after_on, before_on};
 use crate::GpuArray;
 
 /// Arrays per launch of the multi forms.

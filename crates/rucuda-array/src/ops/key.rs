@@ -471,7 +471,7 @@ impl OpKey {
                 mode,
                 arrays,
             } => indexed(false, dtype, index, mode, arrays),
-            OpKey::Fused(id) => crate::fusion::spec_of_id(id),
+            OpKey::Fused(id) => crate::fusion::source::spec_of_id(id),
         }
     }
 
@@ -584,7 +584,7 @@ mod tests {
             Err(ArrayError::UnsupportedType { .. })
         ));
         let bad = OpKey::Unary {
-            op: UnaryOp::Math(crate::ops::MathFn::Asin),
+            op: UnaryOp::Math(crate::ops::operations::MathFn::Asin),
             a: DType::C64,
             out: DType::C64,
             in_place: false,

@@ -42,7 +42,7 @@ pub(crate) type KeyBuild = BuildHasherDefault<KeyHasher>;
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::ops::OpKey;
+    use crate::ops::key::OpKey;
     use std::hash::Hash;
 
     #[test]

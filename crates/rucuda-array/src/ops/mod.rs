@@ -47,27 +47,27 @@
 
 pub(crate) mod device_code;
 pub(crate) mod engine;
-mod key;
-mod key_hasher;
+pub(crate) mod key;
+pub(crate) mod key_hasher;
 pub(crate) mod operations;
-mod params;
+pub(crate) mod params;
 pub(crate) mod typing;
 
 pub use device_code::kernel_helpers;
 pub use engine::{clear_kernel_memo, memoized_kernel_count};
 pub use key::{IndexMode, MathSpecial, OpKey};
 pub use operations::{BinaryOp, MathFn, UnaryOp};
-mod promote;
+pub(crate) mod promote;
 pub use promote::{Promote, PromoteWeak, RealPart, TrueDivide};
 pub(crate) mod apply;
 pub(crate) mod operand;
 pub use operand::BinaryOperand;
-mod arith;
-mod compare;
-mod select;
+pub(crate) mod arith;
+pub(crate) mod compare;
+pub(crate) mod select;
 pub use select::{if_positive, where_, where_scalars};
-mod index;
+pub(crate) mod index;
 pub use index::{multi_put, multi_take};
-mod complex;
-mod join;
+pub(crate) mod complex;
+pub(crate) mod join;
 pub use join::{concatenate, stack};

@@ -121,7 +121,7 @@ pub(crate) mod sealed {
 /// ```
 pub trait BinaryOperand<T: Element>: sealed::AsOperand {
     /// The promoted element type of `T` with this operand.
-    type Output: Element + crate::ops::TrueDivide + crate::ops::RealPart;
+    type Output: Element + crate::ops::promote::TrueDivide + crate::ops::promote::RealPart;
 }
 
 impl<U: Element> sealed::AsOperand for &GpuArray<U> {

@@ -1,6 +1,6 @@
 //! Selection: NumPy's `where` and PyCUDA's `if_positive`.
 
-use super::engine::{after_on, before_on, run};
+use super::engine::run;
 use super::key::OpKey;
 use super::operand::{check_context, BinaryOperand, Operand};
 use super::operations::BinaryOp;
@@ -9,6 +9,7 @@ use crate::dtype::Element;
 use crate::elementwise::ScalarValue;
 use crate::error::{ArrayError, Result};
 use crate::layout::broadcast_shapes_many;
+use crate::ordering::{after_on, before_on};
 use crate::GpuArray;
 
 /// NumPy's `where(cond, a, b)`: `a` where `cond` is nonzero, else `b`, with `cond`, `a`
