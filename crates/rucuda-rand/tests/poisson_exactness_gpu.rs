@@ -6,8 +6,9 @@
 //! multiply-adds or not, by context; the crate's README has the details), so the reference
 //! runs in three forms from `tests/kernels/curand_poisson_forms.cu`: `plain` (curand_init,
 //! then curand_poisson in a loop: the form rucuda matches, asserted), `noinline` (through a
-//! `__noinline__` device function) and `stored` (states from an init kernel, loaded and
-//! stored by the drawing kernel); the last two are reported.
+//! `__noinline__` device function), `stored` (states from an init kernel, loaded and
+//! stored by the drawing kernel) and `pycuda` (PyCUDA's `fill_poisson` kernel, which draws
+//! in place in the states array); the last three are reported.
 //!
 //! Environment: `RUCUDA_POISSON_SEED` replays a run (its seed is printed first);
 //! `RUCUDA_POISSON_DRAWS` sets the draws per generator and λ of the large cases (default
@@ -27,7 +28,7 @@ use rucuda_rand::{
 };
 
 /// The reference forms, by kernel-name prefix; only the first is asserted.
-const FORMS: [&str; 3] = ["plain", "noinline", "stored"];
+const FORMS: [&str; 4] = ["plain", "noinline", "stored", "pycuda"];
 
 /// Draws per state of the small cases (a multiple of 4: each state then owns whole chunks).
 const SMALL_DRAWS_PER_STATE: usize = 16384;
@@ -150,7 +151,7 @@ fn reference(
             }
             .unwrap();
         }
-        "stored" => {
+        "stored" | "pycuda" => {
             let mut size = DeviceBuffer::<u32>::zeros(ctx, 1).unwrap();
             // SAFETY: state_bytes_G(unsigned* out) writes out[0].
             unsafe { run("state_bytes").launch(LaunchConfig::linear(1, 1), stream, (&mut size,)) }
@@ -162,19 +163,40 @@ fn reference(
             // and writes n states (n * sizeof(STATE) bytes, allocated above).
             unsafe { run("init").launch(config, stream, (&seeds, &subs, &offs, n32, &mut states)) }
                 .unwrap();
-            // SAFETY: stored_G(STATE* states, unsigned n, unsigned m, unsigned* out,
-            // double lambda) reads and writes n states and writes out[0..n*m).
-            unsafe {
-                run("stored").launch(config, stream, (&mut states, n32, m32, &mut out, lambda))
+            if form == "stored" {
+                // SAFETY: stored_G(STATE* states, unsigned n, unsigned m, unsigned* out,
+                // double lambda) reads and writes n states and writes out[0..n*m).
+                unsafe {
+                    run("stored").launch(config, stream, (&mut states, n32, m32, &mut out, lambda))
+                }
+                .unwrap();
+            } else {
+                // PyCUDA's launch: exactly one thread per state, so blocks of a divisor of n.
+                let block = (1..=1024.min(n)).rev().find(|b| n % b == 0).unwrap_or(1);
+                let total = i32::try_from(n * m).unwrap();
+                // SAFETY: pycuda_G(STATE* s, unsigned* d, double lambda, int n) with
+                // exactly n states' threads reads and writes those states and writes
+                // d[0..n*m).
+                unsafe {
+                    run("pycuda").launch(
+                        LaunchConfig::linear((n / block) as u32, block as u32),
+                        stream,
+                        (&mut states, &mut out, lambda, total),
+                    )
+                }
+                .unwrap();
             }
-            .unwrap();
         }
         _ => unreachable!("form {form}"),
     }
     stream
         .synchronize()
         .unwrap_or_else(|e| panic!("running cuRAND's {form}_{gname}: {e}"));
-    let v = out.to_vec().unwrap();
+    let mut v = out.to_vec().unwrap();
+    if form == "pycuda" {
+        // Draw j of state t is at j * n + t there: to thread-major.
+        v = (0..n * m).map(|k| v[(k % m) * n + k / m]).collect();
+    }
     if let Some(i) = v.iter().position(|&x| x == u32::MAX) {
         panic!(
             "cuRAND's {form}_{gname} left output {i} (state {}) unwritten",

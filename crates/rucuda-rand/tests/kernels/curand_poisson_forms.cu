@@ -9,6 +9,9 @@
 //   noinline_G  the same, through a __noinline__ device function.
 //   init_G + stored_G  curand_init into an array of states, then a kernel that loads a
 //               state, calls curand_poisson in a loop and stores the state back.
+//   init_G + pycuda_G  PyCUDA's curandom kernel (fill_poisson), word for word: one
+//               thread per state, drawing in place in the states array, element idx from
+//               state idx % threads (the launch must have exactly one thread per state).
 //
 // Keep each kernel's shape as it is: its SASS is what the test compares with.
 #include <curand_kernel.h>
@@ -57,6 +60,13 @@ template <class S> __device__ __noinline__ unsigned rr_poisson_noinline(S* s, do
         STATE st = states[t];                                                               \
         for (unsigned j = 0; j < m; j++) out[(u64)t * m + j] = curand_poisson(&st, lambda); \
         states[t] = st;                                                                     \
+    }                                                                                       \
+    extern "C" __global__ void pycuda_##G(STATE* s, unsigned int* d, double lambda,         \
+                                          const int n)                                      \
+    {                                                                                       \
+        const int tidx = blockIdx.x * blockDim.x + threadIdx.x;                             \
+        const int delta = blockDim.x * gridDim.x;                                           \
+        for (int idx = tidx; idx < n; idx += delta) d[idx] = curand_poisson(&s[tidx], lambda); \
     }                                                                                       \
     extern "C" __global__ void state_bytes_##G(unsigned* out) { *out = sizeof(STATE); }
 
