@@ -4,7 +4,7 @@
 //!
 //! cuRAND's result there depends on how the call was compiled (ptxas fuses some of its
 //! multiply-adds or not, by context; the crate's README has the details), so the reference
-//! runs in three forms from `tests/kernels/curand_poisson_forms.cu`: `plain` (curand_init,
+//! runs in four forms from `tests/kernels/curand_poisson_forms.cu`: `plain` (curand_init,
 //! then curand_poisson in a loop: the form rucuda matches, asserted), `noinline` (through a
 //! `__noinline__` device function), `stored` (states from an init kernel, loaded and
 //! stored by the drawing kernel) and `pycuda` (PyCUDA's `fill_poisson` kernel, which draws
