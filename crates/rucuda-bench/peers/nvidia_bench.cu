@@ -13,8 +13,10 @@
 // with RUCUDA_BENCH_QUICK), filled with ones; CUB's temporary storage is sized and
 // allocated once, outside the timing. The rand_*_GSps cases: cuRAND's host API,
 // curandGenerateUniform / curandGenerateNormal of 2^28 floats (2^24 when quick) with each
-// generator's default settings; libcurand is opened at run time with dlopen, so the nvcc
-// line needs no -lcurand.
+// generator's default settings, and curandGeneratePoisson of 2^26 counts (2^22 when quick)
+// with lambda = 1000.25 (the rand_poisson_u32_* cases; the host API's own Poisson method,
+// not the device API's rejection method rucuda follows: a throughput reference); libcurand
+// is opened at run time with dlopen, so the nvcc line needs no -lcurand.
 // To add one: write a function returning a Result like bench_d2d_copy, list it in CASES
 // below, and keep the case name of shared/TARGETS.md.
 
@@ -133,6 +135,7 @@ struct Curand {
     curandStatus_t (*set_stream)(curandGenerator_t, cudaStream_t) = nullptr;
     curandStatus_t (*uniform)(curandGenerator_t, float*, size_t) = nullptr;
     curandStatus_t (*normal)(curandGenerator_t, float*, size_t, float, float) = nullptr;
+    curandStatus_t (*poisson)(curandGenerator_t, unsigned int*, size_t, double) = nullptr;
     curandStatus_t (*destroy)(curandGenerator_t) = nullptr;
 };
 
@@ -163,6 +166,7 @@ const Curand& curand()
     c.set_stream = (decltype(c.set_stream))sym("curandSetStream");
     c.uniform = (decltype(c.uniform))sym("curandGenerateUniform");
     c.normal = (decltype(c.normal))sym("curandGenerateNormal");
+    c.poisson = (decltype(c.poisson))sym("curandGeneratePoisson");
     c.destroy = (decltype(c.destroy))sym("curandDestroyGenerator");
     return c;
 }
@@ -202,6 +206,28 @@ Result bench_curand(const Settings& s, curandRngType_t type, bool normal)
     return {n, double(n) / median(samples) / 1e9, "GS/s"};
 }
 
+// Counts per second of curandGeneratePoisson with lambda = 1000.25.
+Result bench_curand_poisson(const Settings& s, curandRngType_t type)
+{
+    const Curand& c = curand();
+    size_t n = s.quick ? (size_t(1) << 22) : (size_t(1) << 26);
+    unsigned int* out = nullptr;
+    CHECK(cudaMalloc(&out, n * sizeof(unsigned int)));
+    cudaStream_t stream;
+    CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+    curandGenerator_t gen;
+    CURAND_CHECK(c.create(&gen, type));
+    CURAND_CHECK(c.seed(gen, 1234));
+    CURAND_CHECK(c.set_stream(gen, stream));
+    auto samples = device_seconds(stream, s.quick ? 1 : 3, s.quick ? 5 : 20, [&] {
+        CURAND_CHECK(c.poisson(gen, out, n, 1000.25));
+    });
+    CURAND_CHECK(c.destroy(gen));
+    CHECK(cudaStreamDestroy(stream));
+    CHECK(cudaFree(out));
+    return {n, double(n) / median(samples) / 1e9, "GS/s"};
+}
+
 Result rand_uniform_philox(const Settings& s) { return bench_curand(s, CURAND_RNG_PSEUDO_PHILOX4_32_10, false); }
 Result rand_normal_philox(const Settings& s) { return bench_curand(s, CURAND_RNG_PSEUDO_PHILOX4_32_10, true); }
 Result rand_uniform_xorwow(const Settings& s) { return bench_curand(s, CURAND_RNG_PSEUDO_XORWOW, false); }
@@ -210,6 +236,9 @@ Result rand_uniform_mrg(const Settings& s) { return bench_curand(s, CURAND_RNG_P
 Result rand_normal_mrg(const Settings& s) { return bench_curand(s, CURAND_RNG_PSEUDO_MRG32K3A, true); }
 Result rand_uniform_sobol(const Settings& s) { return bench_curand(s, CURAND_RNG_QUASI_SOBOL32, false); }
 Result rand_normal_sobol(const Settings& s) { return bench_curand(s, CURAND_RNG_QUASI_SOBOL32, true); }
+Result rand_poisson_philox(const Settings& s) { return bench_curand_poisson(s, CURAND_RNG_PSEUDO_PHILOX4_32_10); }
+Result rand_poisson_xorwow(const Settings& s) { return bench_curand_poisson(s, CURAND_RNG_PSEUDO_XORWOW); }
+Result rand_poisson_mrg(const Settings& s) { return bench_curand_poisson(s, CURAND_RNG_PSEUDO_MRG32K3A); }
 
 // Elements of the array cases (the same as rucuda-bench and the CuPy peer).
 size_t array_elements(const Settings& s) { return size_t(1) << (s.quick ? 24 : 28); }
@@ -301,6 +330,9 @@ const Case CASES[] = {
     {"rand_normal_f32_mrg32k3a_GSps", rand_normal_mrg},
     {"rand_uniform_f32_sobol32_GSps", rand_uniform_sobol},
     {"rand_normal_f32_sobol32_GSps", rand_normal_sobol},
+    {"rand_poisson_u32_philox_GSps", rand_poisson_philox},
+    {"rand_poisson_u32_xorwow_GSps", rand_poisson_xorwow},
+    {"rand_poisson_u32_mrg32k3a_GSps", rand_poisson_mrg},
     {"sum_f32_GBps", bench_reduce<float, Reduction::Sum>},
     {"max_f32_GBps", bench_reduce<float, Reduction::Max>},
     {"sum_f64_GBps", bench_reduce<double, Reduction::Sum>},

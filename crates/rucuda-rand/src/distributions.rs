@@ -305,9 +305,12 @@ pub(crate) fn pseudo_poisson<S: CurandState>(
 }
 
 /// How cuRAND's compiled `curand_poisson` does the last step of `__cr_pgammaincinv`,
-/// `a - t / α`: the source is one expression, but the compiler contracts it into one
-/// multiply-add for XORWOW and MRG32k3a, not for Philox (there the multiply and the
-/// subtraction end up in different basic blocks of the SASS).
+/// `-t · rcp(α) + a`: the source is one expression, but NVVM leaves the product and the
+/// sum to ptxas, which contracts them into one multiply-add only where the product has one
+/// use in the same basic block. In a plain kernel that calls `curand_init` and then
+/// `curand_poisson` in a loop (NVRTC 13.0, sm_90) that is so for XORWOW and MRG32k3a, not
+/// for Philox, where NVVM recomputes `floor(a - t·r)` after the ln Γ branch. Other forms
+/// differ (the crate's README has them); ours is that one.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum GammaIncInverse {
     /// `fma(-t, 1/α, a)`.
@@ -379,12 +382,11 @@ pub(crate) fn lgamma_integer(a: i32) -> f64 {
         sum = sum.mul_add(t, -0.277_777_777_735_865e-2);
         sum = sum.mul_add(t, 0.833_333_333_333_331e-1);
         sum = sum.mul_add(s, 0.918_938_533_204_672);
+        // cuRAND's `s = s * t; t = s - fa; s = s + sum; t + s`, compiled: the product
+        // feeds two multiply-adds.
         let s = 0.5 * fa.ln();
         let t = fa - 0.5;
-        let s = s * t;
-        let t = s - fa;
-        let s = s + sum;
-        t + s
+        s.mul_add(t, -fa) + s.mul_add(t, sum)
     } else {
         ln_factorial_table()[(fa as usize).saturating_sub(1).min(8)]
     }

@@ -371,81 +371,8 @@ fn philox_poisson_700_known_state_matches_curand() {
     }
 }
 
-/// cuRAND's rejection method (64 <= lambda <= 4000) in bulk: a million draws per generator
-/// and lambda, fresh random states, bit for bit. A draw whose `floor` sits on the edge of
-/// an integer comes about once in a million, so this is what catches a multiply-add
-/// contracted differently from cuRAND's compiled code.
-fn bulk_poisson<G: RandomGenerator>(
-    gname: &str,
-    make: &dyn Fn(&Context, &GeneratorOptions) -> rucuda_rand::Result<G>,
-    max_subsequence: u64,
-) {
-    let ctx = ctx();
-    let stream = Stream::null(&ctx);
-    let module = curand_module(&ctx);
-    let mut rng = Rng::fresh();
-    // A million draws per case; 64 thousand under compute-sanitizer, which is slow.
-    let n = rucuda_testkit::scaled_for_sanitizer(16384, 1024);
-    let m = 64usize;
-    for lambda in [64.0, 150.5, 700.0, 2047.25, 4000.0] {
-        let dist = Distribution::Poisson { lambda };
-        let init = PerStateInit::random(&mut rng, n, max_subsequence);
-        let PerStateInit { seeds, subs, offs } = &init;
-        let mut g = make(&ctx, &init.options()).unwrap();
-        let mut out = DeviceBuffer::<u32>::zeros(&ctx, n * m).unwrap();
-        g.fill(&mut out, dist, &stream).unwrap();
-        stream.synchronize().unwrap();
-        let chunk = Layout::for_type::<u32>(n).chunk;
-        let ours = per_state(&[out.to_vec().unwrap()], n, chunk);
-        let theirs: Vec<u32> = curand_pseudo(
-            &module,
-            &format!("{gname}_poisson_u32"),
-            seeds,
-            subs,
-            offs,
-            m,
-            params(dist),
-            &stream,
-        );
-        let mut differ = Vec::new();
-        for (s, vals) in ours.iter().enumerate() {
-            for (j, &v) in vals.iter().enumerate() {
-                if v != theirs[s * m + j] {
-                    differ.push((s, j, v, theirs[s * m + j]));
-                }
-            }
-        }
-        for &(s, j, v, w) in differ.iter().take(5) {
-            println!(
-                "{gname} lambda {lambda}: state {s} (seed {:#x}, subsequence {}, offset {}), \
-                 output {j}: ours {v}, cuRAND {w}",
-                seeds[s], subs[s], offs[s]
-            );
-        }
-        println!(
-            "{gname} Poisson lambda {lambda}: {} of {} values differ from cuRAND",
-            differ.len(),
-            n * m
-        );
-        assert!(differ.is_empty(), "{gname} lambda {lambda}");
-    }
-}
-
-#[test]
-#[ignore = "needs a CUDA device"]
-fn poisson_rejection_matches_curand_in_bulk() {
-    bulk_poisson(
-        "philox",
-        &|c, o| Philox4x32_10::with_options(c, o),
-        u64::MAX,
-    );
-    bulk_poisson("xorwow", &|c, o| Xorwow::with_options(c, o), u64::MAX);
-    bulk_poisson(
-        "mrg32k3a",
-        &|c, o| Mrg32k3a::with_options(c, o),
-        1 << CURAND_SUBSEQUENCE_BITS,
-    );
-}
+// cuRAND's rejection method (64 <= lambda <= 4000) in bulk, against three compiled forms
+// of curand_poisson: tests/poisson_exactness_gpu.rs.
 
 /// Our skip-ahead kernels: `skip_ahead(k)` continues as `curand_init(seed, sub, off + k)`,
 /// the subsequence skips as `curand_init(seed, sub + k, off)`; and the states read back

@@ -136,6 +136,16 @@ RR_DEV double rr_normal_icdf_double64(rr_u64 x)
 }
 
 // ---- Poisson --------------------------------------------------------------------------
+//
+// cuRAND's rejection method (64 <= lambda <= 4000) leaves several products and sums to
+// the compiler: NVVM emits them as plain mul.f32/sub.f32 (and mul.f64/sub.f64) in the
+// PTX, and ptxas contracts a product into a multiply-add only where it sees fit (one use,
+// same basic block), which depends on the kernel around the call. Here every operation
+// is an explicit intrinsic that fixes its rounding (__fmaf_rn, __fmul_rn, __fadd_rn, ...:
+// PTX .rn forms, which no compiler contracts), in the form cuRAND's SASS has in a plain
+// __global__ kernel that calls curand_init and then curand_poisson in a loop (NVRTC 13.0,
+// sm_90). The crate's README says which multiply-adds that is and where other forms
+// differ.
 
 // The hardware approximations cuRAND's rejection method is built on.
 // (RR_HOST_EMULATION: the CPU build our tests run the kernels' logic in, where each is
@@ -151,19 +161,20 @@ RR_DEV float rr_rsqrt_approx(float a)
     RR_APPROX("rsqrt.approx.f32.ftz", r, a);
     return r;
 }
+// __cr_exp: a * log2(e) in double, rounded to float, then ex2.approx.
 RR_DEV float rr_exp_approx(float a)
 {
     float r;
-    a = a * 1.4426950408889634;
+    a = (float)__dmul_rn((double)a, 1.4426950408889634);
     RR_APPROX("ex2.approx.f32.ftz", r, a);
     return r;
 }
+// __cr_log: lg2.approx, then * ln(2) in double, rounded to float.
 RR_DEV float rr_log_approx(float a)
 {
     float r;
     RR_APPROX("lg2.approx.f32.ftz", r, a);
-    r = r * 0.6931471805599453;
-    return r;
+    return (float)__dmul_rn((double)r, 0.6931471805599453);
 }
 RR_DEV float rr_rcp_approx(float a)
 {
@@ -180,63 +191,64 @@ RR_DEV float rr_rcp_approx(float a)
 #define RR_GI_MB2 1.9738116f
 #define RR_GI_MB3 0.9420173f
 
-RR_DEV float rr_pgammainc(float a, float x)
+// alpha = ma1 / sqrt(a - ma2) + ma3 and beta = mb1 / sqrt(a - mb2) + mb3 (one
+// multiply-add each: NVVM fuses these itself, in every form).
+RR_DEV float rr_gi_alpha(float a)
 {
-    float alpha = rr_rsqrt_approx(a - RR_GI_MA2);
-    alpha = fmaf(RR_GI_MA1, alpha, RR_GI_MA3);
-    float beta = rr_rsqrt_approx(a - RR_GI_MB2);
-    beta = fmaf(RR_GI_MB1, beta, RR_GI_MB3);
-    float t = a - x;
-    t = fmaf(alpha, t, -beta);
-    t = 1.0f + rr_exp_approx(t);
-    t = t * t;
-    return rr_rcp_approx(t);
+    return __fmaf_rn(RR_GI_MA1, rr_rsqrt_approx(__fsub_rn(a, RR_GI_MA2)), RR_GI_MA3);
+}
+RR_DEV float rr_gi_beta(float a)
+{
+    return __fmaf_rn(RR_GI_MB1, rr_rsqrt_approx(__fsub_rn(a, RR_GI_MB2)), RR_GI_MB3);
 }
 
-// The last step, a - t / alpha, is one multiply-add in cuRAND's compiled code for XORWOW
-// and MRG32k3a, but a rounded product then a subtraction for Philox: there the compiler
-// places the multiply above the branch that refreshes the Philox block for the second
-// uniform and the subtraction below it, and ptxas contracts only inside a block (seen in
-// the SASS of curand_poisson, CUDA 13.0). `Fused` picks which; floor() of the two differs
-// about once in a million draws.
+// __cr_pgammainc(a, x): alpha (a - x) - beta is one multiply-add.
+RR_DEV float rr_pgammainc(float a, float x)
+{
+    float alpha = rr_gi_alpha(a);
+    float beta = rr_gi_beta(a);
+    float t = __fmaf_rn(alpha, __fsub_rn(a, x), -beta);
+    t = __fadd_rn(1.0f, rr_exp_approx(t));
+    return rr_rcp_approx(__fmul_rn(t, t));
+}
+
+// __cr_pgammaincinv(a, y). Its last step, -t * rcp(alpha) + a, is the one multiply-add
+// whose form differs by generator in the plain kernel: fused for XORWOW and MRG32k3a, a
+// rounded product and a subtraction for Philox (there NVVM recomputes floor(a - t r)
+// after the ln Gamma branch instead of keeping it live, so the product has several uses
+// in several blocks and ptxas leaves it unfused). `Fused` picks which.
 template <bool Fused> RR_DEV float rr_pgammaincinv(float a, float y)
 {
-    float alpha = rr_rsqrt_approx(a - RR_GI_MA2);
-    alpha = fmaf(RR_GI_MA1, alpha, RR_GI_MA3);
-    float beta = rr_rsqrt_approx(a - RR_GI_MB2);
-    beta = fmaf(RR_GI_MB1, beta, RR_GI_MB3);
-    float t = rr_rsqrt_approx(y) - 1.0f;
-    t = rr_log_approx(t);
-    t = beta + t;
+    float alpha = rr_gi_alpha(a);
+    float beta = rr_gi_beta(a);
+    float t = __fsub_rn(rr_rsqrt_approx(y), 1.0f);
+    t = __fadd_rn(beta, rr_log_approx(t));
     float r = rr_rcp_approx(alpha);
-    return Fused ? fmaf(-t, r, a) : a - __fmul_rn(t, r);
+    return Fused ? __fmaf_rn(-t, r, a) : __fsub_rn(a, __fmul_rn(t, r));
 }
 
 // ln((k)!) for k = 0..8.
 __constant__ double rr_ln_factorial[9] = RR_LN_FACTORIAL_TABLE;
 
 // ln Gamma(a) for a positive integer: the table, then a Stirling series (Hart et al.,
-// "Computer Approximations", 1968, approximation 5404).
+// "Computer Approximations", 1968, approximation 5404). cuRAND's last lines,
+// s = s * t; t = s - fa; s = s + sum; t = t + s, are two multiply-adds on one product.
 RR_DEV double rr_lgamma_integer(int a)
 {
     double fa = fabsf((float)a);
     if (a > 8) {
         double s = 1.0 / fa;
-        double t = s * s;
+        double t = __dmul_rn(s, s);
         double sum = -0.1633436431e-2;
-        sum = fma(sum, t, 0.83645878922e-3);
-        sum = fma(sum, t, -0.5951896861197e-3);
-        sum = fma(sum, t, 0.793650576493454e-3);
-        sum = fma(sum, t, -0.277777777735865004e-2);
-        sum = fma(sum, t, 0.833333333333331018375e-1);
-        sum = fma(sum, s, 0.918938533204672);
-        s = 0.5 * log(fa);
-        t = fa - 0.5;
-        s = s * t;
-        t = s - fa;
-        s = s + sum;
-        t = t + s;
-        return t;
+        sum = __fma_rn(sum, t, 0.83645878922e-3);
+        sum = __fma_rn(sum, t, -0.5951896861197e-3);
+        sum = __fma_rn(sum, t, 0.793650576493454e-3);
+        sum = __fma_rn(sum, t, -0.277777777735865004e-2);
+        sum = __fma_rn(sum, t, 0.833333333333331018375e-1);
+        sum = __fma_rn(sum, s, 0.918938533204672);
+        s = __dmul_rn(0.5, log(fa));
+        t = __dsub_rn(fa, 0.5);
+        return __dadd_rn(__fma_rn(s, t, -fa), __fma_rn(s, t, sum));
     }
     return rr_ln_factorial[(int)fa - 1];
 }
@@ -248,13 +260,14 @@ template <class G> RR_DEV rr_u32 rr_poisson_knuth(G& g, float lambda)
     float p = expf(lambda);
     do {
         k++;
-        p *= g.uniform();
+        p = __fmul_rn(p, g.uniform());
     } while (p > 1.0);
     return k - 1;
 }
 
 // Rejection with the approximate incomplete gamma function as envelope
-// (G::poisson_inverse_fused: see rr_pgammaincinv).
+// (G::poisson_inverse_fused: see rr_pgammaincinv). The acceptance test's
+// -lambda + x * logl is one multiply-add.
 template <class G> RR_DEV rr_u32 rr_poisson_gammainc(G& g, float lambda)
 {
     float y, x, t, z, v;
@@ -264,9 +277,11 @@ template <class G> RR_DEV rr_u32 rr_poisson_gammainc(G& g, float lambda)
         x = rr_pgammaincinv<G::poisson_inverse_fused>(lambda, y);
         x = floorf(x);
         z = g.uniform();
-        v = (rr_pgammainc(lambda, x + 1.0f) - rr_pgammainc(lambda, x)) * 1.3f;
-        z = z * v;
-        t = rr_exp_approx(fmaf(x, logl, -lambda) - (float)rr_lgamma_integer((int)(1.0f + x)));
+        v = __fmul_rn(__fsub_rn(rr_pgammainc(lambda, __fadd_rn(x, 1.0f)), rr_pgammainc(lambda, x)),
+                      1.3f);
+        z = __fmul_rn(z, v);
+        float lg = (float)rr_lgamma_integer((int)__fadd_rn(1.0f, x));
+        t = rr_exp_approx(__fsub_rn(__fmaf_rn(x, logl, -lambda), lg));
         if ((z < t) && (v >= 1e-20))
             break;
     }
@@ -279,7 +294,7 @@ template <class G> RR_DEV rr_u32 rr_poisson_pseudo(G& g, double lambda)
     if (lambda < 64)
         return rr_poisson_knuth(g, (float)lambda);
     if (lambda > 4000)
-        return (rr_u32)(fma(sqrt(lambda), g.normal_double(), lambda) + 0.5);
+        return (rr_u32)__dadd_rn(__fma_rn(sqrt(lambda), g.normal_double(), lambda), 0.5);
     return rr_poisson_gammainc(g, (float)lambda);
 }
 

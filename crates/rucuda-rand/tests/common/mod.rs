@@ -34,21 +34,27 @@ pub fn cuda_include() -> PathBuf {
 /// cuRAND's device API compiled by our jit from `tests/kernels/curand_reference.cu`
 /// (which includes `<curand_kernel.h>` from the toolkit).
 pub fn curand_module(ctx: &Context) -> Arc<SourceModule> {
+    curand_source_module(
+        ctx,
+        include_str!("../kernels/curand_reference.cu"),
+        "curand_reference.cu",
+    )
+}
+
+/// A test source that includes `<curand_kernel.h>`, compiled by our jit as
+/// [`curand_module`] is (the compiler's defaults, for the device's architecture).
+pub fn curand_source_module(ctx: &Context, source: &str, name: &str) -> Arc<SourceModule> {
     let inc = cuda_include();
     let mut options = CompileOptions::new()
         .no_extern_c(true)
         .std("c++17")
-        .program_name("curand_reference.cu")
+        .program_name(name)
         .include_dir(inc.clone());
     if inc.join("cccl").is_dir() {
         options = options.include_dir(inc.join("cccl"));
     }
-    SourceModule::for_context(
-        ctx,
-        include_str!("../kernels/curand_reference.cu"),
-        &options,
-    )
-    .unwrap_or_else(|e| panic!("compiling cuRAND's reference kernels: {e}"))
+    SourceModule::for_context(ctx, source, &options)
+        .unwrap_or_else(|e| panic!("compiling {name} (cuRAND's device API): {e}"))
 }
 
 /// Runs `ref_<name>` of the pseudo-random generators: `m` values for each of the
