@@ -290,33 +290,14 @@ pub(crate) fn cached_log_normal_double<S: BoxMullerSource>(
 /// `curand_poisson` of XORWOW, Philox and MRG32k3a: Knuth's product of uniforms below
 /// λ = 64, a normal approximation above 4000, and between them a rejection method built
 /// on an approximation of the regularized incomplete gamma function.
-pub(crate) fn pseudo_poisson<S: CurandState>(
-    s: &mut S,
-    lambda: f64,
-    inverse: GammaIncInverse,
-) -> u32 {
+pub(crate) fn pseudo_poisson<S: CurandState>(s: &mut S, lambda: f64) -> u32 {
     if lambda < 64.0 {
         return poisson_knuth(s, lambda as f32);
     }
     if lambda > 4000.0 {
         return (lambda.sqrt().mul_add(s.normal_double(), lambda) + 0.5) as u32;
     }
-    poisson_gammainc(s, lambda as f32, inverse)
-}
-
-/// How cuRAND's compiled `curand_poisson` does the last step of `__cr_pgammaincinv`,
-/// `-t · rcp(α) + a`: the source is one expression, but NVVM leaves the product and the
-/// sum to ptxas, which contracts them into one multiply-add only where the product has one
-/// use in the same basic block. In a plain kernel that calls `curand_init` and then
-/// `curand_poisson` in a loop (NVRTC 13.0, sm_90) that is so for XORWOW and MRG32k3a, not
-/// for Philox, where NVVM recomputes `floor(a - t·r)` after the ln Γ branch. Other forms
-/// differ (the crate's README has them); ours is that one.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum GammaIncInverse {
-    /// `fma(-t, 1/α, a)`.
-    Fused,
-    /// `a - round(t · 1/α)`.
-    RoundedProduct,
+    poisson_gammainc(s, lambda as f32)
 }
 
 /// `curand_poisson_knuth`: multiply uniforms into `e^λ` until the product is ≤ 1.
@@ -357,15 +338,14 @@ fn pgammainc(a: f32, x: f32) -> f32 {
 }
 
 /// `__cr_pgammaincinv(a, y)`.
-fn pgammaincinv(a: f32, y: f32, inverse: GammaIncInverse) -> f32 {
+fn pgammaincinv(a: f32, y: f32) -> f32 {
     let (alpha, beta) = gi_alpha_beta(a);
     let t = math::rsqrt_approx(y) - 1.0;
     let t = beta + math::log_approx(t);
     let r = math::rcp_approx(alpha);
-    match inverse {
-        GammaIncInverse::Fused => (-t).mul_add(r, a),
-        GammaIncInverse::RoundedProduct => a - t * r,
-    }
+    // A rounded product, then the subtraction: cuRAND's form for states kept in memory
+    // (see the crate's README).
+    a - t * r
 }
 
 /// `__cr_lgamma_integer(a)`: ln Γ(a) for a positive integer, from a table of ln((a−1)!)
@@ -405,11 +385,11 @@ pub(crate) fn ln_factorial_table() -> [f64; 9] {
 
 /// `curand_poisson_gammainc`: rejection sampling with the approximate incomplete gamma
 /// function as the envelope.
-fn poisson_gammainc<S: CurandState>(s: &mut S, lambda: f32, inverse: GammaIncInverse) -> u32 {
+fn poisson_gammainc<S: CurandState>(s: &mut S, lambda: f32) -> u32 {
     let logl = math::log_approx(lambda);
     loop {
         let y = s.uniform();
-        let x = pgammaincinv(lambda, y, inverse).floor();
+        let x = pgammaincinv(lambda, y).floor();
         let z = s.uniform();
         let v = (pgammainc(lambda, x + 1.0) - pgammainc(lambda, x)) * 1.3;
         let z = z * v;

@@ -5,10 +5,11 @@
 //! cuRAND's result there depends on how the call was compiled (ptxas fuses some of its
 //! multiply-adds or not, by context; the crate's README has the details), so the reference
 //! runs in four forms from `tests/kernels/curand_poisson_forms.cu`: `plain` (curand_init,
-//! then curand_poisson in a loop: the form rucuda matches, asserted), `noinline` (through a
-//! `__noinline__` device function), `stored` (states from an init kernel, loaded and
-//! stored by the drawing kernel) and `pycuda` (PyCUDA's `fill_poisson` kernel, which draws
-//! in place in the states array); the last three are reported.
+//! then curand_poisson in a loop), `noinline` (through a `__noinline__` device function),
+//! `stored` (states from an init kernel, loaded and stored back by the drawing kernel, as
+//! NVIDIA's device-API examples and rucuda's own generators keep them: the form rucuda
+//! matches, asserted) and `pycuda` (PyCUDA's `fill_poisson` kernel, which draws in place
+//! in the states array); the other three are reported.
 //!
 //! Environment: `RUCUDA_POISSON_SEED` replays a run (its seed is printed first);
 //! `RUCUDA_POISSON_DRAWS` sets the draws per generator and λ of the large cases (default
@@ -27,7 +28,7 @@ use rucuda_rand::{
     Seeds, Xorwow,
 };
 
-/// The reference forms, by kernel-name prefix; only the first is asserted.
+/// The reference forms, by kernel-name prefix; `stored` is asserted.
 const FORMS: [&str; 4] = ["plain", "noinline", "stored", "pycuda"];
 
 /// Draws per state of the small cases (a multiple of 4: each state then owns whole chunks).
@@ -245,8 +246,8 @@ fn compare(ours: &[u32], theirs: &[u32], init: &Init, m: usize) -> Diff {
     d
 }
 
-/// One case: `init`'s states, `m` draws each, ours against every form; returns the plain
-/// form's count of differing draws.
+/// One case: `init`'s states, `m` draws each, ours against every form; returns the
+/// stored form's count of differing draws (the form rucuda matches).
 #[allow(clippy::too_many_arguments)]
 fn case<G: RandomGenerator>(
     ctx: &Context,
@@ -272,14 +273,14 @@ fn case<G: RandomGenerator>(
         init.what,
         n * m
     );
-    let mut plain = 0;
+    let mut stored = 0;
     let mut details = Vec::new();
     for form in FORMS {
         let theirs = reference(module, form, gname, init, m, lambda, stream);
         let d = compare(&ours, &theirs, init, m);
         line += &format!(" {form}: {} ({} states)", d.count, d.states);
-        if form == "plain" {
-            plain = d.count;
+        if form == "stored" {
+            stored = d.count;
         }
         details.extend(d.first.into_iter().map(|f| format!("    {form}: {f}")));
     }
@@ -287,10 +288,10 @@ fn case<G: RandomGenerator>(
     for d in details {
         println!("{d}");
     }
-    plain
+    stored
 }
 
-/// Every case of one generator; panics at the end if any draw differs from the plain form.
+/// Every case of one generator; panics at the end if any draw differs from the stored form.
 fn run<G: RandomGenerator>(
     gname: &str,
     make: &dyn Fn(&Context, &GeneratorOptions) -> rucuda_rand::Result<G>,
@@ -323,7 +324,7 @@ fn run<G: RandomGenerator>(
         lambdas.push(64.0 + u * 3936.0);
     }
     let started = std::time::Instant::now();
-    let (mut plain, mut draws) = (0, 0);
+    let (mut stored, mut draws) = (0, 0);
     for (k, &lambda) in lambdas.iter().enumerate() {
         // A few states (one, for the first λ), many draws each.
         let n = if k == 0 {
@@ -332,7 +333,7 @@ fn run<G: RandomGenerator>(
             2 + rng.below(999) as usize
         };
         let init = Init::random(&mut rng, n, max_subsequence);
-        plain += case(&ctx, &stream, &module, gname, make, &init, small_m, lambda);
+        stored += case(&ctx, &stream, &module, gname, make, &init, small_m, lambda);
         draws += n * small_m;
         // Many states: the new() default for the fixed λ, else a random count up to it.
         let (init, n) = if k < 4 {
@@ -346,28 +347,28 @@ fn run<G: RandomGenerator>(
             (Init::random(&mut rng, n, max_subsequence), n)
         };
         let m = large.div_ceil(n).next_multiple_of(4);
-        plain += case(&ctx, &stream, &module, gname, make, &init, m, lambda);
+        stored += case(&ctx, &stream, &module, gname, make, &init, m, lambda);
         draws += n * m;
     }
     println!(
-        "{gname}: {draws} draws in {:.1} s, {plain} differing from cuRAND's plain kernel",
+        "{gname}: {draws} draws in {:.1} s, {stored} differing from cuRAND with stored states",
         started.elapsed().as_secs_f64()
     );
     assert_eq!(
-        plain, 0,
-        "{gname}: {plain} Poisson draws differ from cuRAND's plain kernel (seed {seed})"
+        stored, 0,
+        "{gname}: {stored} Poisson draws differ from cuRAND with stored states (seed {seed})"
     );
 }
 
 #[test]
 #[ignore = "needs a CUDA device"]
-fn poisson_xorwow_matches_curand_plain_kernel() {
+fn poisson_xorwow_matches_curand_with_stored_states() {
     run("xorwow", &|c, o| Xorwow::with_options(c, o), u64::MAX);
 }
 
 #[test]
 #[ignore = "needs a CUDA device"]
-fn poisson_mrg32k3a_matches_curand_plain_kernel() {
+fn poisson_mrg32k3a_matches_curand_with_stored_states() {
     // cuRAND's subsequences agree with ours below 2^51 only (see mrg32k3a::jump).
     run(
         "mrg32k3a",
@@ -378,7 +379,7 @@ fn poisson_mrg32k3a_matches_curand_plain_kernel() {
 
 #[test]
 #[ignore = "needs a CUDA device"]
-fn poisson_philox_matches_curand_plain_kernel() {
+fn poisson_philox_matches_curand_with_stored_states() {
     run(
         "philox",
         &|c, o| Philox4x32_10::with_options(c, o),

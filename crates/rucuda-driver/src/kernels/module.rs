@@ -121,7 +121,13 @@ impl crate::memory::tracking::DevicePtr for DeviceGlobal {
     fn device_range(&self) -> crate::memory::tracking::DeviceRange<'_> {
         // SAFETY: the global lives as long as its module, which `self` keeps loaded; the
         // module's log is the one every use of its globals goes through.
-        unsafe { crate::memory::tracking::DeviceRange::new(self.ptr, self.bytes, &self.module.inner.globals) }
+        unsafe {
+            crate::memory::tracking::DeviceRange::new(
+                self.ptr,
+                self.bytes,
+                &self.module.inner.globals,
+            )
+        }
     }
 }
 

@@ -212,19 +212,19 @@ RR_DEV float rr_pgammainc(float a, float x)
     return rr_rcp_approx(__fmul_rn(t, t));
 }
 
-// __cr_pgammaincinv(a, y). Its last step, -t * rcp(alpha) + a, is the one multiply-add
-// whose form differs by generator in the plain kernel: fused for XORWOW and MRG32k3a, a
-// rounded product and a subtraction for Philox (there NVVM recomputes floor(a - t r)
-// after the ln Gamma branch instead of keeping it live, so the product has several uses
-// in several blocks and ptxas leaves it unfused). `Fused` picks which.
-template <bool Fused> RR_DEV float rr_pgammaincinv(float a, float y)
+// __cr_pgammaincinv(a, y). Its last step, -t * rcp(alpha) + a, is a rounded product then
+// a subtraction, as in cuRAND's code when its states live in memory between kernels (an
+// init kernel stores them; a drawing kernel loads, draws and stores them back): NVVM then
+// recomputes floor(a - t r) after the ln Gamma branch, the product has several uses in
+// several blocks, and ptxas leaves it unfused. The crate's README lists the forms.
+RR_DEV float rr_pgammaincinv(float a, float y)
 {
     float alpha = rr_gi_alpha(a);
     float beta = rr_gi_beta(a);
     float t = __fsub_rn(rr_rsqrt_approx(y), 1.0f);
     t = __fadd_rn(beta, rr_log_approx(t));
     float r = rr_rcp_approx(alpha);
-    return Fused ? __fmaf_rn(-t, r, a) : __fsub_rn(a, __fmul_rn(t, r));
+    return __fsub_rn(a, __fmul_rn(t, r));
 }
 
 // ln((k)!) for k = 0..8.
@@ -266,7 +266,7 @@ template <class G> RR_DEV rr_u32 rr_poisson_knuth(G& g, float lambda)
 }
 
 // Rejection with the approximate incomplete gamma function as envelope
-// (G::poisson_inverse_fused: see rr_pgammaincinv). The acceptance test's
+// (see rr_pgammaincinv). The acceptance test's
 // -lambda + x * logl is one multiply-add.
 template <class G> RR_DEV rr_u32 rr_poisson_gammainc(G& g, float lambda)
 {
@@ -274,7 +274,7 @@ template <class G> RR_DEV rr_u32 rr_poisson_gammainc(G& g, float lambda)
     float logl = rr_log_approx(lambda);
     while (true) {
         y = g.uniform();
-        x = rr_pgammaincinv<G::poisson_inverse_fused>(lambda, y);
+        x = rr_pgammaincinv(lambda, y);
         x = floorf(x);
         z = g.uniform();
         v = __fmul_rn(__fsub_rn(rr_pgammainc(lambda, __fadd_rn(x, 1.0f)), rr_pgammainc(lambda, x)),

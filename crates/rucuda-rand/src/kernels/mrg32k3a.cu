@@ -80,8 +80,6 @@ RR_DEV void rr_mrg_apply(const rr_u32* __restrict__ a, rr_u32& x0, rr_u32& x1, r
 
 struct RRMrg {
     typedef RRMrgState State;
-    // How cuRAND's curand_poisson computes its inverse (see rr_pgammaincinv).
-    static constexpr bool poisson_inverse_fused = true;
     rr_u32 a0, a1, a2, b0, b1, b2;
     rr_u32 flag, flag_d;
     float extra;

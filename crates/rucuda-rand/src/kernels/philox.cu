@@ -76,8 +76,6 @@ RR_DEV void rr_philox_incr_hi(uint4& c, rr_u64 n)
 
 struct RRPhilox {
     typedef RRPhiloxState State;
-    // How cuRAND's curand_poisson computes its inverse (see rr_pgammaincinv).
-    static constexpr bool poisson_inverse_fused = false;
     uint4 ctr;
     uint2 key;
     uint4 out;      // philox(ctr, key): the current block

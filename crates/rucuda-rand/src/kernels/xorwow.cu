@@ -19,8 +19,6 @@ struct RRXorwowState {
 
 struct RRXorwow {
     typedef RRXorwowState State;
-    // How cuRAND's curand_poisson computes its inverse (see rr_pgammaincinv).
-    static constexpr bool poisson_inverse_fused = true;
     rr_u32 d, v0, v1, v2, v3, v4;
     rr_u32 flag, flag_d;
     float extra;

@@ -126,7 +126,7 @@ impl CurandState for Mrg32k3aState {
     }
 
     fn poisson(&mut self, lambda: f64) -> u32 {
-        dist::pseudo_poisson(self, lambda, dist::GammaIncInverse::Fused)
+        dist::pseudo_poisson(self, lambda)
     }
 
     fn skipahead(&mut self, n: u64) {

@@ -227,7 +227,7 @@ impl CurandState for Philox4x32_10State {
     }
 
     fn poisson(&mut self, lambda: f64) -> u32 {
-        dist::pseudo_poisson(self, lambda, dist::GammaIncInverse::RoundedProduct)
+        dist::pseudo_poisson(self, lambda)
     }
 
     fn next_u64(&mut self) -> u64 {

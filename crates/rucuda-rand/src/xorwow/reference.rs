@@ -105,7 +105,7 @@ impl CurandState for XorwowState {
     }
 
     fn poisson(&mut self, lambda: f64) -> u32 {
-        dist::pseudo_poisson(self, lambda, dist::GammaIncInverse::Fused)
+        dist::pseudo_poisson(self, lambda)
     }
 
     fn skipahead(&mut self, n: u64) {
