@@ -71,18 +71,16 @@ pub(crate) fn plan(
             (s.ptr, recv.ptr, s.len)
         }
         (OpKind::AllGather, None) => {
-            let chunk = recv.len / me.size;
-            same_size(call, "the buffer", chunk * me.size, recv.len)?;
-            (byte_offset(recv, me.rank * chunk), recv.ptr, chunk)
+            let (mine, chunk) = own_chunk(call, recv, me)?;
+            (mine, recv.ptr, chunk)
         }
         (OpKind::ReduceScatter, Some(s)) => {
             same_size(call, "the input", recv.len * me.size, s.len)?;
             (s.ptr, recv.ptr, recv.len)
         }
         (OpKind::ReduceScatter, None) => {
-            let chunk = recv.len / me.size;
-            same_size(call, "the buffer", chunk * me.size, recv.len)?;
-            (recv.ptr, byte_offset(recv, me.rank * chunk), chunk)
+            let (mine, chunk) = own_chunk(call, recv, me)?;
+            (recv.ptr, mine, chunk)
         }
         (_, Some(s)) => {
             same_size(call, "the output", s.len, recv.len)?;
@@ -131,8 +129,13 @@ fn same_type(call: &'static str, send: &Region, recv: &Region) -> Result<()> {
     }
 }
 
-fn byte_offset(region: &Region, elements: usize) -> CUdeviceptr {
-    region.ptr + (elements * region.layout.size) as CUdeviceptr
+/// For the in-place all-gather and reduce-scatter: `buf` holds one equal chunk per
+/// rank; the address of this rank's chunk and the chunk's length.
+fn own_chunk(call: &'static str, buf: &Region, me: Me) -> Result<(CUdeviceptr, usize)> {
+    let chunk = buf.len / me.size;
+    same_size(call, "the buffer", chunk * me.size, buf.len)?;
+    let offset = me.rank * chunk * buf.layout.size;
+    Ok((buf.ptr + offset as CUdeviceptr, chunk))
 }
 
 /// The NCCL call of a checked plan, queued on `s` now.
