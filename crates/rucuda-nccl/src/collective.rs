@@ -34,7 +34,7 @@ const CHECK_TIMEOUT: Duration = Duration::from_secs(300);
 /// [`keep_alive`](SendBuffer::keep_alive) handle inside a group (a buffer without one is
 /// refused there with [`Error::NotInGroup`]), nothing outside a group (the call is
 /// queued at once, and the caller's borrow covers it).
-pub(crate) fn owner(
+fn owner(
     buf: &dyn SendBuffer,
     call: &'static str,
     what: &'static str,
