@@ -5,12 +5,13 @@
 use std::fmt;
 use std::marker::PhantomData;
 
-use rucuda_driver::{driver, Context, Stream};
+use rucuda_driver::{driver, Context};
 
 use crate::error::{defer, take_deferred_errors, Error, Result};
+use crate::flags::{RegisterFlags, ResourceKind};
 use crate::gl::{gl_check, GlApi, GL_COPY_WRITE_BUFFER, GL_COPY_WRITE_BUFFER_BINDING};
-use crate::mapping::{map_resources, RegisteredMapping};
-use crate::resource::{sealed, MapFlags, RegisterFlags, Registered, ResourceCore, ResourceKind};
+use crate::mapping::registered_resource;
+use crate::resource::ResourceCore;
 
 /// The `usage` hint of `glBufferData`.
 ///
@@ -258,12 +259,7 @@ pub struct RegisteredBuffer<'a> {
     _buffer: PhantomData<&'a ()>,
 }
 
-impl sealed::Sealed for RegisteredBuffer<'_> {
-    fn core(&self) -> &ResourceCore {
-        &self.core
-    }
-}
-impl Registered for RegisteredBuffer<'_> {}
+registered_resource!(RegisteredBuffer<'_>);
 
 impl<'a> RegisteredBuffer<'a> {
     /// Registers `buffer` with CUDA in `ctx` with `flags`. The CUDA context must be on a
@@ -326,24 +322,5 @@ impl<'a> RegisteredBuffer<'a> {
             core,
             _buffer: PhantomData,
         })
-    }
-
-    /// Maps the buffer for CUDA on `stream` (`cuGraphicsMapResources`): GL work issued
-    /// before finishes before CUDA work on `stream` that follows. [`Error::AlreadyMapped`]
-    /// when a live mapping already holds it.
-    pub fn map(&self, stream: &Stream) -> Result<RegisteredMapping<'_>> {
-        map_resources(&[self], stream)
-    }
-
-    /// Sets how CUDA will use the buffer while mapped (`cuGraphicsResourceSetMapFlags`);
-    /// only while unmapped ([`Error::FlagsWhileMapped`] otherwise).
-    pub fn set_map_flags(&self, flags: MapFlags) -> Result<()> {
-        self.core.set_map_flags(flags)
-    }
-
-    /// Unregisters now, reporting a failure (drop does the same and queues it).
-    pub fn unregister(self) -> Result<()> {
-        drop(self);
-        take_deferred_errors()
     }
 }

@@ -2,7 +2,7 @@
 
 use std::cell::RefCell;
 
-use crate::resource::ResourceKind;
+use crate::flags::ResourceKind;
 
 /// Result of every fallible call in this crate.
 pub type Result<T, E = Error> = std::result::Result<T, E>;

@@ -92,6 +92,27 @@ pub(crate) unsafe fn gl_check<G: GlApi + ?Sized>(gl: &G, call: &'static str) -> 
     }
 }
 
+/// `v` as the integer type a GL binding takes (`GLsizeiptr` and `GLintptr` for
+/// [`GlFns`], `i32` for glow).
+fn gl_int<T: TryFrom<usize>>(v: usize, what: &str) -> Result<T> {
+    T::try_from(v).map_err(|_| {
+        let ty = std::any::type_name::<T>();
+        Error::InvalidArgument(format!(
+            "{what} {v} is too large for this GL binding ({ty})"
+        ))
+    })
+}
+
+/// `glBufferData`'s `data`, when given, holds exactly `size` bytes.
+fn check_buffer_data(size: usize, data: Option<&[u8]>) -> Result<()> {
+    if data.is_some_and(|d| d.len() != size) {
+        return Err(Error::InvalidArgument(
+            "buffer data length differs from the size".into(),
+        ));
+    }
+    Ok(())
+}
+
 macro_rules! forward_gl_api {
     ($($ty:ty),*) => {$(
         impl<T: GlApi + ?Sized> GlApi for $ty {
@@ -258,10 +279,6 @@ impl GlFns {
     }
 }
 
-fn to_isize(v: usize, what: &str) -> Result<isize> {
-    isize::try_from(v).map_err(|_| Error::InvalidArgument(format!("{what} {v} is too large")))
-}
-
 impl GlApi for GlFns {
     unsafe fn gl_gen_buffer(&self) -> Result<u32> {
         let mut name = 0u32;
@@ -291,18 +308,14 @@ impl GlApi for GlFns {
         data: Option<&[u8]>,
         usage: u32,
     ) -> Result<()> {
-        if data.is_some_and(|d| d.len() != size) {
-            return Err(Error::InvalidArgument(
-                "buffer data length differs from the size".into(),
-            ));
-        }
+        check_buffer_data(size, data)?;
         let ptr = data.map_or(std::ptr::null(), |d| d.as_ptr().cast());
         // SAFETY: `ptr` is null or `size` readable bytes.
-        unsafe { (self.buffer_data)(target, to_isize(size, "buffer size")?, ptr, usage) };
+        unsafe { (self.buffer_data)(target, gl_int(size, "buffer size")?, ptr, usage) };
         Ok(())
     }
     unsafe fn gl_buffer_sub_data(&self, target: u32, offset: usize, data: &[u8]) -> Result<()> {
-        let (o, n) = (to_isize(offset, "offset")?, to_isize(data.len(), "length")?);
+        let (o, n) = (gl_int(offset, "offset")?, gl_int(data.len(), "length")?);
         // SAFETY: reads `data.len()` bytes from `data`.
         unsafe { (self.buffer_sub_data)(target, o, n, data.as_ptr().cast()) };
         Ok(())
@@ -316,7 +329,7 @@ impl GlApi for GlFns {
         let f = self
             .get_buffer_sub_data
             .ok_or(Error::GlFunctionMissing("glGetBufferSubData"))?;
-        let (o, n) = (to_isize(offset, "offset")?, to_isize(out.len(), "length")?);
+        let (o, n) = (gl_int(offset, "offset")?, gl_int(out.len(), "length")?);
         // SAFETY: writes at most `out.len()` bytes into `out`.
         unsafe { f(target, o, n, out.as_mut_ptr().cast()) };
         Ok(())
@@ -351,14 +364,8 @@ mod glow_impl {
 
     use glow::HasContext;
 
-    use super::{GlApi, Result};
+    use super::{check_buffer_data, gl_int, GlApi, Result};
     use crate::error::Error;
-
-    fn to_i32(v: usize, what: &str) -> Result<i32> {
-        i32::try_from(v).map_err(|_| {
-            Error::InvalidArgument(format!("{what} {v} is too large for glow (2 GiB at most)"))
-        })
-    }
 
     fn buffer(name: u32) -> Option<glow::NativeBuffer> {
         NonZeroU32::new(name).map(glow::NativeBuffer)
@@ -393,26 +400,18 @@ mod glow_impl {
             data: Option<&[u8]>,
             usage: u32,
         ) -> Result<()> {
+            check_buffer_data(size, data)?;
+            let size: i32 = gl_int(size, "buffer size")?;
             match data {
-                Some(d) if d.len() != size => Err(Error::InvalidArgument(
-                    "buffer data length differs from the size".into(),
-                )),
-                Some(d) => {
-                    to_i32(size, "buffer size")?;
-                    // SAFETY: the caller keeps the context current.
-                    unsafe { self.buffer_data_u8_slice(target, d, usage) };
-                    Ok(())
-                }
-                None => {
-                    let size = to_i32(size, "buffer size")?;
-                    // SAFETY: the caller keeps the context current.
-                    unsafe { self.buffer_data_size(target, size, usage) };
-                    Ok(())
-                }
+                // SAFETY: the caller keeps the context current.
+                Some(d) => unsafe { self.buffer_data_u8_slice(target, d, usage) },
+                // SAFETY: the caller keeps the context current.
+                None => unsafe { self.buffer_data_size(target, size, usage) },
             }
+            Ok(())
         }
         unsafe fn gl_buffer_sub_data(&self, target: u32, offset: usize, data: &[u8]) -> Result<()> {
-            let offset = to_i32(offset, "offset")?;
+            let offset = gl_int(offset, "offset")?;
             // SAFETY: the caller keeps the context current.
             unsafe { self.buffer_sub_data_u8_slice(target, offset, data) };
             Ok(())
@@ -423,7 +422,7 @@ mod glow_impl {
             offset: usize,
             out: &mut [u8],
         ) -> Result<()> {
-            let offset = to_i32(offset, "offset")?;
+            let offset = gl_int(offset, "offset")?;
             // SAFETY: the caller keeps the context current.
             unsafe { HasContext::get_buffer_sub_data(self, target, offset, out) };
             Ok(())

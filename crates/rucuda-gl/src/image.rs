@@ -1,12 +1,13 @@
 //! GL textures and renderbuffers registered with CUDA (`cuGraphicsGLRegisterImage`,
 //! PyCUDA's `RegisteredImage`).
 
-use rucuda_driver::{driver, Context, Stream};
+use rucuda_driver::{driver, Context};
 
 use crate::error::{take_deferred_errors, Error, Result};
+use crate::flags::{RegisterFlags, ResourceKind};
 use crate::gl::GlApi;
-use crate::mapping::{map_resources, RegisteredMapping};
-use crate::resource::{sealed, MapFlags, RegisterFlags, Registered, ResourceCore, ResourceKind};
+use crate::mapping::registered_resource;
+use crate::resource::ResourceCore;
 
 /// What kind of GL image a name is: the `target` of `cuGraphicsGLRegisterImage`.
 ///
@@ -82,12 +83,7 @@ pub struct RegisteredImage {
     target: ImageTarget,
 }
 
-impl sealed::Sealed for RegisteredImage {
-    fn core(&self) -> &ResourceCore {
-        &self.core
-    }
-}
-impl Registered for RegisteredImage {}
+registered_resource!(RegisteredImage);
 
 impl RegisteredImage {
     /// Registers the texture or renderbuffer `name` (of kind `target`) with CUDA in
@@ -134,22 +130,5 @@ impl RegisteredImage {
     /// The GL target it was registered as.
     pub fn target(&self) -> ImageTarget {
         self.target
-    }
-
-    /// Maps the image for CUDA on `stream` (`cuGraphicsMapResources`).
-    /// [`Error::AlreadyMapped`] when a live mapping already holds it.
-    pub fn map(&self, stream: &Stream) -> Result<RegisteredMapping<'_>> {
-        map_resources(&[self], stream)
-    }
-
-    /// Sets how CUDA will use the image while mapped; only while unmapped.
-    pub fn set_map_flags(&self, flags: MapFlags) -> Result<()> {
-        self.core.set_map_flags(flags)
-    }
-
-    /// Unregisters now, reporting a failure (drop does the same and queues it).
-    pub fn unregister(self) -> Result<()> {
-        drop(self);
-        take_deferred_errors()
     }
 }

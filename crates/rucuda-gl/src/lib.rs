@@ -52,6 +52,7 @@
 mod buffer;
 mod devices;
 mod error;
+mod flags;
 mod gl;
 #[cfg(feature = "headless-egl")]
 pub mod headless;
@@ -62,10 +63,11 @@ mod resource;
 pub use buffer::{BufferObject, BufferUsage, RegisteredBuffer};
 pub use devices::{gl_devices, primary_context_for_current_gl, GlDeviceList};
 pub use error::{take_deferred_errors, Error, Result};
+pub use flags::{MapFlags, RegisterFlags, ResourceKind};
 pub use gl::{GlApi, GlFns, GL_COPY_WRITE_BUFFER, GL_COPY_WRITE_BUFFER_BINDING, GL_NO_ERROR};
 pub use image::{ImageTarget, RegisteredImage};
 pub use mapping::{map_resources, ArrayDescriptor, MappedArray, RegisteredMapping};
-pub use resource::{MapFlags, RegisterFlags, Registered, ResourceKind};
+pub use resource::Registered;
 
 /// The raw bindings (for `CUarray`, `CUgraphicsResource` and the like).
 pub use rucuda_driver_sys as sys;

@@ -12,7 +12,8 @@ use rucuda_driver_sys::{
 };
 
 use crate::error::{defer, take_deferred_errors, Error, Result};
-use crate::resource::{Registered, ResourceCore, ResourceKind};
+use crate::flags::ResourceKind;
+use crate::resource::{Registered, ResourceCore};
 
 /// Maps several registered resources for CUDA in one `cuGraphicsMapResources` call on
 /// `stream` (cheaper than one call each: GL synchronises once).
@@ -83,6 +84,51 @@ pub fn map_resources<'r>(
         uses: UseLog::new(),
     })
 }
+
+/// What every registered type has, written once for a type with a `core:
+/// ResourceCore` field: [`Registered`] (through the sealed trait) and the methods
+/// `map`, `set_map_flags` and `unregister`.
+macro_rules! registered_resource {
+    ($ty:ty) => {
+        impl $crate::resource::sealed::Sealed for $ty {
+            fn core(&self) -> &$crate::resource::ResourceCore {
+                &self.core
+            }
+        }
+
+        impl $crate::resource::Registered for $ty {}
+
+        impl $ty {
+            /// Maps it for CUDA on `stream` (`cuGraphicsMapResources`): GL work issued
+            /// before finishes before CUDA work on `stream` that follows.
+            /// [`Error::AlreadyMapped`](crate::Error::AlreadyMapped) when a live mapping
+            /// already holds it.
+            pub fn map(
+                &self,
+                stream: &rucuda_driver::Stream,
+            ) -> $crate::error::Result<$crate::mapping::RegisteredMapping<'_>> {
+                $crate::mapping::map_resources(&[self], stream)
+            }
+
+            /// Sets how CUDA will use it while mapped (`cuGraphicsResourceSetMapFlags`);
+            /// only while unmapped ([`Error::FlagsWhileMapped`](crate::Error::FlagsWhileMapped)
+            /// otherwise).
+            pub fn set_map_flags(
+                &self,
+                flags: $crate::flags::MapFlags,
+            ) -> $crate::error::Result<()> {
+                self.core.set_map_flags(flags)
+            }
+
+            /// Unregisters now, reporting a failure (drop does the same and queues it).
+            pub fn unregister(self) -> $crate::error::Result<()> {
+                drop(self);
+                $crate::error::take_deferred_errors()
+            }
+        }
+    };
+}
+pub(crate) use registered_resource;
 
 /// One or more registered resources mapped for CUDA. While it is mapped, CUDA owns the
 /// resources and GL must not touch them; [`RegisteredMapping::unmap`] (or dropping the

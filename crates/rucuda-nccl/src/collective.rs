@@ -12,190 +12,20 @@
 //! work on other streams wait for the collective. Inside a [`group`](crate::group()) the
 //! use is recorded when the call is, and the group issues it on the same stream.
 
+use std::any::Any;
 use std::time::Duration;
 
-use rucuda_array::{Element, GpuArray};
-use rucuda_driver::{
-    Access, DeviceBuffer, DevicePtr, DeviceRepr, DeviceView, DeviceViewMut, InUse, Stream,
-};
-use rucuda_driver_sys::CUdeviceptr;
+use rucuda_driver::{Access, DeviceBuffer, DevicePtr, Stream};
 
+use crate::buffers::{RecvBuffer, SendBuffer};
 use crate::comm::Communicator;
-use crate::dtype::{DataType, ElementLayout, ReduceOp};
-use crate::error::{call, Error, Result};
-use crate::group::{self, OpKind, Signature};
-use crate::sys::bindings::{cudaStream_t, ncclComm_t};
-use std::any::Any;
-use std::ffi::c_void;
-
-/// Where a buffer's elements are, for NCCL.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Region {
-    /// Device address of the first element.
-    pub ptr: CUdeviceptr,
-    /// Number of elements.
-    pub len: usize,
-    /// How its elements travel.
-    pub layout: ElementLayout,
-    /// The device ordinal it lives on, where known (views do not say).
-    pub device: Option<usize>,
-}
-
-/// Device memory a collective reads: [`DeviceBuffer`], [`DeviceView`], [`DeviceViewMut`]
-/// and C-contiguous [`GpuArray`]s.
-///
-/// # Safety
-/// NCCL reads (and for [`RecvBuffer`] writes) the [`Region`] an implementor reports:
-/// it must be device memory of that many elements, alive as long as the implementor is;
-/// a `keep_alive` handle must keep that memory allocated while it lives.
-pub unsafe trait SendBuffer {
-    /// Its elements for an operation queued on `stream` that uses them as `access` says
-    /// (the address comes from the memory's use log, which records the use; keep the
-    /// [`InUse`] until the operation is queued), or why NCCL cannot use it (a
-    /// non-contiguous array).
-    fn region(
-        &self,
-        call: &'static str,
-        what: &'static str,
-        stream: &Stream,
-        access: Access,
-    ) -> Result<(Region, InUse<'_>)>;
-
-    /// A handle that keeps this memory allocated for as long as it lives, or `None`
-    /// when there is none (plain buffers and views: only their owner frees them).
-    ///
-    /// Inside a [`group`](crate::group()) a call is issued when the outermost group
-    /// returns, so its record holds this handle until then; a buffer without one is
-    /// refused there ([`Error::NotInGroup`]). [`GpuArray`] shares its memory through an
-    /// `Arc` and returns a handle to it.
-    fn keep_alive(&self) -> Option<Box<dyn Any>> {
-        None
-    }
-}
-
-/// Device memory a collective writes: [`DeviceBuffer`], [`DeviceViewMut`] and
-/// C-contiguous [`GpuArray`]s.
-///
-/// # Safety
-/// As for [`SendBuffer`], and the region must be writable.
-pub unsafe trait RecvBuffer: SendBuffer {}
-
-// SAFETY: the region is the buffer's own device memory, alive while it is; a GpuArray's
-// keep-alive handle shares its storage Arc.
-unsafe impl<T: DeviceRepr> SendBuffer for DeviceBuffer<T> {
-    fn region(
-        &self,
-        _: &'static str,
-        _: &'static str,
-        stream: &Stream,
-        access: Access,
-    ) -> Result<(Region, InUse<'_>)> {
-        let used = self.device_range().use_on(stream, access)?;
-        Ok((
-            Region {
-                ptr: used.ptr(),
-                len: self.len(),
-                layout: ElementLayout::of_repr::<T>(),
-                device: Some(self.context().device().ordinal()),
-            },
-            used,
-        ))
-    }
-}
-// SAFETY: the region is the buffer's own device memory, alive while it is; a GpuArray's
-// keep-alive handle shares its storage Arc.
-unsafe impl<T: DeviceRepr> RecvBuffer for DeviceBuffer<T> {}
-
-// SAFETY: the region is the buffer's own device memory, alive while it is; a GpuArray's
-// keep-alive handle shares its storage Arc.
-unsafe impl<T: DeviceRepr> SendBuffer for DeviceView<'_, T> {
-    fn region(
-        &self,
-        _: &'static str,
-        _: &'static str,
-        stream: &Stream,
-        access: Access,
-    ) -> Result<(Region, InUse<'_>)> {
-        let used = self.device_range().use_on(stream, access)?;
-        Ok((
-            Region {
-                ptr: used.ptr(),
-                len: self.len(),
-                layout: ElementLayout::of_repr::<T>(),
-                device: None,
-            },
-            used,
-        ))
-    }
-}
-
-// SAFETY: the region is the buffer's own device memory, alive while it is; a GpuArray's
-// keep-alive handle shares its storage Arc.
-unsafe impl<T: DeviceRepr> SendBuffer for DeviceViewMut<'_, T> {
-    fn region(
-        &self,
-        _: &'static str,
-        _: &'static str,
-        stream: &Stream,
-        access: Access,
-    ) -> Result<(Region, InUse<'_>)> {
-        let used = self.device_range().use_on(stream, access)?;
-        Ok((
-            Region {
-                ptr: used.ptr(),
-                len: self.len(),
-                layout: ElementLayout::of_repr::<T>(),
-                device: None,
-            },
-            used,
-        ))
-    }
-}
-// SAFETY: the region is the buffer's own device memory, alive while it is; a GpuArray's
-// keep-alive handle shares its storage Arc.
-unsafe impl<T: DeviceRepr> RecvBuffer for DeviceViewMut<'_, T> {}
-
-// SAFETY: the region is the buffer's own device memory, alive while it is; a GpuArray's
-// keep-alive handle shares its storage Arc.
-unsafe impl<E: Element> SendBuffer for GpuArray<E> {
-    fn region(
-        &self,
-        call: &'static str,
-        what: &'static str,
-        stream: &Stream,
-        access: Access,
-    ) -> Result<(Region, InUse<'_>)> {
-        if !self.is_c_contiguous() {
-            return Err(Error::NotContiguous {
-                call,
-                what,
-                shape: self.shape().to_vec(),
-                strides: self.strides().to_vec(),
-            });
-        }
-        let used = self.use_on(stream, access).map_err(|e| match e {
-            rucuda_array::ArrayError::Driver(d) => Error::Driver(d),
-            other => Error::invalid(format!("{call}: {what}: {other}")),
-        })?;
-        Ok((
-            Region {
-                ptr: used.ptr(),
-                len: self.len(),
-                layout: ElementLayout::of_dtype(E::DTYPE),
-                device: Some(self.context().device().ordinal()),
-            },
-            used,
-        ))
-    }
-
-    fn keep_alive(&self) -> Option<Box<dyn Any>> {
-        // Another view of the same storage: its `Arc` keeps the memory allocated.
-        Some(Box::new(self.squeeze()))
-    }
-}
-// SAFETY: the region is the buffer's own device memory, alive while it is; a GpuArray's
-// keep-alive handle shares its storage Arc.
-unsafe impl<E: Element> RecvBuffer for GpuArray<E> {}
+use crate::dtype::{DataType, ReduceOp};
+use crate::error::{Error, Result};
+use crate::group;
+use crate::pending::Pending;
+use crate::plan::{enqueue, plan, Me, Plan};
+use crate::signature::{describe_encoded, OpKind, Signature};
+use crate::sys::bindings::cudaStream_t;
 
 /// How long a checked collective waits for the other ranks' descriptions.
 const CHECK_TIMEOUT: Duration = Duration::from_secs(300);
@@ -204,7 +34,7 @@ const CHECK_TIMEOUT: Duration = Duration::from_secs(300);
 /// [`keep_alive`](SendBuffer::keep_alive) handle inside a group (a buffer without one is
 /// refused there with [`Error::NotInGroup`]), nothing outside a group (the call is
 /// queued at once, and the caller's borrow covers it).
-pub(crate) fn owner(
+fn owner(
     buf: &dyn SendBuffer,
     call: &'static str,
     what: &'static str,
@@ -224,130 +54,6 @@ fn in_group<T>(result: Result<T>) -> Result<T> {
         group::note_failure();
     }
     result
-}
-
-fn same_size(call: &'static str, what: &'static str, expected: usize, got: usize) -> Result<()> {
-    if expected == got {
-        Ok(())
-    } else {
-        Err(Error::SizeMismatch {
-            call,
-            what,
-            expected,
-            got,
-        })
-    }
-}
-
-fn same_type(call: &'static str, send: &Region, recv: &Region) -> Result<()> {
-    let (a, b) = (send.layout, recv.layout);
-    if a.scalar == b.scalar && a.size == b.size && a.reductions == b.reductions {
-        Ok(())
-    } else {
-        Err(Error::TypeMismatch {
-            call,
-            send: a.name.to_string(),
-            recv: b.name.to_string(),
-        })
-    }
-}
-
-fn byte_offset(region: &Region, elements: usize) -> CUdeviceptr {
-    region.ptr + (elements * region.layout.size) as CUdeviceptr
-}
-
-/// The rank asking, for [`plan`].
-#[derive(Debug, Clone, Copy)]
-pub(crate) struct Me {
-    pub rank: usize,
-    pub size: usize,
-    pub device: usize,
-}
-
-/// What NCCL will be asked, once every check passed.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) struct Plan {
-    pub sig: Signature,
-    pub send: CUdeviceptr,
-    pub recv: CUdeviceptr,
-}
-
-/// Checks one operation and works out its NCCL arguments. `send` is `None` for the
-/// in-place forms (and for `recv`); `recv` is the buffer written (for `send`: read).
-/// `other` is the root (broadcast, reduce) or the peer (send, recv).
-pub(crate) fn plan(
-    kind: OpKind,
-    op: Option<ReduceOp>,
-    other: Option<usize>,
-    send: Option<&Region>,
-    recv: &Region,
-    me: Me,
-) -> Result<Plan> {
-    let call = kind.name();
-    for (what, region) in [("the input", send), ("the output", Some(recv))] {
-        if let Some(got) = region.and_then(|r| r.device).filter(|&d| d != me.device) {
-            return Err(Error::WrongDevice {
-                call,
-                what,
-                expected: me.device,
-                got,
-            });
-        }
-    }
-    if let Some(r) = other {
-        if r >= me.size || i32::try_from(r).is_err() {
-            let what = if matches!(kind, OpKind::Send | OpKind::Recv) {
-                "peer"
-            } else {
-                "root"
-            };
-            return Err(Error::invalid(format!(
-                "{call}: {what} {r} is not a rank of this communicator of {}",
-                me.size
-            )));
-        }
-    }
-    if let Some(s) = send {
-        same_type(call, s, recv)?;
-    }
-    let (send_ptr, recv_ptr, counted) = match (kind, send) {
-        (OpKind::AllGather, Some(s)) => {
-            same_size(call, "the output", s.len * me.size, recv.len)?;
-            (s.ptr, recv.ptr, s.len)
-        }
-        (OpKind::AllGather, None) => {
-            let chunk = recv.len / me.size;
-            same_size(call, "the buffer", chunk * me.size, recv.len)?;
-            (byte_offset(recv, me.rank * chunk), recv.ptr, chunk)
-        }
-        (OpKind::ReduceScatter, Some(s)) => {
-            same_size(call, "the input", recv.len * me.size, s.len)?;
-            (s.ptr, recv.ptr, recv.len)
-        }
-        (OpKind::ReduceScatter, None) => {
-            let chunk = recv.len / me.size;
-            same_size(call, "the buffer", chunk * me.size, recv.len)?;
-            (recv.ptr, byte_offset(recv, me.rank * chunk), chunk)
-        }
-        (_, Some(s)) => {
-            same_size(call, "the output", s.len, recv.len)?;
-            (s.ptr, recv.ptr, s.len)
-        }
-        (_, None) => (recv.ptr, recv.ptr, recv.len),
-    };
-    let (data_type, count) = recv.layout.wire(call, op, counted)?;
-    Ok(Plan {
-        sig: Signature {
-            kind,
-            data_type,
-            count,
-            op,
-            root: other.filter(|_| matches!(kind, OpKind::Broadcast | OpKind::Reduce)),
-            peer: other.filter(|_| matches!(kind, OpKind::Send | OpKind::Recv)),
-        },
-        send: send_ptr,
-        recv: recv_ptr,
-    })
 }
 
 impl Communicator {
@@ -421,7 +127,7 @@ impl Communicator {
             if held {
                 keep.push(Box::new(stream.clone()));
             }
-            let pending = group::Pending {
+            let pending = Pending {
                 comm: self.handle(),
                 clique: self.clique(),
                 rank: self.rank(),
@@ -445,60 +151,6 @@ impl Communicator {
             // the caller keeps alive until the stream has run the operation.
             unsafe { enqueue(pending.comm, &pending.plan, pending.stream) }
         })())
-    }
-}
-
-/// The NCCL call of a checked plan, queued on `s` now.
-///
-/// # Safety
-/// `comm` is a live communicator; `plan` was made by [`plan`] for buffers that are still
-/// alive (and stay so until the stream has run the operation) on `comm`'s device, and
-/// `s` is a live stream of that device.
-pub(crate) unsafe fn enqueue(comm: ncclComm_t, plan: &Plan, s: cudaStream_t) -> Result<()> {
-    let Signature {
-        kind,
-        data_type,
-        count,
-        op,
-        root,
-        peer,
-    } = plan.sig;
-    let (send, recv) = (plan.send as *const c_void, plan.recv as *mut c_void);
-    let dtype = data_type.raw();
-    let op = op.map_or(ReduceOp::Sum.raw(), ReduceOp::raw);
-    // Ranks were checked to fit in an i32 by `plan`.
-    let root = root.or(peer).unwrap_or(0) as i32;
-    // SAFETY: (every arm) `plan` checked that the buffers hold what NCCL reads and
-    // writes for this operation (`count` elements of `dtype`, times the ranks where
-    // the operation gathers or scatters) on the communicator's device; the caller
-    // keeps them alive until the stream has run the operation, as for every
-    // asynchronous copy.
-    unsafe {
-        match kind {
-            OpKind::AllReduce => {
-                call!(comm, ncclAllReduce(send, recv, count, dtype, op, comm, s))
-            }
-            OpKind::Broadcast => {
-                call!(comm, ncclBroadcast(send, recv, count, dtype, root, comm, s))
-            }
-            OpKind::Reduce => {
-                call!(
-                    comm,
-                    ncclReduce(send, recv, count, dtype, op, root, comm, s)
-                )
-            }
-            OpKind::AllGather => {
-                call!(comm, ncclAllGather(send, recv, count, dtype, comm, s))
-            }
-            OpKind::ReduceScatter => {
-                call!(
-                    comm,
-                    ncclReduceScatter(send, recv, count, dtype, op, comm, s)
-                )
-            }
-            OpKind::Send => call!(comm, ncclSend(send, count, dtype, root, comm, s)),
-            OpKind::Recv => call!(comm, ncclRecv(recv, count, dtype, root, comm, s)),
-        }
     }
 }
 
@@ -727,61 +379,12 @@ impl Communicator {
     }
 }
 
-/// Reads back what [`Signature::encode`] wrote, for messages.
-fn describe_encoded(words: &[u64]) -> String {
-    let kinds = [
-        "all_reduce",
-        "broadcast",
-        "reduce",
-        "all_gather",
-        "reduce_scatter",
-        "send",
-        "recv",
-    ];
-    let kind = kinds
-        .get(((words[0] >> 8) & 0xff) as usize)
-        .copied()
-        .unwrap_or("an unknown operation");
-    let op = match words[0] & 0xff {
-        0xff => String::new(),
-        o => ReduceOp::ALL
-            .get(o as usize)
-            .map_or(String::new(), |op| format!(" ({})", op.name())),
-    };
-    let root = if words[3] == u64::MAX {
-        String::new()
-    } else {
-        format!(" root {}", words[3])
-    };
-    format!(
-        "{kind} of {} elements of NCCL type {}{op}{root}",
-        words[2], words[1]
-    )
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use rucuda_array::DType;
-
-    fn region(layout: ElementLayout, len: usize) -> Region {
-        Region {
-            ptr: 0x1000,
-            len,
-            layout,
-            device: Some(0),
-        }
-    }
-
-    fn f32s(len: usize) -> Region {
-        region(ElementLayout::of_repr::<f32>(), len)
-    }
-
-    const ME: Me = Me {
-        rank: 1,
-        size: 4,
-        device: 0,
-    };
+    use crate::buffers::testing::f32s;
+    use crate::buffers::Region;
+    use rucuda_driver::InUse;
 
     /// A plain buffer (like `DeviceBuffer` and device views: no `keep_alive`).
     struct Plain;
@@ -841,177 +444,5 @@ mod tests {
         let kept = kept.expect("an owner inside a group");
         assert_eq!(kept.downcast_ref::<u8>(), Some(&7));
         assert_eq!(group::depth(), 0);
-    }
-
-    #[test]
-    fn encoded_descriptions_read_back() {
-        let sig = Signature {
-            kind: OpKind::Reduce,
-            data_type: DataType::Float32,
-            count: 12,
-            op: Some(ReduceOp::Max),
-            root: Some(1),
-            peer: None,
-        };
-        assert_eq!(
-            describe_encoded(&sig.encode()),
-            "reduce of 12 elements of NCCL type 7 (max) root 1"
-        );
-        let sig = Signature {
-            kind: OpKind::AllGather,
-            op: None,
-            root: None,
-            ..sig
-        };
-        assert_eq!(
-            describe_encoded(&sig.encode()),
-            "all_gather of 12 elements of NCCL type 7"
-        );
-    }
-
-    #[test]
-    fn equal_sizes_for_the_elementwise_collectives() {
-        for (kind, op) in [
-            (OpKind::AllReduce, Some(ReduceOp::Sum)),
-            (OpKind::Broadcast, None),
-            (OpKind::Reduce, Some(ReduceOp::Max)),
-        ] {
-            let root = (kind != OpKind::AllReduce).then_some(2);
-            let p = plan(kind, op, root, Some(&f32s(10)), &f32s(10), ME).unwrap();
-            assert_eq!((p.sig.count, p.sig.data_type), (10, DataType::Float32));
-            assert_eq!(p.sig.root, root);
-            let e = plan(kind, op, root, Some(&f32s(10)), &f32s(9), ME).unwrap_err();
-            assert!(
-                matches!(
-                    e,
-                    Error::SizeMismatch {
-                        expected: 10,
-                        got: 9,
-                        ..
-                    }
-                ),
-                "{kind:?}: {e}"
-            );
-        }
-    }
-
-    #[test]
-    fn gathers_and_scatters_count_the_ranks() {
-        let p = plan(OpKind::AllGather, None, None, Some(&f32s(3)), &f32s(12), ME).unwrap();
-        assert_eq!(p.sig.count, 3);
-        let e = plan(OpKind::AllGather, None, None, Some(&f32s(3)), &f32s(9), ME).unwrap_err();
-        assert_eq!(
-            e.to_string(),
-            "all_gather: the output has 9 elements, it needs 12"
-        );
-        let op = Some(ReduceOp::Sum);
-        let p = plan(
-            OpKind::ReduceScatter,
-            op,
-            None,
-            Some(&f32s(12)),
-            &f32s(3),
-            ME,
-        )
-        .unwrap();
-        assert_eq!(p.sig.count, 3);
-        let e = plan(
-            OpKind::ReduceScatter,
-            op,
-            None,
-            Some(&f32s(10)),
-            &f32s(3),
-            ME,
-        )
-        .unwrap_err();
-        assert_eq!(
-            e.to_string(),
-            "reduce_scatter: the input has 10 elements, it needs 12"
-        );
-        // In place: this rank's chunk is at rank × chunk.
-        let p = plan(OpKind::AllGather, None, None, None, &f32s(12), ME).unwrap();
-        assert_eq!((p.send, p.recv, p.sig.count), (0x1000 + 12, 0x1000, 3));
-        let p = plan(OpKind::ReduceScatter, op, None, None, &f32s(12), ME).unwrap();
-        assert_eq!((p.send, p.recv, p.sig.count), (0x1000, 0x1000 + 12, 3));
-        assert!(plan(OpKind::AllGather, None, None, None, &f32s(10), ME).is_err());
-    }
-
-    #[test]
-    fn roots_peers_types_and_devices_are_checked() {
-        let e = plan(OpKind::Broadcast, None, Some(4), None, &f32s(4), ME).unwrap_err();
-        assert!(e.to_string().contains("root 4 is not a rank"), "{e}");
-        let e = plan(OpKind::Send, None, Some(7), None, &f32s(4), ME).unwrap_err();
-        assert!(e.to_string().contains("peer 7 is not a rank"), "{e}");
-        let p = plan(OpKind::Recv, None, Some(3), None, &f32s(4), ME).unwrap();
-        assert_eq!((p.sig.peer, p.sig.root), (Some(3), None));
-        let ints = region(ElementLayout::of_repr::<i32>(), 4);
-        let e = plan(
-            OpKind::AllReduce,
-            Some(ReduceOp::Sum),
-            None,
-            Some(&f32s(4)),
-            &ints,
-            ME,
-        );
-        assert!(matches!(e, Err(Error::TypeMismatch { .. })));
-        let mut elsewhere = f32s(4);
-        elsewhere.device = Some(3);
-        let e = plan(
-            OpKind::AllReduce,
-            Some(ReduceOp::Sum),
-            None,
-            Some(&elsewhere),
-            &f32s(4),
-            ME,
-        );
-        assert!(matches!(
-            e,
-            Err(Error::WrongDevice {
-                expected: 0,
-                got: 3,
-                ..
-            })
-        ));
-        // An f32 array and an f32 device buffer are the same type.
-        let array = region(ElementLayout::of_dtype(DType::F32), 4);
-        assert!(plan(
-            OpKind::AllReduce,
-            Some(ReduceOp::Min),
-            None,
-            Some(&array),
-            &f32s(4),
-            ME
-        )
-        .is_ok());
-    }
-
-    #[test]
-    fn unsupported_reductions_are_refused_before_nccl() {
-        let c = region(ElementLayout::of_dtype(DType::C64), 4);
-        let p = plan(OpKind::AllReduce, Some(ReduceOp::Sum), None, None, &c, ME).unwrap();
-        assert_eq!((p.sig.data_type, p.sig.count), (DataType::Float32, 8));
-        let e = plan(OpKind::AllReduce, Some(ReduceOp::Prod), None, None, &c, ME).unwrap_err();
-        assert!(
-            matches!(
-                e,
-                Error::UnsupportedType {
-                    call: "all_reduce",
-                    ..
-                }
-            ),
-            "{e}"
-        );
-        let h = region(ElementLayout::of_dtype(DType::I16), 4);
-        assert!(plan(
-            OpKind::ReduceScatter,
-            Some(ReduceOp::Sum),
-            None,
-            None,
-            &h,
-            ME
-        )
-        .is_err());
-        let p = plan(OpKind::AllGather, None, None, None, &h, ME).unwrap();
-        assert_eq!((p.sig.data_type, p.sig.count), (DataType::Uint8, 2));
     }
 }

@@ -1,24 +1,21 @@
-//! [`Communicator`]: one rank of an NCCL communicator, bound to one GPU's primary context.
-//! Creating (one rank per call, several ranks of this process at once, every GPU of this
-//! process), splitting, waiting with a time limit, aborting and destroying.
+//! [`Communicator`]: one rank of an NCCL communicator, bound to one GPU's primary context:
+//! what it is, waiting with a time limit, aborting and destroying. The `create` module
+//! makes communicators; `collective` adds the operations.
 
 use std::cell::Cell;
-use std::collections::hash_map::DefaultHasher;
 use std::ffi::c_int;
 use std::fmt;
-use std::hash::{Hash, Hasher};
 use std::marker::PhantomData;
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
-use std::thread::ThreadId;
 use std::time::{Duration, Instant};
 
 use rucuda_driver::{Context, Device, Stream};
 
+use crate::current::CurrentContextGuard;
 use crate::error::{call, check, Error, Result};
-use crate::group::{self, CurrentContextGuard};
-use crate::id::UniqueId;
-use crate::sys::bindings::{ncclComm_t, ncclResult_t, NCCL_SPLIT_NOCOLOR};
+use crate::group;
+use crate::hold::{Hold, Holds};
+use crate::sys::bindings::{ncclComm_t, ncclResult_t};
 
 /// Environment variable that turns on [`Communicator::set_checked`] for every new
 /// communicator (`1`).
@@ -26,62 +23,11 @@ pub const CHECK_ENV: &str = "RUCUDA_NCCL_CHECK";
 
 /// Where a communicator stands.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum State {
+enum State {
     /// Usable.
     Live,
     /// `ncclCommAbort` was called: the handle is gone, every call is an error.
     Aborted,
-}
-
-/// The threads whose unfinished groups hold calls recorded on one communicator, one
-/// entry per call (see [`Hold`]).
-#[derive(Debug, Default)]
-pub(crate) struct Holds(Mutex<Vec<ThreadId>>);
-
-impl Holds {
-    fn with<R>(&self, f: impl FnOnce(&mut Vec<ThreadId>) -> R) -> R {
-        // A panic while the lock was held cannot leave the list half-changed.
-        let mut list = self.0.lock().unwrap_or_else(|p| p.into_inner());
-        f(&mut list)
-    }
-
-    /// True when a group on another thread than this one holds calls on the communicator.
-    fn elsewhere(&self) -> bool {
-        let me = std::thread::current().id();
-        self.with(|list| list.iter().any(|&t| t != me))
-    }
-
-    /// A [`Hold`] of this thread.
-    fn hold(self: &Arc<Self>) -> Hold {
-        let thread = std::thread::current().id();
-        self.with(|list| list.push(thread));
-        Hold {
-            holds: Arc::clone(self),
-            thread,
-        }
-    }
-}
-
-/// Held by a call recorded in a group on this thread (in [`group::Pending`]): while any
-/// is alive on another thread, the communicator's handle is neither destroyed nor aborted
-/// and no NCCL call is made on it here, so that thread's group issues on a live handle
-/// and never at the same time as this one. (On the recording thread itself, destroying
-/// or aborting the communicator drops its recorded calls and cancels the group.)
-#[derive(Debug)]
-pub(crate) struct Hold {
-    holds: Arc<Holds>,
-    thread: ThreadId,
-}
-
-impl Drop for Hold {
-    fn drop(&mut self) {
-        let thread = self.thread;
-        self.holds.with(|list| {
-            if let Some(i) = list.iter().position(|&t| t == thread) {
-                list.swap_remove(i);
-            }
-        });
-    }
 }
 
 /// Errors that `Drop` met, for [`take_drop_errors`].
@@ -133,7 +79,7 @@ pub struct Communicator {
     size: usize,
     clique: u64,
     state: Cell<State>,
-    pub(crate) checked: Cell<bool>,
+    checked: Cell<bool>,
     /// Calls recorded on it in unfinished groups, by thread.
     holds: Arc<Holds>,
     _not_sync: PhantomData<Cell<()>>,
@@ -154,43 +100,16 @@ impl fmt::Debug for Communicator {
     }
 }
 
-/// A process-unique number for communicators made together by `init_all`.
-static NEXT_CLIQUE: AtomicU64 = AtomicU64::new(1);
-
-fn clique_of_id(id: &UniqueId) -> u64 {
-    let mut h = DefaultHasher::new();
-    id.as_bytes().hash(&mut h);
-    h.finish()
-}
-
-fn to_c_int(value: usize, what: &str) -> Result<c_int> {
-    c_int::try_from(value).map_err(|_| Error::invalid(format!("{what} {value} is too large")))
-}
-
-fn check_primary(ctx: &Context, call: &str) -> Result<()> {
-    if ctx.is_primary() {
-        Ok(())
-    } else {
-        Err(Error::invalid(format!(
-            "{call}: NCCL works in each device's primary context; device {} was given a \
-             created context (use Device::primary_context)",
-            ctx.device().ordinal()
-        )))
-    }
-}
-
-fn not_in_group(call: &str, instead: &str) -> Result<()> {
-    if group::depth() > 0 {
-        Err(Error::invalid(format!(
-            "{call} cannot run inside group(): {instead}"
-        )))
-    } else {
-        Ok(())
-    }
-}
-
 impl Communicator {
-    fn wrap(raw: ncclComm_t, ctx: &Context, rank: usize, size: usize, clique: u64) -> Self {
+    /// A communicator over `raw`, rank `rank` of `size` on `ctx`'s device; `clique` names
+    /// the communicator in this process (for the agreement check of groups).
+    pub(crate) fn wrap(
+        raw: ncclComm_t,
+        ctx: &Context,
+        rank: usize,
+        size: usize,
+        clique: u64,
+    ) -> Self {
         let checked = std::env::var(CHECK_ENV).is_ok_and(|v| v == "1");
         Communicator {
             raw,
@@ -203,203 +122,6 @@ impl Communicator {
             holds: Arc::default(),
             _not_sync: PhantomData,
         }
-    }
-
-    /// Joins the communicator named by `id` as `rank` of `nranks`, on `ctx`'s device
-    /// (`ncclCommInitRank`). Blocks until all `nranks` ranks have joined: each rank calls
-    /// this from its own process or thread. Two ranks on one GPU are refused by NCCL
-    /// (an [`Error::Nccl`] with `ncclInvalidUsage`).
-    pub fn init_rank(ctx: &Context, nranks: usize, id: &UniqueId, rank: usize) -> Result<Self> {
-        not_in_group(
-            "Communicator::init_rank",
-            "use Communicator::init_ranks for several ranks in one thread",
-        )?;
-        check_primary(ctx, "Communicator::init_rank")?;
-        if nranks == 0 || rank >= nranks {
-            return Err(Error::invalid(format!(
-                "rank {rank} of {nranks}: a rank must be below the number of ranks"
-            )));
-        }
-        let (n, r) = (to_c_int(nranks, "nranks")?, to_c_int(rank, "rank")?);
-        ctx.bind()?;
-        let _restore = CurrentContextGuard::new()?;
-        let mut raw: ncclComm_t = std::ptr::null_mut();
-        // SAFETY: writes one ncclComm_t; the id is passed by value.
-        unsafe {
-            call!(
-                std::ptr::null_mut(),
-                ncclCommInitRank(&mut raw, n, id.to_raw(), r)
-            )?
-        };
-        Ok(Communicator::wrap(raw, ctx, rank, nranks, clique_of_id(id)))
-    }
-
-    /// Joins the communicator named by `id` with several ranks driven by this thread:
-    /// `ranks[i]` on `ctxs[i]` (the ranks of one process in a layout of several GPUs per
-    /// process; `ncclCommInitRank` for each, in one group). Returns them in the order given.
-    pub fn init_ranks(
-        ctxs: &[Context],
-        nranks: usize,
-        id: &UniqueId,
-        ranks: &[usize],
-    ) -> Result<Vec<Self>> {
-        not_in_group("Communicator::init_ranks", "call it outside")?;
-        if ctxs.len() != ranks.len() || ctxs.is_empty() {
-            return Err(Error::invalid(format!(
-                "init_ranks: {} contexts for {} ranks",
-                ctxs.len(),
-                ranks.len()
-            )));
-        }
-        check_distinct_devices(ctxs, "init_ranks")?;
-        for (ctx, &rank) in ctxs.iter().zip(ranks) {
-            check_primary(ctx, "Communicator::init_ranks")?;
-            if rank >= nranks {
-                return Err(Error::invalid(format!(
-                    "rank {rank} of {nranks}: a rank must be below the number of ranks"
-                )));
-            }
-        }
-        let n = to_c_int(nranks, "nranks")?;
-        let clique = clique_of_id(id);
-        let _restore = CurrentContextGuard::new()?;
-        let mut made: Vec<Communicator> = Vec::with_capacity(ranks.len());
-        group::nccl_group(|| {
-            for (ctx, &rank) in ctxs.iter().zip(ranks) {
-                ctx.bind()?;
-                let mut raw: ncclComm_t = std::ptr::null_mut();
-                let r = to_c_int(rank, "rank")?;
-                // SAFETY: writes one ncclComm_t; initialised when the group ends.
-                unsafe {
-                    call!(
-                        std::ptr::null_mut(),
-                        ncclCommInitRank(&mut raw, n, id.to_raw(), r)
-                    )?
-                };
-                made.push(Communicator::wrap(raw, ctx, rank, nranks, clique));
-            }
-            Ok(())
-        })
-        .inspect_err(|_| {
-            // The group failed: NCCL cleans up what it began; the handles are not ours
-            // to destroy.
-            for c in &made {
-                c.state.set(State::Aborted);
-            }
-        })?;
-        Ok(made)
-    }
-
-    /// One communicator over the GPUs of `ctxs`, all driven by this process
-    /// (`ncclCommInitAll`): rank `i` is on `ctxs[i]`'s device. Issue their collectives
-    /// inside [`group`](crate::group()) when one thread drives them, or move each to a
-    /// thread of its own.
-    ///
-    /// ```no_run
-    /// use rucuda_driver::Device;
-    /// let ctxs: Vec<_> = Device::all()?.into_iter()
-    ///     .map(Device::primary_context).collect::<Result<_, _>>()?;
-    /// let comms = rucuda_nccl::Communicator::init_all(&ctxs)?;
-    /// assert_eq!(comms[0].size(), ctxs.len());
-    /// # Ok::<(), rucuda_nccl::Error>(())
-    /// ```
-    pub fn init_all(ctxs: &[Context]) -> Result<Vec<Self>> {
-        not_in_group("Communicator::init_all", "call it outside")?;
-        if ctxs.is_empty() {
-            return Err(Error::invalid("init_all needs at least one context"));
-        }
-        check_distinct_devices(ctxs, "init_all")?;
-        let mut devices = Vec::with_capacity(ctxs.len());
-        for ctx in ctxs {
-            check_primary(ctx, "Communicator::init_all")?;
-            devices.push(to_c_int(ctx.device().ordinal(), "device")?);
-        }
-        let n = to_c_int(ctxs.len(), "device count")?;
-        let _restore = CurrentContextGuard::new()?;
-        let mut raws: Vec<ncclComm_t> = vec![std::ptr::null_mut(); ctxs.len()];
-        // SAFETY: `raws` has room for `n` handles and `devices` holds `n` ordinals.
-        unsafe {
-            call!(
-                std::ptr::null_mut(),
-                ncclCommInitAll(raws.as_mut_ptr(), n, devices.as_ptr())
-            )?
-        };
-        let clique = NEXT_CLIQUE.fetch_add(1, Ordering::Relaxed) | (1 << 63);
-        Ok(raws
-            .into_iter()
-            .zip(ctxs)
-            .enumerate()
-            .map(|(rank, (raw, ctx))| Communicator::wrap(raw, ctx, rank, ctxs.len(), clique))
-            .collect())
-    }
-
-    /// Splits the communicator (`ncclCommSplit`): every rank of this one calls it; ranks
-    /// with the same `color` form a new communicator, ordered by `key` (then by their
-    /// rank here). `color: None` takes no part and gets `None`. Blocks until every rank
-    /// has called it, so ranks driven by one thread use [`split_all`](Communicator::split_all).
-    pub fn split(&self, color: Option<u32>, key: i32) -> Result<Option<Communicator>> {
-        not_in_group(
-            "Communicator::split",
-            "use Communicator::split_all for several ranks in one thread",
-        )?;
-        let mut out = Communicator::split_raw(&[(self, color, key)])?;
-        Ok(out.pop().flatten())
-    }
-
-    /// [`split`](Communicator::split) for several ranks driven by this thread, in one
-    /// group: `(communicator, color, key)` for each.
-    pub fn split_all(
-        parts: &[(&Communicator, Option<u32>, i32)],
-    ) -> Result<Vec<Option<Communicator>>> {
-        not_in_group("Communicator::split_all", "call it outside")?;
-        Communicator::split_raw(parts)
-    }
-
-    fn split_raw(parts: &[(&Communicator, Option<u32>, i32)]) -> Result<Vec<Option<Communicator>>> {
-        let _restore = CurrentContextGuard::new()?;
-        let mut raws: Vec<ncclComm_t> = vec![std::ptr::null_mut(); parts.len()];
-        let run = |raws: &mut Vec<ncclComm_t>| -> Result<()> {
-            for ((comm, color, key), out) in parts.iter().zip(raws.iter_mut()) {
-                comm.ensure_live("split")?;
-                comm.ctx.bind()?;
-                let c = match color {
-                    Some(c) => to_c_int(*c as usize, "color")?,
-                    None => NCCL_SPLIT_NOCOLOR,
-                };
-                // SAFETY: the parent is live; writes one handle (null for no color); a
-                // null config takes the parent's.
-                unsafe {
-                    call!(
-                        comm.raw,
-                        ncclCommSplit(comm.raw, c, *key, out, std::ptr::null_mut())
-                    )?
-                };
-            }
-            Ok(())
-        };
-        if parts.len() == 1 {
-            run(&mut raws)?;
-        } else {
-            group::nccl_group(|| run(&mut raws))?;
-        }
-        let mut out = Vec::with_capacity(parts.len());
-        for ((parent, color, _), raw) in parts.iter().zip(raws) {
-            if raw.is_null() {
-                out.push(None);
-                continue;
-            }
-            let mut h = DefaultHasher::new();
-            (parent.clique, color).hash(&mut h);
-            let (rank, size) = query_rank_size(raw)?;
-            out.push(Some(Communicator::wrap(
-                raw,
-                &parent.ctx,
-                rank,
-                size,
-                h.finish(),
-            )));
-        }
-        Ok(out)
     }
 
     /// This rank's number, `0..size()`.
@@ -577,6 +299,13 @@ impl Communicator {
         self.checked.get()
     }
 
+    /// Gives up the handle: NCCL cleans it up itself (a failed creation), so no later
+    /// call or drop touches it.
+    pub(crate) fn mark_aborted(&self) {
+        self.state.set(State::Aborted);
+    }
+
+    /// The number that names this communicator in this process.
     pub(crate) fn clique(&self) -> u64 {
         self.clique
     }
@@ -603,12 +332,12 @@ impl Communicator {
         Ok(())
     }
 
-    /// After [`group::comm_ending`] dropped this thread's recorded calls: fails when any
+    /// After `group::comm_ending` dropped this thread's recorded calls: fails when any
     /// call recorded on the communicator is still held (by a group on another thread, or
     /// one this thread could not reach), in which case the handle must be left allocated
     /// (leaked) for that group to issue on.
     fn not_held_at_all(&self, call: &str) -> Result<()> {
-        if self.holds.with(|list| list.is_empty()) {
+        if self.holds.is_empty() {
             return Ok(());
         }
         Err(Error::invalid(format!(
@@ -639,7 +368,8 @@ impl Drop for Communicator {
     }
 }
 
-fn query_rank_size(raw: ncclComm_t) -> Result<(usize, usize)> {
+/// Rank and size as NCCL reports them for a live handle.
+pub(crate) fn query_rank_size(raw: ncclComm_t) -> Result<(usize, usize)> {
     let (mut rank, mut size): (c_int, c_int) = (-1, -1);
     // SAFETY: the handle is live; each writes one int.
     unsafe {
@@ -654,31 +384,9 @@ fn query_rank_size(raw: ncclComm_t) -> Result<(usize, usize)> {
     }
 }
 
-fn check_distinct_devices(ctxs: &[Context], call: &str) -> Result<()> {
-    for (i, a) in ctxs.iter().enumerate() {
-        for b in &ctxs[..i] {
-            if a.device() == b.device() {
-                return Err(Error::invalid(format!(
-                    "{call}: device {} appears twice; NCCL allows one rank per GPU in a communicator",
-                    a.device().ordinal()
-                )));
-            }
-        }
-    }
-    Ok(())
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn ids_name_cliques() {
-        let a = UniqueId::from_bytes([1; 128]);
-        let b = UniqueId::from_bytes([2; 128]);
-        assert_eq!(clique_of_id(&a), clique_of_id(&a));
-        assert_ne!(clique_of_id(&a), clique_of_id(&b));
-    }
 
     #[test]
     fn communicators_are_send_not_sync() {
@@ -686,34 +394,6 @@ mod tests {
         send::<Communicator>();
         // `Communicator: !Sync` holds through PhantomData<Cell<()>>; a compile-fail test
         // would say so more loudly, but the type's fields make it plain.
-    }
-
-    #[test]
-    fn holds_of_another_thread_are_seen_until_dropped() {
-        let holds = Arc::new(Holds::default());
-        let mine = holds.hold();
-        assert!(
-            !holds.elsewhere(),
-            "this thread's own calls do not block it"
-        );
-        let (tx, rx) = std::sync::mpsc::channel();
-        let (done_tx, done_rx) = std::sync::mpsc::channel::<()>();
-        let other = {
-            let holds = Arc::clone(&holds);
-            std::thread::spawn(move || {
-                let theirs = holds.hold();
-                tx.send(()).expect("send");
-                done_rx.recv().expect("recv");
-                drop(theirs);
-            })
-        };
-        rx.recv().expect("the other thread holds");
-        assert!(holds.elsewhere());
-        done_tx.send(()).expect("send");
-        other.join().expect("join");
-        assert!(!holds.elsewhere());
-        drop(mine);
-        assert!(holds.with(|list| list.is_empty()));
     }
 
     #[test]

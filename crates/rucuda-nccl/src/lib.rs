@@ -48,15 +48,36 @@
 //! own tests, examples and benchmarks set `NCCL_NVLS_ENABLE=0` because the machines they
 //! run on must not use it (see the guide's chapter on scaling out).
 
+// The modules, bottom up; each uses only those on lines above its own:
+//   sys (the library: bindings, table, loader, getters)
+//   error
+//   dtype, id, current (the current context kept across NCCL calls), hold
+//   buffers (SendBuffer, RecvBuffer, Region)
+//   signature (an operation as every rank sees it)
+//   plan (the checks of one operation, and its NCCL call)
+//   pending (a call recorded in a group)
+//   agreement (the ranks of a group compared), issue (NCCL group start, calls, end)
+//   group (the recording state of this thread, `group`)
+//   comm (Communicator), create (its constructors)
+//   collective (the operations)
+mod agreement;
+mod buffers;
 mod collective;
 mod comm;
+mod create;
+mod current;
 mod dtype;
 mod error;
 mod group;
+mod hold;
 mod id;
+mod issue;
+mod pending;
+mod plan;
+mod signature;
 pub mod sys;
 
-pub use collective::{RecvBuffer, Region, SendBuffer};
+pub use buffers::{RecvBuffer, Region, SendBuffer};
 pub use comm::{take_drop_errors, Communicator, CHECK_ENV};
 pub use dtype::{DataType, ElementLayout, ReduceOp, Reductions};
 pub use error::{result_name, Error, NcclError, Result};

@@ -1,23 +1,25 @@
-//! [`PooledHostAllocation`]: a block of a [`PageLockedMemoryPool`](super::PageLockedMemoryPool) seen as a slice of
-//! `T`, which waits for the asynchronous copies that use it before the host touches it
-//! and before it goes back to the pool.
+//! [`PooledHostAllocation`]: a block of a
+//! [`PageLockedMemoryPool`](super::PageLockedMemoryPool) seen as a slice of `T`, which
+//! waits for the asynchronous copies that use it before the host touches it and before
+//! it goes back to the pool.
 
 use std::marker::PhantomData;
 use std::ops::{Deref, DerefMut};
-use std::sync::atomic::Ordering;
-use std::sync::{Arc, PoisonError};
+use std::sync::Arc;
 
 use rucuda_driver::{
     check, driver, Access, Context, DeviceRange, DeviceRepr, HostAllocFlags, Result, UseLog,
 };
 
-use super::host_pool::HostPoolInner;
+use super::bins::{BinAllocator, Taken};
+use super::host_alloc::HostBlocks;
 
-/// `len` elements of `T` in a page-locked block of a [`PageLockedMemoryPool`](super::PageLockedMemoryPool) (PyCUDA's
-/// `PooledHostAllocation` with the array on top). Dereferences to `[T]`; goes back to the
+/// `len` elements of `T` in a page-locked block of a
+/// [`PageLockedMemoryPool`](super::PageLockedMemoryPool) (PyCUDA's `PooledHostAllocation`
+/// with the array on top). Dereferences to `[T]`; goes back to the
 /// pool when dropped, after the asynchronous copies that use it have finished.
 pub struct PooledHostAllocation<T: DeviceRepr> {
-    pool: Arc<HostPoolInner>,
+    pool: Arc<BinAllocator<HostBlocks>>,
     addr: usize,
     len: usize,
     bin: u32,
@@ -39,12 +41,17 @@ impl<T: DeviceRepr> std::fmt::Debug for PooledHostAllocation<T> {
 }
 
 impl<T: DeviceRepr> PooledHostAllocation<T> {
-    pub(super) fn new(pool: Arc<HostPoolInner>, addr: usize, len: usize, bin: u32) -> Self {
+    /// `len` elements of `T` in `taken`, a block of `pool` (given back on drop).
+    pub(super) fn new(
+        pool: Arc<BinAllocator<HostBlocks>>,
+        taken: Taken<usize>,
+        len: usize,
+    ) -> Self {
         PooledHostAllocation {
             pool,
-            addr,
+            addr: taken.block,
             len,
-            bin,
+            bin: taken.bin,
             uses: UseLog::new(),
             _type: PhantomData,
         }
@@ -68,15 +75,15 @@ impl<T: DeviceRepr> PooledHostAllocation<T> {
     }
     /// The context the block was allocated in.
     pub fn context(&self) -> &Context {
-        &self.pool.ctx
+        &self.pool.source().ctx
     }
     /// The flags of the pool's allocator.
     pub fn alloc_flags(&self) -> HostAllocFlags {
-        self.pool.allocator.flags()
+        self.pool.source().allocator.flags()
     }
     /// The flags as the driver reports them for this block (`cuMemHostGetFlags`).
     pub fn flags(&self) -> Result<HostAllocFlags> {
-        self.pool.ctx.bind()?;
+        self.context().bind()?;
         let get = driver()?.cuMemHostGetFlags()?;
         let mut raw: std::ffi::c_uint = 0;
         // SAFETY: writes one uint; `addr` is the start of our live cuMemHostAlloc block.
@@ -159,20 +166,11 @@ impl<T: DeviceRepr> Drop for PooledHostAllocation<T> {
             );
             return;
         }
-        let p = &self.pool;
-        p.active_blocks.fetch_sub(1, Ordering::Relaxed);
-        p.active_bytes.fetch_sub(self.byte_len(), Ordering::Relaxed);
-        if p.holding.load(Ordering::Relaxed) {
-            p.held
-                .lock()
-                .unwrap_or_else(PoisonError::into_inner)
-                .entry(self.bin)
-                .or_default()
-                .push(self.addr);
-            p.held_blocks.fetch_add(1, Ordering::Relaxed);
-            return;
-        }
-        if let Err(e) = p.release(self.addr, self.bin) {
+        let taken = Taken {
+            block: self.addr,
+            bin: self.bin,
+        };
+        if let Err(e) = self.pool.give_back(taken, self.byte_len()) {
             log::error!("rucuda: freeing a pooled host block failed: {e}");
         }
     }

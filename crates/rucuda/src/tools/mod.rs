@@ -2,8 +2,10 @@
 //! memory pools (device and page-locked host), and [`cuda_test!`](crate::cuda_test)
 //! (PyCUDA's `mark_cuda_test`).
 
+mod bins;
 mod default_context;
 mod device_data;
+mod host_alloc;
 mod host_block;
 mod host_pool;
 mod host_pool_copy;
@@ -17,8 +19,9 @@ pub use default_context::{
     autoinit, autoprimaryctx, make_default_context, AutoContext, DefaultContextError, DeviceOrigin,
 };
 pub use device_data::DeviceData;
+pub use host_alloc::PageLockedAllocator;
 pub use host_block::PooledHostAllocation;
-pub use host_pool::{PageLockedAllocator, PageLockedMemoryPool};
+pub use host_pool::PageLockedMemoryPool;
 pub use memoize::{clear_context_caches, context_dependent_memoize};
 pub use occupancy::{OccupancyLimit, OccupancyRecord};
 pub use pool::{DeviceMemoryPool, PooledDeviceAllocation};
