@@ -147,7 +147,7 @@
 //! - [`crate::driver::DeviceGlobal`]
 //! - [`crate::driver::DevicePtr`]
 //! - [`crate::driver::DevicePtr::byte_len`]
-//! - [`crate::driver::DevicePtr::device_ptr`]
+//! - [`crate::driver::DevicePtr::device_range`]
 //! - [`crate::driver::Error`]
 //! - [`crate::driver::Error::LaunchCheck`]
 //! - [`crate::driver::Error::kind`]
