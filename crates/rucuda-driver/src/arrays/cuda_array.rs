@@ -62,7 +62,7 @@ impl CudaArray {
     }
 
     /// Creates any array with `cuArray3DCreate` (PyCUDA's `Array(ArrayDescriptor3D)`):
-    /// the only way to set [`Array3DFlags`].
+    /// the only way to set [`Array3DFlags`](crate::Array3DFlags).
     pub fn new_3d(ctx: &Context, desc: &ArrayDescriptor3D) -> Result<CudaArray> {
         desc.validate()?;
         ctx.bind()?;

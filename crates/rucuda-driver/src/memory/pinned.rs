@@ -32,7 +32,7 @@ bitflags::bitflags! {
 /// Copies from and to it run at full bus speed and may be asynchronous
 /// ([`memcpy_htod_async`](crate::memcpy_htod_async),
 /// [`memcpy_dtoh_async`](crate::memcpy_dtoh_async)) or be read and written by kernels
-/// through its mapped views. Every such use goes through the buffer's [`UseLog`]: host
+/// through its mapped views. Every such use goes through the buffer's [`UseLog`](crate::UseLog): host
 /// access through `Deref` waits for queued work that writes it (`DerefMut` for any queued
 /// use), so the host never sees a half-done copy, and the free waits for everything.
 /// Freed with `cuMemFreeHost` when dropped.
