@@ -7,7 +7,7 @@
 mod common;
 mod ops_support;
 
-use common::{stream, RandomElement, Rng};
+use common::{stream, RandomElement, RandomVec, Rng};
 use ops_support::{assert_vals, binary, broadcast_index, cast, tol, val, Val};
 use rucuda_array::ops::{self, BinaryOp, IndexMode, Promote, PromoteWeak};
 use rucuda_array::{bf16, f16, ArrayError, Complex, DType, Element, GpuArray, SliceArg};

@@ -9,7 +9,7 @@
 
 mod common;
 
-use common::{stream, RandomElement, Rng};
+use common::{stream, RandomElement, RandomVec, Rng};
 use rucuda_array::reduction::{ReductionKernel, ReductionSpec};
 use rucuda_array::{bf16, f16, ArrayError, Complex, DType, Element, GpuArray, SliceArg};
 use rucuda_driver::Stream;
