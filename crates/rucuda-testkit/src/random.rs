@@ -254,6 +254,11 @@ impl TestRng {
         (0..n).map(|_| self.next_u64() as i32 / 4).collect()
     }
 
+    /// `n` random words (all 32 bits random).
+    pub fn vec_u32(&mut self, n: usize) -> Vec<u32> {
+        (0..n).map(|_| self.next_u64() as u32).collect()
+    }
+
     /// `n` random bytes.
     pub fn vec_u8(&mut self, n: usize) -> Vec<u8> {
         (0..n).map(|_| self.next_u64() as u8).collect()

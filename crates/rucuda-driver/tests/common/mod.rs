@@ -1,5 +1,9 @@
-//! Helpers shared by this crate's GPU tests: the test context, kernels, random inputs.
+//! Helpers shared by this crate's GPU tests: the test context, kernels, random inputs,
+//! comparisons; `arrays` and `memory` hold those of the array and memory suites.
 #![allow(dead_code, unused_imports)]
+
+pub mod arrays;
+pub mod memory;
 
 use rucuda_driver::{Context, Device, Module};
 
@@ -20,6 +24,19 @@ pub fn core_module(ctx: &Context) -> Module {
     module(ctx, include_str!("../kernels/core.ptx"))
 }
 
+/// The kernels of the extras (`tests/kernels/extras.cu`).
+pub fn extras_module(ctx: &Context) -> Module {
+    module(ctx, include_str!("../kernels/extras.ptx"))
+}
+
+/// Waits for the legacy default stream. A synchronous copy from pageable host memory
+/// (`DeviceBuffer::from_slice`, `copy_from_host`) may return before its DMA has landed;
+/// the DMA is ordered on the legacy stream, which work on NON_BLOCKING streams does not
+/// wait for.
+pub fn settle(ctx: &Context) -> rucuda_driver::Result<()> {
+    rucuda_driver::Stream::null(ctx).synchronize()
+}
+
 /// Prints the marker the bundle counts as a skip.
 pub use rucuda_testkit::skip;
 
@@ -28,3 +45,8 @@ pub use rucuda_testkit::TestRng as Rng;
 
 /// Asserts |got - want| <= tol * max(1, |want|) elementwise, naming the first bad index.
 pub use rucuda_testkit::assert_close;
+
+/// Floats widened for [`assert_close`] against an f64 reference.
+pub fn f64s(v: &[f32]) -> Vec<f64> {
+    v.iter().map(|&x| x as f64).collect()
+}
