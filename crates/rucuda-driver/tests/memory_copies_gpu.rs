@@ -1,6 +1,7 @@
 //! GPU tests of memsets and copies: pitched allocations and 2D memsets, memsets of exact
 //! ranges, staged pageable copies (odd sizes, several threads, created contexts), peer
 //! copies between contexts and devices.
+//!
 //! Every output is poisoned before the operation and compared with a CPU reference on
 //! fresh random data.
 

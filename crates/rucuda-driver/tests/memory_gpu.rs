@@ -1,6 +1,7 @@
 //! GPU tests of device memory as the driver describes and shares it: pointer attributes,
 //! external pointers as copy, memset and kernel targets, IPC memory shared with a child
 //! process, allocations larger than the device, memory pools.
+//!
 //! Every output is poisoned before the operation and compared with a CPU reference on
 //! fresh random data.
 

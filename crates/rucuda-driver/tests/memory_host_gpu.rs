@@ -1,6 +1,7 @@
 //! GPU tests of host memory the device reaches: page-locked buffers and their flags,
 //! mapped page-locked memory written by a kernel, async copies with events, registered
 //! host memory, managed memory touched by host, kernel and host again.
+//!
 //! Every output is poisoned before the operation and compared with a CPU reference on
 //! fresh random data.
 

@@ -1,7 +1,6 @@
 //! GPU tests of texture objects: linear and point filtering with every address mode
 //! against CPU references, integer and normalized reads, 1D, 3D, layered and cubemap
 //! textures, PyCUDA's matrix orders, textures over linear and pitched memory.
-//! Kernels: tests/kernels/textures.cu (compiled to the committed textures.ptx).
 //!
 //! Every test uses fresh random data, poisons what the GPU writes before it writes it,
 //! and compares with a CPU reference.
