@@ -43,7 +43,7 @@ impl FakeBundle {
         fs::create_dir_all(dir.join("bin")).unwrap();
         fs::create_dir_all(dir.join("examples")).unwrap();
         fs::create_dir_all(dir.join("out")).unwrap();
-        write_executable(&dir.join("run.sh"), crate::bundle::RUN_SH);
+        crate::bundle::write_runner(&dir).unwrap();
         write_executable(&dir.join("bin/fake__tests"), FAKE_TEST_BINARY);
         write_executable(
             &dir.join("examples/fake__example"),
