@@ -1,9 +1,6 @@
 //! Helpers shared by this crate's GPU tests: the test context, kernels, random inputs,
-//! comparisons; `arrays` and `memory` hold those of the array and memory suites.
+//! comparisons.
 #![allow(dead_code, unused_imports)]
-
-pub mod arrays;
-pub mod memory;
 
 use rucuda_driver::{Context, Device, Module};
 
@@ -22,19 +19,6 @@ pub fn module(ctx: &Context, ptx: &str) -> Module {
 /// The core kernels (`tests/kernels/core.cu`).
 pub fn core_module(ctx: &Context) -> Module {
     module(ctx, include_str!("../kernels/core.ptx"))
-}
-
-/// The kernels of the extras (`tests/kernels/extras.cu`).
-pub fn extras_module(ctx: &Context) -> Module {
-    module(ctx, include_str!("../kernels/extras.ptx"))
-}
-
-/// Waits for the legacy default stream. A synchronous copy from pageable host memory
-/// (`DeviceBuffer::from_slice`, `copy_from_host`) may return before its DMA has landed;
-/// the DMA is ordered on the legacy stream, which work on NON_BLOCKING streams does not
-/// wait for.
-pub fn settle(ctx: &Context) -> rucuda_driver::Result<()> {
-    rucuda_driver::Stream::null(ctx).synchronize()
 }
 
 /// Prints the marker the bundle counts as a skip.

@@ -1,12 +1,16 @@
 //! GPU tests of GL interop, headless: an OpenGL context on NVIDIA's EGL device platform,
 //! the CUDA devices of the GL context, GL buffers, textures and renderbuffers registered
-//! with CUDA, written or read by CUDA kernels, and read back or written through GL. Random
-//! inputs (seed printed), poisoned outputs, CPU references.
+//! with CUDA, written or read by CUDA kernels, and read back or written through GL;
+//! `mapping` has several resources mapped at once, misuse, dropped mappings and leaks.
+//! Random inputs (seed printed), poisoned outputs, CPU references.
 //!
 //! Each test prints `RUCUDA_SKIPPED: <why>` and returns when no EGL display can be had
 //! (no libEGL.so.1, no NVIDIA EGL vendor library, no EGL device): see gpu-setup.sh.
 
+#[path = "../common/mod.rs"]
 mod common;
+
+mod mapping;
 
 use common::*;
 use glow::HasContext;

@@ -5,10 +5,8 @@
 //! Every test uses fresh random data, poisons what the GPU writes before it writes it,
 //! and compares with a CPU reference.
 
-mod common;
-
-use common::arrays::{launch_2d, poisoned_f32, POISON_U32, PTX};
-use common::{assert_close, ctx, f64s, module, Rng};
+use crate::common::{assert_close, ctx, f64s, module, Rng};
+use crate::{launch_2d, poisoned_f32, POISON_U32, PTX};
 use rucuda_driver::vector::Float2;
 use rucuda_driver::*;
 

@@ -1,17 +1,13 @@
-//! GPU tests of the binary operations: `+` over every pair of types, every operation on
+//! The binary operations: `+` over every pair of types, every operation on
 //! representative pairs and scalars, the named methods and std operators, NaN,
 //! comparisons, logical operations and `where`, integer division and power.
-//! Checked against the CPU model of `ops_support`, with the poisoned outputs and fresh
-//! random operands of `ops_support/gpu.rs`.
 
-mod common;
-mod ops_support;
-
-use common::{stream, RandomElement, RandomVec, Rng};
-use ops_support::gpu::{
+use crate::common::{stream, RandomElement, RandomVec, Rng};
+use crate::ops_support;
+use crate::ops_support::gpu::{
     model_binary, natural_into, nonzero, op_tol, operands, poison_pool, up, vals, ALL_OPS,
 };
-use ops_support::{assert_vals, tol, val, Val};
+use crate::ops_support::{assert_vals, tol, val, Val};
 use rucuda_array::ops::{self, BinaryOp, Promote, PromoteWeak};
 use rucuda_array::{bf16, f16, ArrayError, Complex, DType, GpuArray};
 use rucuda_driver::Stream;

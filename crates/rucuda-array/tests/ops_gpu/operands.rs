@@ -1,14 +1,9 @@
-//! GPU tests of how operations take their operands: scalars on either side (weak
+//! How operations take their operands: scalars on either side (weak
 //! promotion), broadcast and non-contiguous operands, in-place and `out=` forms.
-//! Checked against the CPU model of `ops_support`, with the poisoned outputs and fresh
-//! random operands of `ops_support/gpu.rs`.
 
-mod common;
-mod ops_support;
-
-use common::{stream, RandomVec, Rng};
-use ops_support::gpu::{model_binary, nonzero, poison_pool, poisoned, up, vals};
-use ops_support::{assert_vals, binary, broadcast_index, tol, val, Val};
+use crate::common::{stream, RandomVec, Rng};
+use crate::ops_support::gpu::{model_binary, nonzero, poison_pool, poisoned, up, vals};
+use crate::ops_support::{assert_vals, binary, broadcast_index, tol, val, Val};
 use rucuda_array::ops::BinaryOp;
 use rucuda_array::{f16, ArrayError, Complex, DType, GpuArray, SliceArg};
 

@@ -1,14 +1,22 @@
-//! Helpers of the reduction GPU tests: the sizes every method is tried at, the Kahan
-//! reference sum and its error bound, uploads and poisoned one-element outputs.
-#![allow(dead_code)]
+//! GPU tests of the reductions, one file per topic: `types` (the array methods for every
+//! element type) and `forms` (subset forms, struct and string-form kernels, views, large
+//! sizes, refusals). Fresh random inputs (never all zeros); CPU references in f64 (Kahan)
+//! or exact integer arithmetic; results written into poisoned outputs where the API takes
+//! one.
+
+#[path = "../common/mod.rs"]
+mod common;
+
+mod forms;
+mod types;
 
 use rucuda_array::{Element, GpuArray};
 use rucuda_driver::Stream;
 
-pub const SIZES: [usize; 5] = [0, 1, 31, 1000, (1 << 20) + 7];
+const SIZES: [usize; 5] = [0, 1, 31, 1000, (1 << 20) + 7];
 
 /// Kahan-compensated sum of f64 values, and the sum of their magnitudes.
-pub fn kahan(values: impl Iterator<Item = f64>) -> (f64, f64) {
+fn kahan(values: impl Iterator<Item = f64>) -> (f64, f64) {
     let (mut sum, mut c, mut abs) = (0.0f64, 0.0f64, 0.0f64);
     for v in values {
         abs += v.abs();
@@ -22,15 +30,7 @@ pub fn kahan(values: impl Iterator<Item = f64>) -> (f64, f64) {
 
 /// Asserts a float sum is within `n * eps * sum|x|` (plus `rel * |want|` for the
 /// rounding of the result to its type) of the Kahan reference.
-pub fn assert_sum_close(
-    got: f64,
-    want: f64,
-    abs_sum: f64,
-    n: usize,
-    eps: f64,
-    rel: f64,
-    what: &str,
-) {
+fn assert_sum_close(got: f64, want: f64, abs_sum: f64, n: usize, eps: f64, rel: f64, what: &str) {
     let bound = (n as f64 + 64.0) * eps * abs_sum + rel * want.abs() + 1e-30;
     assert!(
         (got - want).abs() <= bound,
@@ -38,13 +38,13 @@ pub fn assert_sum_close(
     );
 }
 
-pub fn upload<T: Element>(s: &Stream, v: &[T]) -> GpuArray<T> {
+fn upload<T: Element>(s: &Stream, v: &[T]) -> GpuArray<T> {
     GpuArray::from_slice(s, v).unwrap()
 }
 
 /// Runs `f` into a one-element output filled with `poison` first, through
 /// `ReductionKernel::call_into`, and returns the value.
-pub fn into_poisoned<T: Element>(
+fn into_poisoned<T: Element>(
     s: &Stream,
     poison: T,
     f: impl FnOnce(&mut GpuArray<T>) -> rucuda_array::Result<()>,

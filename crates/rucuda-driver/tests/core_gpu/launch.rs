@@ -4,9 +4,7 @@
 //! bad PTX, 3D grids, modules loaded from files. Each runs in its own process in the GPU
 //! bundle.
 
-mod common;
-
-use common::{assert_close, core_module, ctx, Rng};
+use crate::common::{assert_close, core_module, ctx, Rng};
 use rucuda_driver::*;
 
 #[test]
@@ -363,7 +361,7 @@ fn modules_load_from_files_and_kernels_take_a_cache_preference() {
         .suffix(".ptx")
         .tempfile()
         .unwrap();
-    std::fs::write(ptx.path(), include_str!("kernels/core.ptx")).unwrap();
+    std::fs::write(ptx.path(), include_str!("../kernels/core.ptx")).unwrap();
     let m = Module::from_file(&c, ptx.path()).unwrap();
     drop(ptx);
     let f = m.function("add_one").unwrap();

@@ -1,15 +1,9 @@
-//! GPU tests of the other forms of reduction: the subset forms and their index checks, a
+//! The other forms of reduction: the subset forms and their index checks, a
 //! struct reduction, ReductionKernel from the string form with two arrays and a scalar,
 //! determinism, strided views, 2^28 float32, more than 2^31 elements, refused calls.
-//! Fresh random inputs (never all zeros); CPU references in f64 (Kahan) or exact integer
-//! arithmetic (`reduction_support`); results written into poisoned outputs where the API
-//! takes one.
 
-mod common;
-mod reduction_support;
-
-use common::{stream, RandomElement, RandomVec, Rng};
-use reduction_support::{assert_sum_close, into_poisoned, kahan, upload, SIZES};
+use crate::common::{stream, RandomElement, RandomVec, Rng};
+use crate::{assert_sum_close, into_poisoned, kahan, upload, SIZES};
 use rucuda_array::reduction::{ReductionKernel, ReductionSpec};
 use rucuda_array::{DType, GpuArray, SliceArg};
 

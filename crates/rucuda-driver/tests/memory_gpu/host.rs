@@ -5,10 +5,9 @@
 //! Every output is poisoned before the operation and compared with a CPU reference on
 //! fresh random data.
 
-mod common;
-
-use common::memory::{affine, assert_same, assert_same_bits, memory_module, TestResult, BLOCK};
-use common::Rng;
+use crate::common;
+use crate::common::Rng;
+use crate::{affine, assert_same, assert_same_bits, memory_module, TestResult, BLOCK};
 use rucuda_driver::sys::CUdeviceptr;
 use rucuda_driver::*;
 

@@ -1,4 +1,4 @@
-//! The GPU side of the operation tests (`ops_*_gpu.rs`): uploads, poisoned outputs,
+//! The GPU side of the operation tests: uploads, poisoned outputs,
 //! operands suited to each operation, tolerances, and the model applied to whole operand
 //! lists. Fresh random data per run (seed printed); results start poisoned (fresh
 //! allocations come from a pool just filled with 0xA5 bytes, `out` arrays are filled with

@@ -5,10 +5,8 @@
 //! Every test uses fresh random data, poisons what the GPU writes before it writes it,
 //! and compares with a CPU reference.
 
-mod common;
-
-use common::arrays::{centres, poisoned_f32, sample_2d, POISON_U32, PTX};
-use common::{assert_close, ctx, f64s, module, Rng};
+use crate::common::{assert_close, ctx, f64s, module, Rng};
+use crate::{centres, poisoned_f32, sample_2d, POISON_U32, PTX};
 use rucuda_driver::vector::Float4;
 use rucuda_driver::*;
 

@@ -1,15 +1,11 @@
-//! GPU tests of the operations at their edges: empty, one-element and odd sizes, the
+//! The operations at their edges: empty, one-element and odd sizes, the
 //! kernel memo, operands on different streams, async transfers through pinned staging,
 //! more than 2^31 elements.
-//! Checked against the CPU model of `ops_support`, with the poisoned outputs and fresh
-//! random operands of `ops_support/gpu.rs`.
 
-mod common;
-mod ops_support;
-
-use common::{stream, RandomVec, Rng};
-use ops_support::gpu::up;
-use rucuda_array::ops::{self};
+use crate::common;
+use crate::common::{stream, RandomVec, Rng};
+use crate::ops_support::gpu::up;
+use rucuda_array::ops;
 use rucuda_array::{ArrayError, Complex, GpuArray, SliceArg};
 
 // ---------------------------------------------------------------------------------

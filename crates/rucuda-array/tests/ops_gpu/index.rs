@@ -1,14 +1,9 @@
-//! GPU tests of indexing and joining: take, put and their multi forms in every index
+//! Indexing and joining: take, put and their multi forms in every index
 //! mode, concatenate and stack, real/imag views and conj of complex arrays.
-//! Checked against the CPU model of `ops_support`, with the poisoned outputs and fresh
-//! random operands of `ops_support/gpu.rs`.
 
-mod common;
-mod ops_support;
-
-use common::{stream, RandomVec, Rng};
-use ops_support::gpu::{poisoned, up, vals};
-use ops_support::{assert_vals, Val};
+use crate::common::{stream, RandomVec, Rng};
+use crate::ops_support::gpu::{poisoned, up, vals};
+use crate::ops_support::{assert_vals, Val};
 use rucuda_array::ops::{self, IndexMode};
 use rucuda_array::{Complex, GpuArray, SliceArg};
 

@@ -5,10 +5,8 @@
 //! Every test uses fresh random data, poisons what the GPU writes before it writes it,
 //! and compares with a CPU reference.
 
-mod common;
-
-use common::arrays::POISON_U32;
-use common::{ctx, Rng};
+use crate::common::{ctx, Rng};
+use crate::POISON_U32;
 use rucuda_driver::*;
 
 /// Copies a `w` x `h` box (in elements) between two pitched linear images (pitches in

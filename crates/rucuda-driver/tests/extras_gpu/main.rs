@@ -1,13 +1,31 @@
 //! GPU tests of the driver extras: occupancy, profiler control, peer access, device
-//! constants.
+//! constants here; `graphs` (CUDA graphs) and `launch_forms` (host-array arguments,
+//! timing, cooperative and prepared launches, the checks before a launch).
 //!
 //! Kernels: `tests/kernels/core.ptx` and `tests/kernels/extras.ptx` (from `extras.cu`).
 
+#[path = "../common/mod.rs"]
 mod common;
 
-use common::{assert_close, extras_module, f64s, settle, Rng};
+mod graphs;
+mod launch_forms;
+
+use common::{assert_close, f64s, Rng};
 use rucuda_driver::sys::CUresult;
 use rucuda_driver::*;
+
+/// The kernels of the extras (`tests/kernels/extras.cu`).
+fn extras_module(ctx: &Context) -> Module {
+    common::module(ctx, include_str!("../kernels/extras.ptx"))
+}
+
+/// Waits for the legacy default stream. A synchronous copy from pageable host memory
+/// (`DeviceBuffer::from_slice`, `copy_from_host`) may return before its DMA has landed;
+/// the DMA is ordered on the legacy stream, which work on NON_BLOCKING streams does not
+/// wait for.
+fn settle(ctx: &Context) -> Result<()> {
+    Stream::null(ctx).synchronize()
+}
 
 fn attr(dev: Device, a: DeviceAttribute) -> Result<u32> {
     Ok(dev.attribute(a)?.max(0) as u32)

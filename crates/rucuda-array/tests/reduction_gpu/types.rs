@@ -1,16 +1,10 @@
-//! GPU tests of the reduction methods for every element type where they mean something,
+//! The reduction methods for every element type where they mean something,
 //! at sizes 0, 1, 31, 1000 and 2^20 + 7: integer reductions exact, float and complex sums
 //! and dots against Kahan references, exact sums of integer-valued floats (every element
 //! counted once), NaN, infinities and ties as NumPy has them.
-//! Fresh random inputs (never all zeros); CPU references in f64 (Kahan) or exact integer
-//! arithmetic (`reduction_support`); results written into poisoned outputs where the API
-//! takes one.
 
-mod common;
-mod reduction_support;
-
-use common::{stream, RandomElement, RandomVec, Rng};
-use reduction_support::{assert_sum_close, kahan, upload, SIZES};
+use crate::common::{stream, RandomElement, RandomVec, Rng};
+use crate::{assert_sum_close, kahan, upload, SIZES};
 use rucuda_array::{bf16, f16, ArrayError, Complex, Element, GpuArray, SliceArg};
 use rucuda_driver::Stream;
 

@@ -4,9 +4,9 @@
 //!
 //! Kernels: `tests/kernels/core.ptx` and `tests/kernels/extras.ptx` (from `extras.cu`).
 
-mod common;
-
-use common::{assert_close, extras_module, f64s, settle, Rng};
+use crate::common;
+use crate::common::{assert_close, f64s, Rng};
+use crate::{extras_module, settle};
 use rucuda_driver::*;
 
 #[test]

@@ -1,13 +1,7 @@
-//! GPU tests of GL interop mappings, headless (NVIDIA's EGL device platform): several
-//! resources mapped in one call, misuse reported as typed errors, a dropped mapping
-//! unmapped, no leaks over 1000 register/map/unmap cycles.
-//!
-//! Each test prints `RUCUDA_SKIPPED: <why>` and returns when no EGL display can be had
-//! (no libEGL.so.1, no NVIDIA EGL vendor library, no EGL device): see gpu-setup.sh.
+//! GL interop mappings: several resources mapped in one call, misuse reported as typed
+//! errors, a dropped mapping unmapped, no leaks over 1000 register/map/unmap cycles.
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use glow::HasContext;
 use rucuda_driver::{
     ContextFlags, Device, DeviceBuffer, DevicePointerArg, LaunchConfig, Stream, StreamFlags,

@@ -1,14 +1,9 @@
-//! GPU tests of casts and copies: astype between all 225 type pairs, fill, copies of
+//! Casts and copies: astype between all 225 type pairs, fill, copies of
 //! views, reshape copies, reversed views, reinterpret.
-//! Checked against the CPU model of `ops_support`, with the poisoned outputs and fresh
-//! random operands of `ops_support/gpu.rs`.
 
-mod common;
-mod ops_support;
-
-use common::{stream, RandomElement, RandomVec, Rng};
-use ops_support::gpu::{poison_pool, poisoned, up, vals};
-use ops_support::{assert_vals, cast, tol, val, Val};
+use crate::common::{stream, RandomElement, RandomVec, Rng};
+use crate::ops_support::gpu::{poison_pool, poisoned, up, vals};
+use crate::ops_support::{assert_vals, cast, tol, val, Val};
 use rucuda_array::{bf16, f16, Complex, Element, GpuArray, SliceArg};
 use rucuda_driver::Stream;
 

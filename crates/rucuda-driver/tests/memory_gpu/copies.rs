@@ -5,10 +5,9 @@
 //! Every output is poisoned before the operation and compared with a CPU reference on
 //! fresh random data.
 
-mod common;
-
-use common::memory::{assert_same, assert_same_bits, random_bytes, TestResult};
-use common::Rng;
+use crate::common;
+use crate::common::Rng;
+use crate::{assert_same, assert_same_bits, random_bytes, TestResult};
 use rucuda_driver::*;
 
 #[test]

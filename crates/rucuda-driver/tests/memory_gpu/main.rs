@@ -1,16 +1,62 @@
-//! GPU tests of device memory as the driver describes and shares it: pointer attributes,
-//! external pointers as copy, memset and kernel targets, IPC memory shared with a child
-//! process, allocations larger than the device, memory pools.
+//! GPU tests of memory, one file per topic: `host` (host memory the device reaches),
+//! `copies` (memsets and copies), and here device memory as the driver describes and
+//! shares it: pointer attributes, external pointers as copy, memset and kernel targets,
+//! IPC memory shared with a child process (whose test stays here: the child runs it by
+//! name), allocations larger than the device, memory pools.
 //!
 //! Every output is poisoned before the operation and compared with a CPU reference on
 //! fresh random data.
 
+#[path = "../common/mod.rs"]
 mod common;
 
-use common::memory::{affine, assert_same, memory_module, TestResult, BLOCK};
+mod copies;
+mod host;
+
 use common::Rng;
 use rucuda_driver::sys::CUdeviceptr;
 use rucuda_driver::*;
+
+type TestResult = Result<(), Error>;
+
+const BLOCK: u32 = 256;
+
+fn memory_module(ctx: &Context) -> Module {
+    common::module(ctx, include_str!("../kernels/memory.ptx"))
+}
+
+/// `n` random bytes, eight per generator step.
+fn random_bytes(rng: &mut Rng, n: usize) -> Vec<u8> {
+    let mut v = Vec::with_capacity(n + 8);
+    while v.len() < n {
+        v.extend_from_slice(&rng.next_u64().to_le_bytes());
+    }
+    v.truncate(n);
+    v
+}
+
+/// Compares without printing megabytes: names the first differing index.
+fn assert_same<T: PartialEq + std::fmt::Debug>(got: &[T], want: &[T], what: &str) {
+    assert_eq!(got.len(), want.len(), "{what}: lengths differ");
+    if let Some(i) = (0..got.len()).find(|&i| got[i] != want[i]) {
+        panic!(
+            "{what}: first difference at index {i} of {}: got {:?}, want {:?}",
+            got.len(),
+            got[i],
+            want[i]
+        );
+    }
+}
+
+fn assert_same_bits(got: &[f32], want: &[f32], what: &str) {
+    let g: Vec<u32> = got.iter().map(|x| x.to_bits()).collect();
+    let w: Vec<u32> = want.iter().map(|x| x.to_bits()).collect();
+    assert_same(&g, &w, what);
+}
+
+fn affine(x: u32, a: u32, b: u32) -> u32 {
+    x.wrapping_mul(a).wrapping_add(b)
+}
 
 #[test]
 #[ignore = "needs a CUDA device"]

@@ -1,8 +1,12 @@
 //! GPU tests of the core objects: devices, contexts (primary, created, on many threads),
 //! limits, streams, events and callbacks, device buffers, out-of-memory and trap errors,
-//! IPC event handles. Each runs in its own process in the GPU bundle.
+//! IPC event handles; `launch` has modules and checked launches. Each runs in its own
+//! process in the GPU bundle.
 
+#[path = "../common/mod.rs"]
 mod common;
+
+mod launch;
 
 use common::{core_module, ctx, Rng};
 use rucuda_driver::*;

@@ -1,18 +1,29 @@
-//! Helpers of the CUDA array, copy and texture tests: the texture kernels
-//! (`tests/kernels/textures.cu`, compiled to the committed `textures.ptx`), poisoned
-//! outputs, random words, 2D launch shapes and texture sampling.
+//! GPU tests of CUDA arrays and what reads and writes them, one file per topic: `arrays`
+//! (descriptors, round trips, copies, surfaces), `memcpy` (the structured 2D and 3D copies)
+//! and `textures` (texture objects). Kernels: `tests/kernels/textures.cu` (compiled to the
+//! committed `textures.ptx`).
+//!
+//! Every test uses fresh random data, poisons what the GPU writes before it writes it,
+//! and compares with a CPU reference.
 
-use super::{module, Rng};
+#[path = "../common/mod.rs"]
+mod common;
+
+mod arrays;
+mod memcpy;
+mod textures;
+
+use common::module;
 use rucuda_driver::*;
 
-pub const PTX: &str = include_str!("../kernels/textures.ptx");
-pub const POISON_U32: u32 = 0xDEAD_BEEF;
+const PTX: &str = include_str!("../kernels/textures.ptx");
+const POISON_U32: u32 = 0xDEAD_BEEF;
 
-pub fn poisoned_f32(ctx: &Context, n: usize) -> DeviceBuffer<f32> {
+fn poisoned_f32(ctx: &Context, n: usize) -> DeviceBuffer<f32> {
     DeviceBuffer::from_slice(ctx, &vec![f32::NAN; n]).expect("allocate output")
 }
 
-pub fn launch_2d(w: usize, h: usize) -> LaunchConfig {
+fn launch_2d(w: usize, h: usize) -> LaunchConfig {
     LaunchConfig {
         grid: (w.div_ceil(16) as u32, h.div_ceil(16) as u32, 1),
         block: (16, 16, 1),
@@ -21,7 +32,7 @@ pub fn launch_2d(w: usize, h: usize) -> LaunchConfig {
 }
 
 /// Samples a 2D texture at `(xs[i], ys[i])` with `tex2d_sample`.
-pub fn sample_2d(ctx: &Context, tex: &TextureObject<'_>, xs: &[f32], ys: &[f32]) -> Vec<f32> {
+fn sample_2d(ctx: &Context, tex: &TextureObject<'_>, xs: &[f32], ys: &[f32]) -> Vec<f32> {
     let m = module(ctx, PTX);
     let f = m.function("tex2d_sample").expect("tex2d_sample");
     let n = xs.len();
@@ -41,7 +52,7 @@ pub fn sample_2d(ctx: &Context, tex: &TextureObject<'_>, xs: &[f32], ys: &[f32])
 }
 
 /// Texel-centre coordinates (unnormalized) of every element of a `w` x `h` grid.
-pub fn centres(w: usize, h: usize) -> (Vec<f32>, Vec<f32>) {
+fn centres(w: usize, h: usize) -> (Vec<f32>, Vec<f32>) {
     let mut xs = Vec::with_capacity(w * h);
     let mut ys = Vec::with_capacity(w * h);
     for y in 0..h {
