@@ -226,10 +226,7 @@ pub fn main(args: &[String]) -> XResult<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn s(v: &[&str]) -> Vec<String> {
-        v.iter().map(|x| x.to_string()).collect()
-    }
+    use crate::util::strings as s;
 
     #[test]
     fn arguments() {
