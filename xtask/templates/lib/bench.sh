@@ -15,6 +15,15 @@ visible_gpus() {
     fi
 }
 
+# Runs peer NAME (the command after it) into $tmp/NAME.jsonl and passes its results on to
+# the bench binary (run_bench's tmp and peer_args).
+run_peer() {
+    local name=$1
+    shift
+    "$@" >"$tmp/$name.jsonl" || echo "== peer $name: some cases failed (see above)" >&2
+    [[ -s $tmp/$name.jsonl ]] && peer_args+=(--peer-results "$tmp/$name.jsonl")
+}
+
 # The GPU peers first (their JSON lines are merged by the bench binary), then the bench.
 # NCCL's NVLink multicast stays off for the all-reduce cases (rucuda's and PyTorch's).
 run_bench() {
@@ -39,9 +48,7 @@ run_bench() {
     if ((peers)) && [[ -f $HERE/peers/cupy_bench.py ]]; then
         if command -v python3 >/dev/null; then
             echo "== peer cupy: python3 peers/cupy_bench.py" >&2
-            python3 "$HERE/peers/cupy_bench.py" >"$tmp/cupy.jsonl" ||
-                echo "== peer cupy: some cases failed (see above)" >&2
-            [[ -s $tmp/cupy.jsonl ]] && peer_args+=(--peer-results "$tmp/cupy.jsonl")
+            run_peer cupy python3 "$HERE/peers/cupy_bench.py"
         else
             echo "== peer cupy skipped: no python3" >&2
         fi
@@ -50,9 +57,7 @@ run_bench() {
     if ((peers)) && [[ -f $HERE/peers/torch_allreduce.py ]]; then
         if ((gpus >= 2)) && command -v python3 >/dev/null; then
             echo "== peer torch: python3 peers/torch_allreduce.py ($gpus GPUs)" >&2
-            python3 "$HERE/peers/torch_allreduce.py" >"$tmp/torch.jsonl" ||
-                echo "== peer torch: some cases failed (see above)" >&2
-            [[ -s $tmp/torch.jsonl ]] && peer_args+=(--peer-results "$tmp/torch.jsonl")
+            run_peer torch python3 "$HERE/peers/torch_allreduce.py"
         else
             echo "== peer torch skipped: the all-reduce needs python3 and 2 or more GPUs ($gpus visible)" >&2
         fi
@@ -63,9 +68,7 @@ run_bench() {
             echo "== peer nvidia: $nvcc peers/nvidia_bench.cu -> $tmp/nvidia_bench" >&2
             if "$nvcc" -O3 -std=c++17 -arch=native -o "$tmp/nvidia_bench" "$HERE/peers/nvidia_bench.cu" ||
                 "$nvcc" -O3 -std=c++17 -o "$tmp/nvidia_bench" "$HERE/peers/nvidia_bench.cu"; then
-                "$tmp/nvidia_bench" >"$tmp/nvidia.jsonl" ||
-                    echo "== peer nvidia: some cases failed (see above)" >&2
-                [[ -s $tmp/nvidia.jsonl ]] && peer_args+=(--peer-results "$tmp/nvidia.jsonl")
+                run_peer nvidia "$tmp/nvidia_bench"
             else
                 echo "== peer nvidia: nvcc failed; its cases are left out" >&2
             fi
