@@ -3,6 +3,8 @@
 //!
 //! ```text
 //! run.sh              the runner (from xtask/templates/run.sh)
+//! lib/                what run.sh sources: common.sh, plain.sh, sanitize.sh (with
+//!                     parse_libtest.awk), bench.sh (from xtask/templates/lib/)
 //! manifest.json       what is in the bundle: files, sizes, git commit, date
 //! tests.txt           test binaries, one file name under bin/ a line
 //! examples.txt        the examples run.sh runs: "<name under examples/> [ARGS...]" a line
@@ -24,8 +26,35 @@ use crate::util::{utc_timestamp, XResult};
 /// The largest bundle we accept: what can be carried to the GPU machine, with room to spare.
 pub const MAX_BYTES: u64 = 60 * 1024 * 1024;
 
-/// The runner script written into every bundle.
-pub const RUN_SH: &str = include_str!("../templates/run.sh");
+/// The runner written into every bundle: `run.sh` and the files it sources from `lib/`
+/// (bundle path, text).
+pub const RUNNER: &[(&str, &str)] = &[
+    ("run.sh", include_str!("../templates/run.sh")),
+    ("lib/common.sh", include_str!("../templates/lib/common.sh")),
+    ("lib/plain.sh", include_str!("../templates/lib/plain.sh")),
+    (
+        "lib/sanitize.sh",
+        include_str!("../templates/lib/sanitize.sh"),
+    ),
+    (
+        "lib/parse_libtest.awk",
+        include_str!("../templates/lib/parse_libtest.awk"),
+    ),
+    ("lib/bench.sh", include_str!("../templates/lib/bench.sh")),
+];
+
+/// Writes [`RUNNER`] into the bundle folder `dir` (an older `lib/` is replaced).
+pub fn write_runner(dir: &Path) -> XResult<()> {
+    let lib = dir.join("lib");
+    if lib.exists() {
+        fs::remove_dir_all(&lib)?;
+    }
+    fs::create_dir_all(&lib)?;
+    for (name, text) in RUNNER {
+        fs::write(dir.join(name), text)?;
+    }
+    make_executable(&dir.join("run.sh"))
+}
 
 /// The cargo profile the bundle's binaries are built with (optimized, stripped).
 pub const PROFILE: &str = "gpu-test";
@@ -229,9 +258,7 @@ pub fn clear_dir(dir: &Path) -> XResult<()> {
 pub fn finish(ws: &Workspace) -> XResult<()> {
     let dir = ws.bundle_dir();
     fs::create_dir_all(&dir)?;
-    let run_sh = dir.join("run.sh");
-    fs::write(&run_sh, RUN_SH)?;
-    make_executable(&run_sh)?;
+    write_runner(&dir)?;
     // Removed first, so that its `total_bytes` counts every other file of the bundle.
     let _ = fs::remove_file(dir.join("manifest.json"));
     let manifest = manifest(ws, &dir)?;
@@ -442,10 +469,12 @@ mod tests {
     }
 
     #[test]
-    fn the_run_script_parses() {
-        let ok = Command::new("bash").args(["-n", "-c", RUN_SH]).status();
-        if let Ok(status) = ok {
-            assert!(status.success(), "bash -n rejects templates/run.sh");
+    fn the_run_scripts_parse() {
+        for (name, text) in RUNNER.iter().filter(|(name, _)| name.ends_with(".sh")) {
+            let ok = Command::new("bash").args(["-n", "-c", text]).status();
+            if let Ok(status) = ok {
+                assert!(status.success(), "bash -n rejects templates/{name}");
+            }
         }
     }
 }

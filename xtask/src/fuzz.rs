@@ -243,10 +243,7 @@ fn libfuzzer(root: &Path, args: &Args, nightly: bool) -> XResult<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn s(v: &[&str]) -> Vec<String> {
-        v.iter().map(|x| x.to_string()).collect()
-    }
+    use crate::util::strings as s;
 
     #[test]
     fn arguments() {

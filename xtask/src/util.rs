@@ -47,6 +47,12 @@ pub fn utc_timestamp() -> String {
     humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string()
 }
 
+/// Owned strings from string slices: a command line in tests.
+#[cfg(test)]
+pub fn strings(v: &[&str]) -> Vec<String> {
+    v.iter().map(|x| x.to_string()).collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

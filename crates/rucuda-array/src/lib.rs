@@ -63,9 +63,6 @@ pub mod reduction;
 pub mod scan;
 mod transfer;
 
-#[cfg(test)]
-mod test_rng;
-
 pub use array::GpuArray;
 pub use compile::{
     default_compiler, set_default_compiler, JitCompiler, KernelCompiler, LoadedKernels,

@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::{stream, RandomElement, Rng};
+use common::{stream, RandomElement, RandomVec, Rng};
 use ndarray::{Array, ArrayD, Axis, IxDyn};
 use rucuda_array::{bf16, f16, Complex, GpuArray, Layout, SliceArg};
 

@@ -5,7 +5,7 @@
 
 mod common;
 
-use common::{assert_close, stream, RandomElement, Rng};
+use common::{assert_close, stream, RandomElement, RandomVec, Rng};
 use rucuda_array::codegen::ArgSpec;
 use rucuda_array::elementwise::{ElementwiseKernel, ElementwiseSpec};
 use rucuda_array::{bf16, f16, ArrayError, Complex, GpuArray, SliceArg};

@@ -6,7 +6,7 @@
 
 mod common;
 
-use common::{stream, RandomElement, Rng};
+use common::{stream, RandomElement, RandomVec, Rng};
 use rucuda_array::fusion::Expr;
 use rucuda_array::ops::{self, BinaryOp};
 use rucuda_array::{bf16, f16, fuse, math, ArrayError, Complex, Element, GpuArray, SliceArg};

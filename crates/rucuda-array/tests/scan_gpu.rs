@@ -8,7 +8,7 @@
 
 mod common;
 
-use common::{stream, RandomElement, Rng};
+use common::{stream, RandomElement, RandomVec, Rng};
 use rucuda_array::scan::{
     ExclusiveScanKernel, InclusiveScanKernel, L2Prefetch, ScanKernel, ScanKind, ScanSpec,
     ScanTuning,

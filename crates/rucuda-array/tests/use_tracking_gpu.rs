@@ -1,7 +1,7 @@
-//! Regression tests of soundness holes that arrays reached before the use-tracking
-//! structure: an array that sees another's memory as another type (`reinterpret`,
-//! `real`) hands out a buffer whose uses must reach the owner's log, so that the owner's
-//! stream-ordered free waits for work queued through it.
+//! GPU tests of use tracking through arrays: an array that sees another's memory as
+//! another type (`reinterpret`, `real`) hands out a buffer whose uses must reach the
+//! owner's log, so that the owner's stream-ordered free waits for work queued through it;
+//! work on other streams and from other threads is ordered after the writes noted first.
 
 mod common;
 #[path = "../../rucuda-driver/tests/kernels/spin.rs"]
@@ -12,7 +12,7 @@ use rucuda_driver::*;
 
 const N: usize = 1 << 20;
 
-/// M2: a copy out of `reinterpret().buffer()` queued on a busy stream, then both
+/// A copy out of `reinterpret().buffer()` queued on a busy stream, then both
 /// arrays dropped and the memory reused on the home stream.
 #[test]
 #[ignore = "needs a CUDA device"]
@@ -43,7 +43,7 @@ fn a_copy_through_a_reinterpreted_buffer_delays_the_owners_free() {
     c.check_deferred_errors().unwrap();
 }
 
-/// M2 through `real()`: the view's buffer is an alias of the complex array's memory.
+/// The same through `real()`: the view's buffer is an alias of the complex array's memory.
 #[test]
 #[ignore = "needs a CUDA device"]
 fn a_copy_through_a_real_part_buffer_delays_the_owners_free() {
@@ -97,9 +97,8 @@ fn an_array_read_on_another_stream_waits_for_its_home_streams_write() {
 /// The window between taking an address and queueing the work: one thread takes `x`'s
 /// address for a write on `s1` and queues the write only later (a kernel behind a busy
 /// stream); another thread reads `x` on `s2` meanwhile. The read must come after the
-/// write that was noted first. Before uses stayed pending until queued, the reader
-/// ordered itself after an event recorded on `s1` before the write was queued, and read
-/// the old values.
+/// write that was noted first: the use stays pending until the write is queued, since an
+/// event recorded on `s1` before then would let the reader see the old values.
 #[test]
 #[ignore = "needs a CUDA device"]
 fn a_read_on_another_thread_waits_for_a_write_noted_but_not_yet_queued() {

@@ -14,7 +14,7 @@ use std::sync::mpsc;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use common::{core_module, ctx};
+use common::{core_module, ctx, Rng};
 use rucuda_driver::*;
 
 /// How long each thread keeps working.
@@ -65,29 +65,9 @@ fn run_threads(test: &'static str, n: usize, body: impl Fn(usize) + Send + Sync 
     }
 }
 
-/// SplitMix64, seeded per thread from one printed base seed.
-struct Rng(u64);
-
-impl Rng {
-    fn next_u64(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
-    /// Uniform in [-1, 1).
-    fn f32(&mut self) -> f32 {
-        ((self.next_u64() >> 40) as f32 / (1u64 << 24) as f32) * 2.0 - 1.0
-    }
-    fn vec_f32(&mut self, n: usize) -> Vec<f32> {
-        (0..n).map(|_| self.f32()).collect()
-    }
-}
-
 /// A seed per thread from one base seed, printed (RUCUDA_TEST_SEED replays it).
 fn thread_seeds(n: usize) -> Vec<u64> {
-    let mut base = common::Rng::fresh();
+    let mut base = Rng::fresh();
     (0..n).map(|_| base.next_u64()).collect()
 }
 
@@ -113,7 +93,7 @@ fn sixteen_threads_launch_allocate_and_free_on_one_context() {
         THREADS,
         move |t| {
             let c = &c2;
-            let mut rng = Rng(seeds[t]);
+            let mut rng = Rng::new(seeds[t]);
             // Half the threads on their own non-blocking stream, a quarter on a blocking
             // one, the rest on the legacy default stream.
             let stream = match t % 4 {
@@ -232,7 +212,7 @@ fn contexts_are_pushed_and_popped_on_many_threads() {
         "contexts_are_pushed_and_popped_on_many_threads",
         8,
         move |t| {
-            let mut rng = Rng(seeds[t]);
+            let mut rng = Rng::new(seeds[t]);
             // A fresh thread has no current context.
             assert!(Context::current().unwrap().is_none(), "thread {t}");
             let t0 = Instant::now();

@@ -1,9 +1,9 @@
-//! Regression tests of the soundness holes that the use-tracking structure
-//! (`memory::tracking`) closes. Each uses safe calls only (the spin kernel that keeps a
-//! stream busy is the one `unsafe` launch, and touches no memory): a stream is kept busy,
-//! the safe call queues work behind it, the memory is dropped, reused or read on the host
-//! at once, and the result is checked after everything finished. Before the structure
-//! each of these saw the late work land in the wrong place.
+//! GPU tests of use tracking (`memory::tracking`): safe calls never let queued work land
+//! in memory that was freed, reused or read on the host meanwhile. Each uses safe calls
+//! only (the spin kernel that keeps a stream busy is the one `unsafe` launch, and touches
+//! no memory): a stream is kept busy, the safe call queues work behind it, the memory is
+//! dropped, reused or read on the host at once, and the result is checked after
+//! everything finished. Without the tracking, the late work lands in the wrong place.
 
 mod common;
 #[path = "kernels/spin.rs"]
@@ -27,7 +27,7 @@ fn filled(home: &Stream, value: u32) -> DeviceBuffer<u32> {
     b
 }
 
-/// H2: a synchronous device-to-device copy queued behind busy work on the legacy stream,
+/// A synchronous device-to-device copy queued behind busy work on the legacy stream,
 /// whose stream-ordered source is dropped and its memory reused at once.
 #[test]
 #[ignore = "needs a CUDA device"]
@@ -52,7 +52,7 @@ fn a_synchronous_dtod_copy_has_read_its_source_when_it_returns() {
     c.check_deferred_errors().unwrap();
 }
 
-/// H2, through `DeviceBuffer::copy_from_device`.
+/// The same through `DeviceBuffer::copy_from_device`.
 #[test]
 #[ignore = "needs a CUDA device"]
 fn copy_from_device_has_read_its_source_when_it_returns() {
@@ -71,7 +71,7 @@ fn copy_from_device_has_read_its_source_when_it_returns() {
     c.check_deferred_errors().unwrap();
 }
 
-/// H3: a memset queued into a mapped page-locked view behind busy work; the host reads
+/// A memset queued into a mapped page-locked view behind busy work; the host reads
 /// the buffer at once, then writes it.
 #[test]
 #[ignore = "needs a CUDA device"]
@@ -94,7 +94,7 @@ fn host_access_to_mapped_memory_waits_for_work_through_its_views() {
     c.check_deferred_errors().unwrap();
 }
 
-/// M1: an unrelated error queued by a destructor must not make the wait before host
+/// An unrelated error queued by a destructor must not make the wait before host
 /// access skip its work.
 #[test]
 #[ignore = "needs a CUDA device"]
@@ -151,7 +151,7 @@ fn conflicting_work_on_two_streams_is_ordered() {
     c.check_deferred_errors().unwrap();
 }
 
-/// M6: a `cuCtxSetCurrent` made behind rucuda's back (as the runtime API, NCCL or CuPy
+/// A `cuCtxSetCurrent` made behind rucuda's back (as the runtime API, NCCL or CuPy
 /// do) must not put an allocation into the wrong context.
 #[test]
 #[ignore = "needs a CUDA device"]

@@ -17,7 +17,7 @@ fn headless() -> Option<HeadlessGl> {
             Some(gl)
         }
         Err(e) => {
-            skip(&format!("no headless OpenGL context through EGL: {e}"));
+            skip(format!("no headless OpenGL context through EGL: {e}"));
             None
         }
     }

@@ -22,17 +22,7 @@ fn ctx() -> Context {
 }
 
 // Seeded random inputs (fresh per run, `RUCUDA_TEST_SEED` replays), from the testkit.
-use rucuda_testkit::TestRng as Rng;
-
-fn assert_close_f32(got: &[f32], want: &[f32], tol: f32) {
-    assert_eq!(got.len(), want.len());
-    for (i, (g, w)) in got.iter().zip(want).enumerate() {
-        assert!(
-            (g - w).abs() <= tol * w.abs().max(1.0),
-            "element {i}: got {g}, want {w}"
-        );
-    }
-}
+use rucuda_testkit::{assert_close, TestRng as Rng};
 
 /// Runs `saxpy(a, x, y, n)` from `module` on random data and checks it against the CPU.
 fn check_saxpy(ctx: &Context, module: &SourceModule) {
@@ -57,12 +47,12 @@ fn check_saxpy(ctx: &Context, module: &SourceModule) {
     };
     let got = dy.to_vec().unwrap();
     let want: Vec<f32> = x.iter().zip(&y).map(|(x, y)| a.mul_add(*x, *y)).collect();
-    assert_close_f32(&got, &want, 1e-6);
+    assert_close(&got, &want, 1e-6);
 }
 
 fn nvcc_missing(result: &Result<Arc<SourceModule>, Error>) -> bool {
     if let Err(Error::NvccNotFound { tried }) = result {
-        println!("RUCUDA_SKIPPED: nvcc not found (tried {tried:?})");
+        rucuda_testkit::skip(format!("nvcc not found (tried {tried:?})"));
         return true;
     }
     false
@@ -281,7 +271,7 @@ __global__ void apply(float *x, float c, int n)
             .unwrap()
     };
     let want: Vec<f32> = x.iter().map(|v| 2.0f32.mul_add(*v, 0.5)).collect();
-    assert_close_f32(&dx.to_vec().unwrap(), &want, 1e-6);
+    assert_close(&dx.to_vec().unwrap(), &want, 1e-6);
 }
 
 #[test]
@@ -335,7 +325,7 @@ __global__ void parent(float *x, int n, int per_child)
             .unwrap()
     };
     let want: Vec<f32> = x.iter().map(|v| 2.0f32.mul_add(*v, 1.0)).collect();
-    assert_close_f32(&dx.to_vec().unwrap(), &want, 1e-6);
+    assert_close(&dx.to_vec().unwrap(), &want, 1e-6);
 }
 
 #[test]

@@ -8,8 +8,10 @@
 //! - [`under_sanitizer`], [`skip_under_sanitizer`], [`scaled_for_sanitizer`]: what a test
 //!   does under `run.sh sanitize` (compute-sanitizer): skip what provokes driver errors on
 //!   purpose, run heavy work at a smaller size.
-//! - [`seed!`], [`random_f32`], [`random_f64`], [`random_i32`]: reproducible random inputs
-//!   with a fresh seed per run, printed so a failure can be replayed with `RUCUDA_TEST_SEED`.
+//! - [`seed!`], [`random_f32`], [`random_f64`], [`random_i32`], [`TestRng`]: reproducible
+//!   random inputs with a fresh seed per run, printed so a failure can be replayed with
+//!   `RUCUDA_TEST_SEED` (`TestRng::new` for a fixed seed); the one SplitMix64 of the
+//!   workspace's tests.
 //! - [`poison`]: byte patterns to fill output buffers with, so a kernel that skips an
 //!   element leaves a value no correct result can have.
 //! - [`assert_close`] and [`check_close`]: element-wise comparison in `f64` with a

@@ -198,9 +198,25 @@ impl TestRng {
         ))
     }
 
+    /// A generator starting from a fixed `seed`: the same draws every run (unit tests
+    /// that pick shapes, and threads seeded from one [`TestRng::fresh`] stream).
+    pub fn new(seed: u64) -> TestRng {
+        TestRng(SplitMix64::new(seed))
+    }
+
     /// The next 64 random bits.
     pub fn next_u64(&mut self) -> u64 {
         self.0.next_u64()
+    }
+
+    /// Uniform in `low..=high` (requires `low <= high`).
+    pub fn range(&mut self, low: i64, high: i64) -> i64 {
+        low + (self.next_u64() % (high - low + 1) as u64) as i64
+    }
+
+    /// True with probability `p`.
+    pub fn chance(&mut self, p: f64) -> bool {
+        (self.next_u64() >> 11) as f64 / (1u64 << 53) as f64 <= p
     }
 
     /// Uniform in [-1, 1).
@@ -236,6 +252,11 @@ impl TestRng {
     /// `n` values spread over a quarter of the `i32` range (sums of a few stay in range).
     pub fn vec_i32(&mut self, n: usize) -> Vec<i32> {
         (0..n).map(|_| self.next_u64() as i32 / 4).collect()
+    }
+
+    /// `n` random words (all 32 bits random).
+    pub fn vec_u32(&mut self, n: usize) -> Vec<u32> {
+        (0..n).map(|_| self.next_u64() as u32).collect()
     }
 
     /// `n` random bytes.

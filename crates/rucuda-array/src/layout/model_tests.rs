@@ -3,7 +3,7 @@
 //! written independently of the implementation.
 
 use super::*;
-use crate::test_rng::TestRng;
+use rucuda_testkit::TestRng;
 
 /// Random cases per property; fewer under Miri (every case is interpreted there), so
 /// `cargo miri test` of the layout logic fits in CI.

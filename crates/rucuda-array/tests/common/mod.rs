@@ -1,6 +1,6 @@
 //! Helpers shared by this crate's GPU tests: the test context and stream, fresh random
-//! values of every element type, and comparisons in f64.
-#![allow(dead_code)]
+//! values of every element type (the testkit's generator), and the testkit's comparison.
+#![allow(dead_code, unused_imports)]
 
 use rucuda_array::{bf16, f16, Complex, Element};
 use rucuda_driver::{Context, Device, Stream};
@@ -18,24 +18,16 @@ pub fn stream() -> Stream {
 }
 
 /// Random inputs, fresh per test unless `RUCUDA_TEST_SEED` is set (the testkit's
-/// generator and seed), plus values of any element type.
-pub struct Rng(rucuda_testkit::TestRng);
+/// generator and seed).
+pub use rucuda_testkit::TestRng as Rng;
 
-impl Rng {
-    pub fn fresh() -> Rng {
-        Rng(rucuda_testkit::TestRng::fresh())
-    }
-    pub fn next_u64(&mut self) -> u64 {
-        self.0.next_u64()
-    }
-    /// Uniform in [-1, 1).
-    pub fn unit(&mut self) -> f64 {
-        self.0.unit()
-    }
-    pub fn below(&mut self, n: u64) -> u64 {
-        self.0.below(n)
-    }
-    pub fn vec<T: RandomElement>(&mut self, n: usize) -> Vec<T> {
+/// `rng.vec::<T>(n)`: `n` random values of any element type.
+pub trait RandomVec {
+    fn vec<T: RandomElement>(&mut self, n: usize) -> Vec<T>;
+}
+
+impl RandomVec for Rng {
+    fn vec<T: RandomElement>(&mut self, n: usize) -> Vec<T> {
         (0..n).map(|_| T::random(self)).collect()
     }
 }
@@ -92,12 +84,4 @@ impl RandomElement for Complex<f64> {
 }
 
 /// Asserts |got - want| <= tol * max(1, |want|) elementwise, naming the first bad index.
-pub fn assert_close(got: &[f64], want: &[f64], tol: f64) {
-    assert_eq!(got.len(), want.len(), "lengths differ");
-    for (i, (g, w)) in got.iter().zip(want).enumerate() {
-        assert!(
-            (g - w).abs() <= tol * w.abs().max(1.0),
-            "element {i}: got {g}, want {w} (tolerance {tol})"
-        );
-    }
-}
+pub use rucuda_testkit::assert_close;

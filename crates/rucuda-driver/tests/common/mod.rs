@@ -1,4 +1,5 @@
-//! Helpers shared by this crate's GPU tests: the test context, kernels, random inputs.
+//! Helpers shared by this crate's GPU tests: the test context, kernels, random inputs,
+//! comparisons.
 #![allow(dead_code, unused_imports)]
 
 use rucuda_driver::{Context, Device, Module};
@@ -28,3 +29,8 @@ pub use rucuda_testkit::TestRng as Rng;
 
 /// Asserts |got - want| <= tol * max(1, |want|) elementwise, naming the first bad index.
 pub use rucuda_testkit::assert_close;
+
+/// Floats widened for [`assert_close`] against an f64 reference.
+pub fn f64s(v: &[f32]) -> Vec<f64> {
+    v.iter().map(|&x| x as f64).collect()
+}

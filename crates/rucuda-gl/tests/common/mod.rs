@@ -16,9 +16,7 @@ use rucuda_gl::sys::{CUarray, CUresourcetype, CUsurfObject, CUDA_RESOURCE_DESC};
 static GPU_LOCK: Mutex<()> = Mutex::new(());
 
 /// Prints the marker the bundle counts as a skip.
-pub fn skip(reason: &str) {
-    println!("RUCUDA_SKIPPED: {reason}");
-}
+pub use rucuda_testkit::skip;
 
 /// A headless GL context current on this thread and the primary CUDA context of the
 /// device that runs it. Fields drop in order: the lock last.
@@ -41,7 +39,7 @@ pub fn env() -> Option<Env> {
     let gl = match HeadlessGl::new(Some(0)) {
         Ok(gl) => gl,
         Err(e) => {
-            skip(&format!("no headless OpenGL context through EGL: {e}"));
+            skip(format!("no headless OpenGL context through EGL: {e}"));
             return None;
         }
     };
@@ -49,7 +47,7 @@ pub fn env() -> Option<Env> {
     let ctx = match rucuda_gl::primary_context_for_current_gl() {
         Ok(ctx) => ctx,
         Err(rucuda_gl::Error::NoCudaDeviceForGl) => {
-            skip(&format!(
+            skip(format!(
                 "the EGL device ({}) runs on no CUDA device",
                 gl.describe()
             ));
@@ -273,15 +271,7 @@ pub fn bytes_f32(b: &[u8]) -> Vec<f32> {
 }
 
 /// Asserts |got - want| <= tol * max(1, |want|) elementwise, naming the first bad index.
-pub fn assert_close(got: &[f32], want: &[f32], tol: f32) {
-    assert_eq!(got.len(), want.len(), "lengths differ");
-    for (i, (g, w)) in got.iter().zip(want).enumerate() {
-        assert!(
-            (g - w).abs() <= tol * w.abs().max(1.0),
-            "element {i}: got {g}, want {w} (tolerance {tol})"
-        );
-    }
-}
+pub use rucuda_testkit::assert_close;
 
 /// The CPU model of `write_rgba8_surface`: pixel (x, y) of the output from `src`.
 pub fn surface_transform(src: &[u8], w: usize, h: usize) -> Vec<u8> {

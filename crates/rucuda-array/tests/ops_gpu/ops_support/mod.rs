@@ -5,6 +5,8 @@
 //! tolerance of about one unit in the last place of the result type.
 #![allow(dead_code)]
 
+pub mod gpu;
+
 use half::{bf16, f16};
 use rucuda_array::ops::BinaryOp;
 use rucuda_array::{DType, DTypeKind, Element};
