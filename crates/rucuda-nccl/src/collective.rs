@@ -363,6 +363,8 @@ impl Communicator {
         // SAFETY: 4 u64 in, 4 × size u64 out, both allocated above on this device and
         // kept until the stream was waited for below; the communicator is live.
         unsafe { enqueue(self.handle(), &plan, stream.raw() as cudaStream_t)? };
+        // Queued: the uses may go (the read-back below uses `all` on another stream).
+        drop((send_use, recv_use));
         self.wait(stream, CHECK_TIMEOUT)?;
         let words = all.to_vec()?;
         for (rank, theirs) in words.chunks_exact(4).enumerate() {
