@@ -89,6 +89,14 @@ impl User {
         }
     }
 
+    fn key(&self) -> UserKey {
+        UserKey {
+            stream: self.stream.raw() as usize,
+            thread: self.thread,
+            ctx: self.stream.context().raw() as usize,
+        }
+    }
+
     /// True when both are one stream, whose order covers both uses.
     fn same(&self, other: &User) -> bool {
         self.stream.raw() == other.stream.raw()
@@ -144,9 +152,17 @@ unsafe impl Sync for LogEvent {}
 /// A use handed out by [`DeviceRange::use_on`] whose work is not queued yet.
 struct Pending {
     id: u64,
-    user: User,
+    user: UserKey,
     access: Access,
     thread: u64,
+}
+
+/// What tells two users apart ([`User::same`]), without holding the stream.
+#[derive(Clone, Copy, PartialEq, Eq)]
+struct UserKey {
+    stream: usize,
+    thread: Option<ThreadId>,
+    ctx: usize,
 }
 
 thread_local! {
@@ -214,6 +230,8 @@ struct UseState {
     pending: Vec<Pending>,
     /// The next pending use's id.
     next_id: u64,
+    /// Threads waiting on the condition variable for a pending use to go.
+    waiters: usize,
 }
 
 /// Which streams use one piece of memory; see the [module docs](self).
@@ -296,7 +314,9 @@ impl UseLog {
             } else {
                 None
             };
+            st.waiters += 1;
             st = self.1.wait(st).unwrap_or_else(PoisonError::into_inner);
+            st.waiters -= 1;
         }
         Ok(st)
     }
@@ -310,16 +330,17 @@ impl UseLog {
         ptr: CUdeviceptr,
     ) -> Result<InUse<'_>> {
         let me = User::of(stream);
+        let key = me.key();
         let st = self.lock();
         let mut st = self.wait_for_pending(st, "a use of memory by work on a stream", |p| {
-            !p.user.same(&me) && conflicts(p.access, access)
+            p.user != key && conflicts(p.access, access)
         })?;
-        order(&mut st, &me, stream, access)?;
+        order(&mut st, me, stream, access)?;
         let id = st.next_id;
         st.next_id += 1;
         st.pending.push(Pending {
             id,
-            user: me,
+            user: key,
             access,
             thread: thread_tag(),
         });
@@ -338,8 +359,12 @@ impl UseLog {
         if let Some(i) = st.pending.iter().position(|p| p.id == id) {
             st.pending.swap_remove(i);
             HELD.with(|h| h.set(h.get().saturating_sub(1)));
+            // Waking costs a system call: only when someone waits.
+            let wake = st.waiters > 0;
             drop(st);
-            self.1.notify_all();
+            if wake {
+                self.1.notify_all();
+            }
         }
     }
 
@@ -364,8 +389,7 @@ impl UseLog {
 }
 
 /// Orders `stream` after the conflicting uses recorded so far and records this one.
-fn order(st: &mut UseState, me: &User, stream: &Stream, access: Access) -> Result<()> {
-    let me = me.clone();
+fn order(st: &mut UseState, me: User, stream: &Stream, access: Access) -> Result<()> {
     let covered = match access {
         Access::Read => {
             st.writer.as_ref().is_some_and(|w| w.same(&me))
