@@ -14,9 +14,12 @@
 //!   uses the `.approx` hardware instructions, so there a mismatch is more likely, and it
 //!   shifts the rest of that thread's stream, as the rejection loop draws a different
 //!   number of uniforms).
+//!
+//! The transforms that draw from a state themselves (Box–Muller with its cached second
+//! value, the pseudo-random generators' Poisson sampler) sit above the states' trait, in
+//! the crate's private `sampling` module; these take outputs and know no state.
 
 use crate::math;
-use crate::reference::{BoxMullerCache, CurandState};
 
 /// What a fill kernel generates.
 ///
@@ -217,103 +220,6 @@ pub fn normal_icdf_f64_u64(x: u64) -> f64 {
     s * math::erfcinv(2.0 * p)
 }
 
-/// A generator whose normals come from Box–Muller pairs of its own outputs (XORWOW,
-/// Philox) or uniforms (MRG32k3a), with a cache of the second value.
-pub(crate) trait BoxMullerSource: CurandState {
-    fn cache(&mut self) -> &mut BoxMullerCache;
-    /// One Box–Muller pair of floats.
-    fn pair(&mut self) -> (f32, f32);
-    /// One Box–Muller pair of doubles.
-    fn pair_double(&mut self) -> (f64, f64);
-}
-
-/// `curand_normal` of a Box–Muller generator.
-pub(crate) fn cached_normal<S: BoxMullerSource>(s: &mut S) -> f32 {
-    if s.cache().flag != BoxMullerCache::NORMAL {
-        let (a, b) = s.pair();
-        let c = s.cache();
-        c.extra = b;
-        c.flag = BoxMullerCache::NORMAL;
-        return a;
-    }
-    let c = s.cache();
-    c.flag = 0;
-    c.extra
-}
-
-/// `curand_normal_double` of a Box–Muller generator.
-pub(crate) fn cached_normal_double<S: BoxMullerSource>(s: &mut S) -> f64 {
-    if s.cache().flag_double != BoxMullerCache::NORMAL {
-        let (a, b) = s.pair_double();
-        let c = s.cache();
-        c.extra_double = b;
-        c.flag_double = BoxMullerCache::NORMAL;
-        return a;
-    }
-    let c = s.cache();
-    c.flag_double = 0;
-    c.extra_double
-}
-
-/// `curand_log_normal` of a Box–Muller generator.
-pub(crate) fn cached_log_normal<S: BoxMullerSource>(s: &mut S, mean: f32, stddev: f32) -> f32 {
-    if s.cache().flag != BoxMullerCache::LOG_NORMAL {
-        let (a, b) = s.pair();
-        let c = s.cache();
-        c.extra = math::expf(stddev.mul_add(b, mean));
-        c.flag = BoxMullerCache::LOG_NORMAL;
-        return math::expf(stddev.mul_add(a, mean));
-    }
-    let c = s.cache();
-    c.flag = 0;
-    c.extra
-}
-
-/// `curand_log_normal_double` of a Box–Muller generator.
-pub(crate) fn cached_log_normal_double<S: BoxMullerSource>(
-    s: &mut S,
-    mean: f64,
-    stddev: f64,
-) -> f64 {
-    if s.cache().flag_double != BoxMullerCache::LOG_NORMAL {
-        let (a, b) = s.pair_double();
-        let c = s.cache();
-        c.extra_double = stddev.mul_add(b, mean).exp();
-        c.flag_double = BoxMullerCache::LOG_NORMAL;
-        return stddev.mul_add(a, mean).exp();
-    }
-    let c = s.cache();
-    c.flag_double = 0;
-    c.extra_double
-}
-
-/// `curand_poisson` of XORWOW, Philox and MRG32k3a: Knuth's product of uniforms below
-/// λ = 64, a normal approximation above 4000, and between them a rejection method built
-/// on an approximation of the regularized incomplete gamma function.
-pub(crate) fn pseudo_poisson<S: CurandState>(s: &mut S, lambda: f64) -> u32 {
-    if lambda < 64.0 {
-        return poisson_knuth(s, lambda as f32);
-    }
-    if lambda > 4000.0 {
-        return (lambda.sqrt().mul_add(s.normal_double(), lambda) + 0.5) as u32;
-    }
-    poisson_gammainc(s, lambda as f32)
-}
-
-/// `curand_poisson_knuth`: multiply uniforms into `e^λ` until the product is ≤ 1.
-fn poisson_knuth<S: CurandState>(s: &mut S, lambda: f32) -> u32 {
-    let mut k: u32 = 0;
-    let mut p = math::expf(lambda);
-    loop {
-        k = k.wrapping_add(1);
-        p *= s.uniform();
-        if f64::from(p) <= 1.0 {
-            break;
-        }
-    }
-    k.wrapping_sub(1)
-}
-
 // Parameters of cuRAND's approximation of the regularized incomplete gamma function
 // P(a, x) ≈ 1 / (1 + exp(α (a − x) − β))², with α, β affine in 1/√(a − c).
 const GI_MA1: f32 = 1.432_480_3;
@@ -330,7 +236,7 @@ fn gi_alpha_beta(a: f32) -> (f32, f32) {
 }
 
 /// `__cr_pgammainc(a, x)`.
-fn pgammainc(a: f32, x: f32) -> f32 {
+pub(crate) fn pgammainc(a: f32, x: f32) -> f32 {
     let (alpha, beta) = gi_alpha_beta(a);
     let t = alpha.mul_add(a - x, -beta);
     let t = 1.0 + math::exp_approx(t);
@@ -338,7 +244,7 @@ fn pgammainc(a: f32, x: f32) -> f32 {
 }
 
 /// `__cr_pgammaincinv(a, y)`.
-fn pgammaincinv(a: f32, y: f32) -> f32 {
+pub(crate) fn pgammaincinv(a: f32, y: f32) -> f32 {
     let (alpha, beta) = gi_alpha_beta(a);
     let t = math::rsqrt_approx(y) - 1.0;
     let t = beta + math::log_approx(t);
@@ -381,24 +287,6 @@ pub(crate) fn ln_factorial_table() -> [f64; 9] {
         *slot = (fact as f64).ln();
     }
     t
-}
-
-/// `curand_poisson_gammainc`: rejection sampling with the approximate incomplete gamma
-/// function as the envelope.
-fn poisson_gammainc<S: CurandState>(s: &mut S, lambda: f32) -> u32 {
-    let logl = math::log_approx(lambda);
-    loop {
-        let y = s.uniform();
-        let x = pgammaincinv(lambda, y).floor();
-        let z = s.uniform();
-        let v = (pgammainc(lambda, x + 1.0) - pgammainc(lambda, x)) * 1.3;
-        let z = z * v;
-        let lg = lgamma_integer((1.0 + x) as i32) as f32;
-        let t = math::exp_approx(x.mul_add(logl, -lambda) - lg);
-        if z < t && f64::from(v) >= 1e-20 {
-            return x as u32;
-        }
-    }
 }
 
 /// `_curand_poisson(x, lambda)` of the quasi-random generators: inversion of the CDF

@@ -57,6 +57,7 @@ pub mod philox;
 mod pseudo;
 mod pseudo_macros;
 pub mod reference;
+mod sampling;
 pub mod seed;
 pub mod sobol;
 pub mod xorwow;

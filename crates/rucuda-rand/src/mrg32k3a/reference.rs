@@ -12,8 +12,9 @@
 //! `subsequence · 2^76 + offset` steps (see [`super::jump`]).
 
 use super::jump::{jump, A12, A13N, A21, A23N, M1, M2, SEQUENCE_LOG2, SUBSEQUENCE_LOG2};
-use crate::distributions::{self as dist, BoxMullerSource};
+use crate::distributions as dist;
 use crate::reference::{BoxMullerCache, CurandState};
+use crate::sampling::{self, BoxMullerSource};
 
 /// cuRAND's `MRG32K3A_NORM`: scales the combined output into (0, 1].
 pub const NORM: f64 = 2.328_306_549_837_829e-10;
@@ -110,23 +111,23 @@ impl CurandState for Mrg32k3aState {
     }
 
     fn normal(&mut self) -> f32 {
-        dist::cached_normal(self)
+        sampling::cached_normal(self)
     }
 
     fn normal_double(&mut self) -> f64 {
-        dist::cached_normal_double(self)
+        sampling::cached_normal_double(self)
     }
 
     fn log_normal(&mut self, mean: f32, stddev: f32) -> f32 {
-        dist::cached_log_normal(self, mean, stddev)
+        sampling::cached_log_normal(self, mean, stddev)
     }
 
     fn log_normal_double(&mut self, mean: f64, stddev: f64) -> f64 {
-        dist::cached_log_normal_double(self, mean, stddev)
+        sampling::cached_log_normal_double(self, mean, stddev)
     }
 
     fn poisson(&mut self, lambda: f64) -> u32 {
-        dist::pseudo_poisson(self, lambda)
+        sampling::pseudo_poisson(self, lambda)
     }
 
     fn skipahead(&mut self, n: u64) {

@@ -13,8 +13,9 @@
 //! of four outputs. The carry rules of cuRAND's counter increments are reproduced as they
 //! are (including that the high-half increment does not carry out of word w).
 
-use crate::distributions::{self as dist, BoxMullerSource};
+use crate::distributions as dist;
 use crate::reference::{BoxMullerCache, CurandState};
+use crate::sampling::{self, BoxMullerSource};
 
 /// Philox's first multiplier (applied to counter word 0).
 pub const PHILOX_M0: u32 = 0xD251_1F53;
@@ -211,23 +212,23 @@ impl CurandState for Philox4x32_10State {
     }
 
     fn normal(&mut self) -> f32 {
-        dist::cached_normal(self)
+        sampling::cached_normal(self)
     }
 
     fn normal_double(&mut self) -> f64 {
-        dist::cached_normal_double(self)
+        sampling::cached_normal_double(self)
     }
 
     fn log_normal(&mut self, mean: f32, stddev: f32) -> f32 {
-        dist::cached_log_normal(self, mean, stddev)
+        sampling::cached_log_normal(self, mean, stddev)
     }
 
     fn log_normal_double(&mut self, mean: f64, stddev: f64) -> f64 {
-        dist::cached_log_normal_double(self, mean, stddev)
+        sampling::cached_log_normal_double(self, mean, stddev)
     }
 
     fn poisson(&mut self, lambda: f64) -> u32 {
-        dist::pseudo_poisson(self, lambda)
+        sampling::pseudo_poisson(self, lambda)
     }
 
     fn next_u64(&mut self) -> u64 {

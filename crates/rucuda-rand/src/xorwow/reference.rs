@@ -7,8 +7,9 @@
 //! `subsequence · 2^67 + offset` steps (see [`super::jump`]).
 
 use super::jump::{jump, xorshift_step, SUBSEQUENCE_LOG2};
-use crate::distributions::{self as dist, BoxMullerSource};
+use crate::distributions as dist;
 use crate::reference::{BoxMullerCache, CurandState};
+use crate::sampling::{self, BoxMullerSource};
 
 /// The Weyl increment.
 pub const WEYL: u32 = 362_437;
@@ -89,23 +90,23 @@ impl CurandState for XorwowState {
     }
 
     fn normal(&mut self) -> f32 {
-        dist::cached_normal(self)
+        sampling::cached_normal(self)
     }
 
     fn normal_double(&mut self) -> f64 {
-        dist::cached_normal_double(self)
+        sampling::cached_normal_double(self)
     }
 
     fn log_normal(&mut self, mean: f32, stddev: f32) -> f32 {
-        dist::cached_log_normal(self, mean, stddev)
+        sampling::cached_log_normal(self, mean, stddev)
     }
 
     fn log_normal_double(&mut self, mean: f64, stddev: f64) -> f64 {
-        dist::cached_log_normal_double(self, mean, stddev)
+        sampling::cached_log_normal_double(self, mean, stddev)
     }
 
     fn poisson(&mut self, lambda: f64) -> u32 {
-        dist::pseudo_poisson(self, lambda)
+        sampling::pseudo_poisson(self, lambda)
     }
 
     fn skipahead(&mut self, n: u64) {
