@@ -144,39 +144,43 @@ pub fn uniform_f64_hq(x: u32, y: u32) -> f64 {
 
 /// `_curand_box_muller(x, y)`: two standard normal floats from two outputs.
 pub fn box_muller(x: u32, y: u32) -> (f32, f32) {
-    let u = uniform_f32(x);
     let v = (y as f32).mul_add(TWO_POW_M32_2PI, TWO_POW_M32_2PI / 2.0);
-    let s = math::sqrtf(-2.0 * math::logf(u));
-    let (sin, cos) = math::sincosf(v);
-    (sin * s, cos * s)
+    polar(uniform_f32(x), v)
 }
 
 /// `curand_box_muller_mrg`'s arithmetic: two normal floats from two uniform floats
 /// (`x` in (0, 1], `y` scaled by 2π in float).
 pub fn box_muller_from_uniforms(x: f32, y: f32) -> (f32, f32) {
-    let y = y * TWO_PI_F32;
-    let s = math::sqrtf(-2.0 * math::logf(x));
-    let (sin, cos) = math::sincosf(y);
+    polar(x, y * TWO_PI_F32)
+}
+
+/// Box–Muller's last step in float: the radius `sqrtf(-2 logf(u))` times the sine and
+/// cosine of `angle` (`__sincosf`).
+fn polar(u: f32, angle: f32) -> (f32, f32) {
+    let s = math::sqrtf(-2.0 * math::logf(u));
+    let (sin, cos) = math::sincosf(angle);
     (sin * s, cos * s)
 }
 
 /// `_curand_box_muller_double(x0, x1, y0, y1)`: two standard normal doubles from four
 /// outputs (53 bits each for the radius and the angle).
 pub fn box_muller_double(x0: u32, x1: u32, y0: u32, y1: u32) -> (f64, f64) {
-    let u = uniform_f64_hq(x0, x1);
     let zy = u64::from(y0) ^ (u64::from(y1) << 21);
     let v = (zy as f64).mul_add(TWO_POW_M53_F64 * 2.0, TWO_POW_M53_F64);
-    let s = (-2.0 * u.ln()).sqrt();
-    let (sin, cos) = math::sincospi(v);
-    (sin * s, cos * s)
+    polar_double(uniform_f64_hq(x0, x1), v)
 }
 
 /// `curand_box_muller_mrg_double`'s arithmetic: two normal doubles from two uniform
 /// doubles (the angle is `2y` half-turns).
 pub fn box_muller_double_from_uniforms(x: f64, y: f64) -> (f64, f64) {
-    let y = y * 2.0;
-    let s = (-2.0 * x.ln()).sqrt();
-    let (sin, cos) = math::sincospi(y);
+    polar_double(x, y * 2.0)
+}
+
+/// Box–Muller's last step in double: the radius `sqrt(-2 log(u))` times the sine and
+/// cosine of `half_turns` · π (`sincospi`).
+fn polar_double(u: f64, half_turns: f64) -> (f64, f64) {
+    let s = (-2.0 * u.ln()).sqrt();
+    let (sin, cos) = math::sincospi(half_turns);
     (sin * s, cos * s)
 }
 
@@ -218,6 +222,73 @@ pub fn normal_icdf_f64_u64(x: u64) -> f64 {
     }
     let p = (x as f64).mul_add(TWO_POW_M53_F64, TWO_POW_M53_F64 / 2.0);
     s * math::erfcinv(2.0 * p)
+}
+
+/// A raw output word, `u32` or `u64`, and cuRAND's transforms of one output: what a
+/// [`crate::reference::CurandState`] does with `curand`'s result unless it has a form of
+/// its own, and what the Sobol generators do for every distribution.
+///
+/// ```
+/// use rucuda_rand::distributions::{uniform_f32_u64, RawWord};
+/// assert_eq!(7u32.uniform(), rucuda_rand::distributions::uniform_f32(7));
+/// assert_eq!((7u64 << 40).uniform(), uniform_f32_u64(7 << 40));
+/// ```
+pub trait RawWord: Copy + Into<u64> {
+    /// Bits in the word.
+    const BITS: u32;
+    /// `_curand_uniform`: a float in (0, 1] ([`uniform_f32`], [`uniform_f32_u64`]).
+    fn uniform(self) -> f32;
+    /// `_curand_uniform_double`: a double in (0, 1] ([`uniform_f64`], [`uniform_f64_u64`]).
+    fn uniform_double(self) -> f64;
+    /// `_curand_normal_icdf` ([`normal_icdf_f32`], [`normal_icdf_f32_u64`]).
+    fn normal_icdf(self) -> f32;
+    /// `_curand_normal_icdf_double` ([`normal_icdf_f64`], [`normal_icdf_f64_u64`]).
+    fn normal_icdf_double(self) -> f64;
+    /// `_curand_poisson(x, lambda)`: the quasi-random generators' Poisson count of one
+    /// output.
+    fn quasi_poisson(self, lambda: f64) -> u32;
+}
+
+impl RawWord for u32 {
+    const BITS: u32 = 32;
+    fn uniform(self) -> f32 {
+        uniform_f32(self)
+    }
+    fn uniform_double(self) -> f64 {
+        uniform_f64(self)
+    }
+    fn normal_icdf(self) -> f32 {
+        normal_icdf_f32(self)
+    }
+    fn normal_icdf_double(self) -> f64 {
+        normal_icdf_f64(self)
+    }
+    fn quasi_poisson(self, lambda: f64) -> u32 {
+        quasi_poisson(uniform_f64_open(self), || normal_icdf_f64(self), lambda)
+    }
+}
+
+impl RawWord for u64 {
+    const BITS: u32 = 64;
+    fn uniform(self) -> f32 {
+        uniform_f32_u64(self)
+    }
+    fn uniform_double(self) -> f64 {
+        uniform_f64_u64(self)
+    }
+    fn normal_icdf(self) -> f32 {
+        normal_icdf_f32_u64(self)
+    }
+    fn normal_icdf_double(self) -> f64 {
+        normal_icdf_f64_u64(self)
+    }
+    fn quasi_poisson(self, lambda: f64) -> u32 {
+        quasi_poisson(
+            uniform_f64_open_u64(self),
+            || normal_icdf_f64_u64(self),
+            lambda,
+        )
+    }
 }
 
 // Parameters of cuRAND's approximation of the regularized incomplete gamma function
@@ -292,7 +363,7 @@ pub(crate) fn ln_factorial_table() -> [f64; 9] {
 /// `_curand_poisson(x, lambda)` of the quasi-random generators: inversion of the CDF
 /// (Fishman's ITR method, in steps of 500 to keep `e^-λ` representable) below λ = 1000,
 /// rounding a normal approximation above.
-pub(crate) fn quasi_poisson(u: f64, normal: impl FnOnce() -> f64, lambda: f64) -> u32 {
+fn quasi_poisson(u: f64, normal: impl FnOnce() -> f64, lambda: f64) -> u32 {
     if lambda < 1000.0 {
         return poisson_itr(u, lambda);
     }

@@ -121,3 +121,32 @@ fn poisson_gammainc<S: CurandState>(s: &mut S, lambda: f32) -> u32 {
         }
     }
 }
+
+/// The [`CurandState`] methods a [`BoxMullerSource`] shares with the other two (normals
+/// and log-normals through its cache, Poisson counts through [`pseudo_poisson`]), written
+/// inside its `impl CurandState`.
+macro_rules! box_muller_state_methods {
+    () => {
+        fn normal(&mut self) -> f32 {
+            $crate::sampling::cached_normal(self)
+        }
+
+        fn normal_double(&mut self) -> f64 {
+            $crate::sampling::cached_normal_double(self)
+        }
+
+        fn log_normal(&mut self, mean: f32, stddev: f32) -> f32 {
+            $crate::sampling::cached_log_normal(self, mean, stddev)
+        }
+
+        fn log_normal_double(&mut self, mean: f64, stddev: f64) -> f64 {
+            $crate::sampling::cached_log_normal_double(self, mean, stddev)
+        }
+
+        fn poisson(&mut self, lambda: f64) -> u32 {
+            $crate::sampling::pseudo_poisson(self, lambda)
+        }
+    };
+}
+
+pub(crate) use box_muller_state_methods;

@@ -15,7 +15,7 @@
 
 use crate::distributions as dist;
 use crate::reference::{BoxMullerCache, CurandState};
-use crate::sampling::{self, BoxMullerSource};
+use crate::sampling::{box_muller_state_methods, BoxMullerSource};
 
 /// Philox's first multiplier (applied to counter word 0).
 pub const PHILOX_M0: u32 = 0xD251_1F53;
@@ -202,40 +202,10 @@ impl CurandState for Philox4x32_10State {
         ret
     }
 
-    fn uniform(&mut self) -> f32 {
-        dist::uniform_f32(self.curand())
-    }
+    // curand_uniform_double: the default, as Philox takes one 32-bit output for it (XORWOW
+    // takes two).
 
-    /// cuRAND's `curand_uniform_double` for Philox uses one 32-bit output (not two).
-    fn uniform_double(&mut self) -> f64 {
-        dist::uniform_f64(self.curand())
-    }
-
-    fn normal(&mut self) -> f32 {
-        sampling::cached_normal(self)
-    }
-
-    fn normal_double(&mut self) -> f64 {
-        sampling::cached_normal_double(self)
-    }
-
-    fn log_normal(&mut self, mean: f32, stddev: f32) -> f32 {
-        sampling::cached_log_normal(self, mean, stddev)
-    }
-
-    fn log_normal_double(&mut self, mean: f64, stddev: f64) -> f64 {
-        sampling::cached_log_normal_double(self, mean, stddev)
-    }
-
-    fn poisson(&mut self, lambda: f64) -> u32 {
-        sampling::pseudo_poisson(self, lambda)
-    }
-
-    fn next_u64(&mut self) -> u64 {
-        let lo = self.curand();
-        let hi = self.curand();
-        u64::from(lo) | (u64::from(hi) << 32)
-    }
+    box_muller_state_methods!();
 
     /// `skipahead(n, &state)`: moves `n` outputs on.
     fn skipahead(&mut self, n: u64) {
