@@ -51,6 +51,7 @@ pub mod distributions;
 mod error;
 pub mod generator;
 pub mod kernels;
+mod launch;
 pub mod math;
 pub mod mrg32k3a;
 pub mod philox;
