@@ -3,18 +3,31 @@
 //! those generators' Poisson sampler (its rejection loop draws as many uniforms as it
 //! needs). The arithmetic on outputs they call is in [`crate::distributions`].
 
-use crate::distributions::{lgamma_integer, pgammainc, pgammaincinv};
+use crate::distributions::{
+    box_muller, box_muller_double, lgamma_integer, pgammainc, pgammaincinv,
+};
 use crate::math;
 use crate::reference::{BoxMullerCache, CurandState};
 
 /// A generator whose normals come from Box–Muller pairs of its own outputs (XORWOW,
 /// Philox) or uniforms (MRG32k3a), with a cache of the second value.
-pub(crate) trait BoxMullerSource: CurandState {
+pub(crate) trait BoxMullerSource: CurandState<Raw = u32> {
     fn cache(&mut self) -> &mut BoxMullerCache;
-    /// One Box–Muller pair of floats.
-    fn pair(&mut self) -> (f32, f32);
-    /// One Box–Muller pair of doubles.
-    fn pair_double(&mut self) -> (f64, f64);
+    /// One Box–Muller pair of floats: by default `_curand_box_muller` of two outputs.
+    fn pair(&mut self) -> (f32, f32) {
+        let x = self.curand();
+        let y = self.curand();
+        box_muller(x, y)
+    }
+    /// One Box–Muller pair of doubles: by default `_curand_box_muller_double` of four
+    /// outputs.
+    fn pair_double(&mut self) -> (f64, f64) {
+        let x0 = self.curand();
+        let x1 = self.curand();
+        let y0 = self.curand();
+        let y1 = self.curand();
+        box_muller_double(x0, x1, y0, y1)
+    }
 }
 
 /// `curand_normal` of a Box–Muller generator.

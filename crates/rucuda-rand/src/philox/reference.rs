@@ -223,12 +223,8 @@ impl BoxMullerSource for Philox4x32_10State {
     fn cache(&mut self) -> &mut BoxMullerCache {
         &mut self.cache
     }
-    fn pair(&mut self) -> (f32, f32) {
-        let x = self.curand();
-        let y = self.curand();
-        dist::box_muller(x, y)
-    }
-    /// `curand_normal_double` takes its four outputs with `curand4`.
+    /// `curand_normal_double` takes its four outputs with `curand4` (the same values as
+    /// four `curand` calls, the trait's default, which `curand_normal` uses for its two).
     fn pair_double(&mut self) -> (f64, f64) {
         let [x0, x1, y0, y1] = self.curand4();
         dist::box_muller_double(x0, x1, y0, y1)

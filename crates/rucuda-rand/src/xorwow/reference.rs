@@ -93,21 +93,10 @@ impl CurandState for XorwowState {
     }
 }
 
+/// Box–Muller pairs of two and four outputs: the trait's defaults.
 impl BoxMullerSource for XorwowState {
     fn cache(&mut self) -> &mut BoxMullerCache {
         &mut self.cache
-    }
-    fn pair(&mut self) -> (f32, f32) {
-        let x = self.curand();
-        let y = self.curand();
-        dist::box_muller(x, y)
-    }
-    fn pair_double(&mut self) -> (f64, f64) {
-        let x0 = self.curand();
-        let x1 = self.curand();
-        let y0 = self.curand();
-        let y1 = self.curand();
-        dist::box_muller_double(x0, x1, y0, y1)
     }
 }
 
