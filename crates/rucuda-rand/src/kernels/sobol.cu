@@ -62,11 +62,10 @@ RR_DEV void rr_sobol_store(T* __restrict__ out, rr_u64 base, rr_u64 n, const T (
     }
 }
 
-// XOR of the direction vectors of dimension d over the set bits of g.
+// x XOR the direction vectors of dimension d over the set bits of g.
 template <class W>
-RR_DEV W rr_sobol_combine(W g, const W* __restrict__ vectors, rr_u32 dims, rr_u32 d)
+RR_DEV W rr_sobol_combine(W x, W g, const W* __restrict__ vectors, rr_u32 dims, rr_u32 d)
 {
-    W x = 0;
     while (g != 0) {
         int b = rr_lowest_bit(g);
         g &= g - 1;
@@ -118,8 +117,8 @@ RR_DEV void rr_sobol_fill_strided(W start, rr_u32 d, rr_u64 w, rr_u32 dims,
     const W low_mask = (W)(((W)1 << s) - 1);
     const W L = i0 & low_mask;
     W H = i0 & ~low_mask;
-    const W x_low = (scramble ? scramble[d] : (W)0) ^ rr_sobol_combine<W>(L ^ (L >> 1), vectors, dims, d);
-    W x_high = rr_sobol_combine<W>(H ^ (H >> 1), vectors, dims, d);
+    const W x_low = (scramble ? scramble[d] : (W)0) ^ rr_sobol_combine<W>(0, L ^ (L >> 1), vectors, dims, d);
+    W x_high = rr_sobol_combine<W>(0, H ^ (H >> 1), vectors, dims, d);
     const W v0 = __ldg(vectors + d);
     const W v1 = __ldg(vectors + dims + d);
     const W vs1 = __ldg(vectors + (rr_u64)(s - 1) * dims + d);
@@ -196,15 +195,7 @@ RR_DEV void rr_sobol_fill(const W* __restrict__ idx_in, W* __restrict__ idx_out,
 
     // The point at the thread's first index, directly.
     W i = start + (W)(k0 * C);
-    W x = scramble ? scramble[d] : (W)0;
-    {
-        W g = i ^ (i >> 1);
-        while (g != 0) {
-            int b = rr_lowest_bit(g);
-            g &= g - 1;
-            x ^= __ldg(vectors + (rr_u64)b * dims + d);
-        }
-    }
+    W x = rr_sobol_combine<W>(scramble ? scramble[d] : (W)0, i ^ (i >> 1), vectors, dims, d);
     const W v0 = __ldg(vectors + d);
     const W v1 = __ldg(vectors + dims + d);
     const bool aligned = (((unsigned long long)out) & 15) == 0;
