@@ -17,63 +17,57 @@ struct RRParams {
     double lambda;
 };
 
-template <class G, class D>
-RR_DEV void rr_fill_w32(typename G::State* __restrict__ states, rr_u32 nstates,
-                        rr_u32* __restrict__ out, rr_u64 n, const RRParams& p)
+// A 16-byte chunk of elements of word W: C of them, one V store when aligned, else
+// store_words.
+template <class W> struct RRChunk;
+template <> struct RRChunk<rr_u32> {
+    typedef uint4 V;
+    enum { C = 4 };
+    RR_METHOD static void store_words(rr_u32* out, const uint4& v)
+    {
+        out[0] = v.x;
+        out[1] = v.y;
+        out[2] = v.z;
+        out[3] = v.w;
+    }
+};
+template <> struct RRChunk<rr_u64> {
+    typedef ulonglong2 V;
+    enum { C = 2 };
+    RR_METHOD static void store_words(rr_u64* out, const ulonglong2& v)
+    {
+        out[0] = v.x;
+        out[1] = v.y;
+    }
+};
+
+template <class G, class D, class W>
+RR_DEV void rr_fill(typename G::State* __restrict__ states, rr_u32 nstates, W* __restrict__ out,
+                    rr_u64 n, const RRParams& p)
 {
+    typedef RRChunk<W> K;
     const rr_u64 t = (rr_u64)blockIdx.x * blockDim.x + threadIdx.x;
-    const rr_u64 full = n / 4;
-    const rr_u32 rem = (rr_u32)(n % 4);
+    const rr_u64 full = n / K::C;
+    const rr_u32 rem = (rr_u32)(n % K::C);
     if (t >= nstates || t >= full + (rem ? 1 : 0))
         return;
     G g;
     g.load(states[t]);
     rr_u64 c = t;
     if ((((unsigned long long)out) & 15) == 0) {
-        uint4* __restrict__ out4 = (uint4*)out;
+        typename K::V* __restrict__ outv = (typename K::V*)out;
         for (; c < full; c += nstates)
-            out4[c] = D::chunk(g, p);
+            outv[c] = D::chunk(g, p);
     } else {
         for (; c < full; c += nstates) {
-            uint4 v = D::chunk(g, p);
-            out[4 * c] = v.x;
-            out[4 * c + 1] = v.y;
-            out[4 * c + 2] = v.z;
-            out[4 * c + 3] = v.w;
+            typename K::V v = D::chunk(g, p);
+            K::store_words(out + K::C * c, v);
         }
     }
     if (rem && c == full) {
         for (rr_u32 j = 0; j < rem; j++)
-            out[4 * c + j] = D::one(g, p);
+            out[K::C * c + j] = D::one(g, p);
     }
-    g.store(states[t]);
-}
-
-template <class G, class D>
-RR_DEV void rr_fill_w64(typename G::State* __restrict__ states, rr_u32 nstates,
-                        rr_u64* __restrict__ out, rr_u64 n, const RRParams& p)
-{
-    const rr_u64 t = (rr_u64)blockIdx.x * blockDim.x + threadIdx.x;
-    const rr_u64 full = n / 2;
-    const rr_u32 rem = (rr_u32)(n % 2);
-    if (t >= nstates || t >= full + (rem ? 1 : 0))
-        return;
-    G g;
-    g.load(states[t]);
-    rr_u64 c = t;
-    if ((((unsigned long long)out) & 15) == 0) {
-        ulonglong2* __restrict__ out2 = (ulonglong2*)out;
-        for (; c < full; c += nstates)
-            out2[c] = D::chunk(g, p);
-    } else {
-        for (; c < full; c += nstates) {
-            ulonglong2 v = D::chunk(g, p);
-            out[2 * c] = v.x;
-            out[2 * c + 1] = v.y;
-        }
-    }
-    if (rem && c == full)
-        out[2 * c] = D::one(g, p);
     g.store(states[t]);
 }
 
@@ -214,24 +208,24 @@ struct RRPoisson {
 //   NAME_log_normal_f32, NAME_log_normal_f64, NAME_poisson_u32, each
 //   (State* states, unsigned nstates, T* out, unsigned long long n,
 //    double mean, double stddev, double lambda).
-#define RR_FILL_KERNEL(NAME, G, D, SUFFIX, W, T)                                            \
+#define RR_FILL_KERNEL(NAME, G, D, SUFFIX, T)                                               \
     extern "C" __global__ void __launch_bounds__(256)                                      \
         NAME##_##SUFFIX(G::State* states, rr_u32 nstates, T* out, rr_u64 n, double mean,   \
                         double stddev, double lambda)                                      \
     {                                                                                      \
         RRParams p = {mean, stddev, lambda};                                               \
-        rr_fill_##W<G, D>(states, nstates, out, n, p);                                     \
+        rr_fill<G, D>(states, nstates, out, n, p);                                         \
     }
 
 #define RR_PSEUDO_KERNELS(NAME, G)                                                         \
-    RR_FILL_KERNEL(NAME, G, RRRaw, raw_u32, w32, rr_u32)                                   \
-    RR_FILL_KERNEL(NAME, G, RRUniform, uniform_f32, w32, rr_u32)                           \
-    RR_FILL_KERNEL(NAME, G, RRUniformDouble, uniform_f64, w64, rr_u64)                     \
-    RR_FILL_KERNEL(NAME, G, RRNormal, normal_f32, w32, rr_u32)                             \
-    RR_FILL_KERNEL(NAME, G, RRNormalDouble, normal_f64, w64, rr_u64)                       \
-    RR_FILL_KERNEL(NAME, G, RRLogNormal, log_normal_f32, w32, rr_u32)                      \
-    RR_FILL_KERNEL(NAME, G, RRLogNormalDouble, log_normal_f64, w64, rr_u64)                \
-    RR_FILL_KERNEL(NAME, G, RRPoisson, poisson_u32, w32, rr_u32)
+    RR_FILL_KERNEL(NAME, G, RRRaw, raw_u32, rr_u32)                                        \
+    RR_FILL_KERNEL(NAME, G, RRUniform, uniform_f32, rr_u32)                                \
+    RR_FILL_KERNEL(NAME, G, RRUniformDouble, uniform_f64, rr_u64)                          \
+    RR_FILL_KERNEL(NAME, G, RRNormal, normal_f32, rr_u32)                                  \
+    RR_FILL_KERNEL(NAME, G, RRNormalDouble, normal_f64, rr_u64)                            \
+    RR_FILL_KERNEL(NAME, G, RRLogNormal, log_normal_f32, rr_u32)                           \
+    RR_FILL_KERNEL(NAME, G, RRLogNormalDouble, log_normal_f64, rr_u64)                     \
+    RR_FILL_KERNEL(NAME, G, RRPoisson, poisson_u32, rr_u32)
 
 // Where the per-state init and skip-ahead kernels read their arguments: an array when
 // given (non-null), else the scalar (for subsequences, base + state index).
