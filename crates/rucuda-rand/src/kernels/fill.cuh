@@ -74,6 +74,70 @@ RR_DEV void rr_fill(typename G::State* __restrict__ states, rr_u32 nstates, W* _
 RR_DEV rr_u32 rr_f2u(float x) { return __float_as_uint(x); }
 RR_DEV rr_u64 rr_d2u(double x) { return (rr_u64)__double_as_longlong(x); }
 
+// What the pseudo-random generators G share (as the base RRPseudo<G>): the loads and
+// stores of the Box-Muller cache (G's fields flag, extra, flag_d, extra_d: cuRAND's
+// boxmuller_flag, boxmuller_extra and their double twins, under the same names in every
+// state in memory), and the four-output steps of the fill loops built on G's next(),
+// uniform() and bm_pair() (Philox has faster ones of its own, which hide these).
+template <class G> struct RRPseudo {
+    template <class S> RR_METHOD void load_cache(const S& s)
+    {
+        G& g = static_cast<G&>(*this);
+        g.flag = s.flag;
+        g.extra = s.extra;
+        g.flag_d = s.flag_d;
+        g.extra_d = s.extra_d;
+    }
+    template <class S> RR_METHOD void store_cache(S& s) const
+    {
+        const G& g = static_cast<const G&>(*this);
+        s.flag = g.flag;
+        s.extra = g.extra;
+        s.flag_d = g.flag_d;
+        s.extra_d = g.extra_d;
+    }
+    // Nothing cached (curand_init).
+    RR_METHOD void clear_cache()
+    {
+        G& g = static_cast<G&>(*this);
+        g.flag = 0;
+        g.extra = 0.0f;
+        g.flag_d = 0;
+        g.extra_d = 0.0;
+    }
+
+    // curand four times.
+    RR_METHOD uint4 next4()
+    {
+        G& g = static_cast<G&>(*this);
+        uint4 r;
+        r.x = g.next();
+        r.y = g.next();
+        r.z = g.next();
+        r.w = g.next();
+        return r;
+    }
+    // curand_uniform four times.
+    RR_METHOD uint4 uniform4()
+    {
+        G& g = static_cast<G&>(*this);
+        uint4 r;
+        r.x = rr_f2u(g.uniform());
+        r.y = rr_f2u(g.uniform());
+        r.z = rr_f2u(g.uniform());
+        r.w = rr_f2u(g.uniform());
+        return r;
+    }
+    // Two pairs, one bm_pair after the other.
+    RR_METHOD void bm_pairs(float2& a, float2& b)
+    {
+        G& g = static_cast<G&>(*this);
+        a = g.bm_pair();
+        b = g.bm_pair();
+    }
+    RR_METHOD double normal_double() { return rr_normal_double(static_cast<G&>(*this)); }
+};
+
 // ---- distributions of the pseudo-random generators -------------------------------------
 
 // curand: raw 32-bit outputs.
