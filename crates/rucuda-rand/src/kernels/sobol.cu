@@ -81,6 +81,21 @@ RR_DEV W rr_sobol_vector(int b, W v0, W v1, const W* __restrict__ vectors, rr_u3
     return b == 0 ? v0 : b == 1 ? v1 : __ldg(vectors + (rr_u64)b * dims + d);
 }
 
+// The elements of C consecutive points from index i (point x), stepping i and x past
+// them one flip at a time.
+template <class W, class D, class T, int C>
+RR_DEV void rr_sobol_points(T (&v)[C], W& x, W& i, W v0, W v1, const W* __restrict__ vectors,
+                            rr_u32 dims, rr_u32 d, const RRParams& p)
+{
+#pragma unroll
+    for (int j = 0; j < C; j++) {
+        v[j] = D::apply(x, p);
+        int b = rr_sobol_flip(i);
+        x ^= rr_sobol_vector<W>(b, v0, v1, vectors, dims, d);
+        i++;
+    }
+}
+
 // The strided fill's step from high part H to H + 2^s: P(gray(H)) flips V[s - 1] and
 // V[s + lowest zero bit of H >> s] (when below the word size).
 template <class W>
@@ -150,13 +165,7 @@ RR_DEV void rr_sobol_fill_strided(W start, rr_u32 d, rr_u64 w, rr_u32 dims,
         W i = H | L;
         W x = x_low ^ x_high;
         T v[C];
-#pragma unroll
-        for (int j = 0; j < C; j++) {
-            v[j] = D::apply(x, p);
-            int b = rr_sobol_flip(i);
-            x ^= rr_sobol_vector<W>(b, v0, v1, vectors, dims, d);
-            i++;
-        }
+        rr_sobol_points<W, D, T, C>(v, x, i, v0, v1, vectors, dims, d, p);
         rr_sobol_store<T, C>(out, c * C, n, v, aligned);
         rr_sobol_next_high<W>(x_high, H, s, vs1, vectors, dims, d);
     }
@@ -219,13 +228,7 @@ RR_DEV void rr_sobol_fill(const W* __restrict__ idx_in, W* __restrict__ idx_out,
     for (rr_u64 k = k0; k < k1; k++) {
         const rr_u64 base = (d + (rr_u64)dims * k) * C;
         T v[C];
-#pragma unroll
-        for (int j = 0; j < C; j++) {
-            v[j] = D::apply(x, p);
-            int b = rr_sobol_flip(i);
-            x ^= rr_sobol_vector<W>(b, v0, v1, vectors, dims, d);
-            i++;
-        }
+        rr_sobol_points<W, D, T, C>(v, x, i, v0, v1, vectors, dims, d, p);
         rr_sobol_store<T, C>(out, base, n, v, aligned);
     }
 }
