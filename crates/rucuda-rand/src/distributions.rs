@@ -19,6 +19,7 @@
 //! value, the pseudo-random generators' Poisson sampler) sit above the states' trait, in
 //! the crate's private `sampling` module; these take outputs and know no state.
 
+use crate::error::{Error, Result};
 use crate::math;
 
 /// What a fill kernel generates.
@@ -65,11 +66,11 @@ impl Distribution {
 
     /// Checks the parameters: finite mean, finite non-negative standard deviation, finite
     /// positive λ.
-    pub fn validate(&self) -> crate::Result<()> {
+    pub fn validate(&self) -> Result<()> {
         match *self {
             Distribution::Normal { mean, stddev } | Distribution::LogNormal { mean, stddev } => {
                 if !mean.is_finite() || !stddev.is_finite() || stddev < 0.0 {
-                    return Err(crate::Error::invalid(format!(
+                    return Err(Error::invalid(format!(
                         "mean {mean} and standard deviation {stddev}: both must be finite, \
                          the deviation non-negative"
                     )));
@@ -77,7 +78,7 @@ impl Distribution {
             }
             Distribution::Poisson { lambda } => {
                 if !lambda.is_finite() || lambda <= 0.0 {
-                    return Err(crate::Error::invalid(format!(
+                    return Err(Error::invalid(format!(
                         "Poisson mean {lambda}: must be finite and positive"
                     )));
                 }
@@ -225,8 +226,9 @@ pub fn normal_icdf_f64_u64(x: u64) -> f64 {
 }
 
 /// A raw output word, `u32` or `u64`, and cuRAND's transforms of one output: what a
-/// [`crate::reference::CurandState`] does with `curand`'s result unless it has a form of
-/// its own, and what the Sobol generators do for every distribution.
+/// generator's CPU reference (a `reference::CurandState`) does with `curand`'s result
+/// unless it has a form of its own, and what the Sobol generators do for every
+/// distribution.
 ///
 /// ```
 /// use rucuda_rand::distributions::{uniform_f32_u64, RawWord};

@@ -223,7 +223,7 @@ macro_rules! impl_random_generator {
                 kind: $crate::generator::ElementKind,
                 dist: $crate::distributions::Distribution,
                 stream: &rucuda_driver::Stream,
-            ) -> $crate::Result<()> {
+            ) -> $crate::error::Result<()> {
                 match $crate::launch::Fill::plan(&self.core, n, kind, dist, stream)? {
                     None => Ok(()),
                     // SAFETY: the caller vouches for the `n` elements at `ptr`, which are

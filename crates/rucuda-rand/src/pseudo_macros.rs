@@ -22,7 +22,7 @@ macro_rules! impl_pseudo_generator {
         impl $t {
             /// The default number of states, all seeded with `seed`, state `i` on
             /// subsequence `i`.
-            pub fn new(ctx: &rucuda_driver::Context, seed: u64) -> $crate::Result<$t> {
+            pub fn new(ctx: &rucuda_driver::Context, seed: u64) -> $crate::error::Result<$t> {
                 Self::with_options(
                     ctx,
                     &$crate::pseudo::GeneratorOptions {
@@ -36,7 +36,7 @@ macro_rules! impl_pseudo_generator {
             pub fn with_options(
                 ctx: &rucuda_driver::Context,
                 options: &$crate::pseudo::GeneratorOptions,
-            ) -> $crate::Result<$t> {
+            ) -> $crate::error::Result<$t> {
                 Ok($t {
                     core: $crate::pseudo::PseudoCore::new(ctx, $name, $family, $table, options)?,
                 })
@@ -59,7 +59,7 @@ macro_rules! skip_methods {
     ($($(#[$all_doc:meta])* $all:ident, $(#[$each_doc:meta])* $each:ident => $kind:expr;)+) => {
         $(
             $(#[$all_doc])*
-            pub fn $all(&mut self, n: u64, stream: &rucuda_driver::Stream) -> $crate::Result<()> {
+            pub fn $all(&mut self, n: u64, stream: &rucuda_driver::Stream) -> $crate::error::Result<()> {
                 self.core.skip($kind, n, None, stream)
             }
 
@@ -68,7 +68,7 @@ macro_rules! skip_methods {
                 &mut self,
                 counts: &rucuda_driver::DeviceBuffer<u64>,
                 stream: &rucuda_driver::Stream,
-            ) -> $crate::Result<()> {
+            ) -> $crate::error::Result<()> {
                 self.core.skip($kind, 0, Some(counts), stream)
             }
         )+
