@@ -5,9 +5,9 @@ use rucuda_driver::Stream;
 
 use crate::error::Result;
 use crate::generator::{default_state_count, RandElement, RandomGenerator};
+use crate::philox::kernel::Philox4x32_10;
 use crate::pseudo::GeneratorOptions;
 use crate::seed::{entropy, Seeds};
-use crate::Philox4x32_10;
 
 /// A new array of `shape` filled with random values on `stream` (PyCUDA's
 /// `curandom.rand`): floats and doubles uniform in (0, 1], integers uniform over all their

@@ -14,9 +14,13 @@
 //!   uses the `.approx` hardware instructions, so there a mismatch is more likely, and it
 //!   shifts the rest of that thread's stream, as the rejection loop draws a different
 //!   number of uniforms).
+//!
+//! The transforms that draw from a state themselves (Box–Muller with its cached second
+//! value, the pseudo-random generators' Poisson sampler) sit above the states' trait, in
+//! the crate's private `sampling` module; these take outputs and know no state.
 
+use crate::error::{Error, Result};
 use crate::math;
-use crate::reference::{BoxMullerCache, CurandState};
 
 /// What a fill kernel generates.
 ///
@@ -62,11 +66,11 @@ impl Distribution {
 
     /// Checks the parameters: finite mean, finite non-negative standard deviation, finite
     /// positive λ.
-    pub fn validate(&self) -> crate::Result<()> {
+    pub fn validate(&self) -> Result<()> {
         match *self {
             Distribution::Normal { mean, stddev } | Distribution::LogNormal { mean, stddev } => {
                 if !mean.is_finite() || !stddev.is_finite() || stddev < 0.0 {
-                    return Err(crate::Error::invalid(format!(
+                    return Err(Error::invalid(format!(
                         "mean {mean} and standard deviation {stddev}: both must be finite, \
                          the deviation non-negative"
                     )));
@@ -74,7 +78,7 @@ impl Distribution {
             }
             Distribution::Poisson { lambda } => {
                 if !lambda.is_finite() || lambda <= 0.0 {
-                    return Err(crate::Error::invalid(format!(
+                    return Err(Error::invalid(format!(
                         "Poisson mean {lambda}: must be finite and positive"
                     )));
                 }
@@ -141,39 +145,43 @@ pub fn uniform_f64_hq(x: u32, y: u32) -> f64 {
 
 /// `_curand_box_muller(x, y)`: two standard normal floats from two outputs.
 pub fn box_muller(x: u32, y: u32) -> (f32, f32) {
-    let u = uniform_f32(x);
     let v = (y as f32).mul_add(TWO_POW_M32_2PI, TWO_POW_M32_2PI / 2.0);
-    let s = math::sqrtf(-2.0 * math::logf(u));
-    let (sin, cos) = math::sincosf(v);
-    (sin * s, cos * s)
+    polar(uniform_f32(x), v)
 }
 
 /// `curand_box_muller_mrg`'s arithmetic: two normal floats from two uniform floats
 /// (`x` in (0, 1], `y` scaled by 2π in float).
 pub fn box_muller_from_uniforms(x: f32, y: f32) -> (f32, f32) {
-    let y = y * TWO_PI_F32;
-    let s = math::sqrtf(-2.0 * math::logf(x));
-    let (sin, cos) = math::sincosf(y);
+    polar(x, y * TWO_PI_F32)
+}
+
+/// Box–Muller's last step in float: the radius `sqrtf(-2 logf(u))` times the sine and
+/// cosine of `angle` (`__sincosf`).
+fn polar(u: f32, angle: f32) -> (f32, f32) {
+    let s = math::sqrtf(-2.0 * math::logf(u));
+    let (sin, cos) = math::sincosf(angle);
     (sin * s, cos * s)
 }
 
 /// `_curand_box_muller_double(x0, x1, y0, y1)`: two standard normal doubles from four
 /// outputs (53 bits each for the radius and the angle).
 pub fn box_muller_double(x0: u32, x1: u32, y0: u32, y1: u32) -> (f64, f64) {
-    let u = uniform_f64_hq(x0, x1);
     let zy = u64::from(y0) ^ (u64::from(y1) << 21);
     let v = (zy as f64).mul_add(TWO_POW_M53_F64 * 2.0, TWO_POW_M53_F64);
-    let s = (-2.0 * u.ln()).sqrt();
-    let (sin, cos) = math::sincospi(v);
-    (sin * s, cos * s)
+    polar_double(uniform_f64_hq(x0, x1), v)
 }
 
 /// `curand_box_muller_mrg_double`'s arithmetic: two normal doubles from two uniform
 /// doubles (the angle is `2y` half-turns).
 pub fn box_muller_double_from_uniforms(x: f64, y: f64) -> (f64, f64) {
-    let y = y * 2.0;
-    let s = (-2.0 * x.ln()).sqrt();
-    let (sin, cos) = math::sincospi(y);
+    polar_double(x, y * 2.0)
+}
+
+/// Box–Muller's last step in double: the radius `sqrt(-2 log(u))` times the sine and
+/// cosine of `half_turns` · π (`sincospi`).
+fn polar_double(u: f64, half_turns: f64) -> (f64, f64) {
+    let s = (-2.0 * u.ln()).sqrt();
+    let (sin, cos) = math::sincospi(half_turns);
     (sin * s, cos * s)
 }
 
@@ -217,101 +225,72 @@ pub fn normal_icdf_f64_u64(x: u64) -> f64 {
     s * math::erfcinv(2.0 * p)
 }
 
-/// A generator whose normals come from Box–Muller pairs of its own outputs (XORWOW,
-/// Philox) or uniforms (MRG32k3a), with a cache of the second value.
-pub(crate) trait BoxMullerSource: CurandState {
-    fn cache(&mut self) -> &mut BoxMullerCache;
-    /// One Box–Muller pair of floats.
-    fn pair(&mut self) -> (f32, f32);
-    /// One Box–Muller pair of doubles.
-    fn pair_double(&mut self) -> (f64, f64);
+/// A raw output word, `u32` or `u64`, and cuRAND's transforms of one output: what a
+/// generator's CPU reference (a `reference::CurandState`) does with `curand`'s result
+/// unless it has a form of its own, and what the Sobol generators do for every
+/// distribution.
+///
+/// ```
+/// use rucuda_rand::distributions::{uniform_f32_u64, RawWord};
+/// assert_eq!(7u32.uniform(), rucuda_rand::distributions::uniform_f32(7));
+/// assert_eq!((7u64 << 40).uniform(), uniform_f32_u64(7 << 40));
+/// ```
+pub trait RawWord: Copy + Into<u64> {
+    /// Bits in the word.
+    const BITS: u32;
+    /// `_curand_uniform`: a float in (0, 1] ([`uniform_f32`], [`uniform_f32_u64`]).
+    fn uniform(self) -> f32;
+    /// `_curand_uniform_double`: a double in (0, 1] ([`uniform_f64`], [`uniform_f64_u64`]).
+    fn uniform_double(self) -> f64;
+    /// `_curand_normal_icdf` ([`normal_icdf_f32`], [`normal_icdf_f32_u64`]).
+    fn normal_icdf(self) -> f32;
+    /// `_curand_normal_icdf_double` ([`normal_icdf_f64`], [`normal_icdf_f64_u64`]).
+    fn normal_icdf_double(self) -> f64;
+    /// `_curand_poisson(x, lambda)`: the quasi-random generators' Poisson count of one
+    /// output.
+    fn quasi_poisson(self, lambda: f64) -> u32;
 }
 
-/// `curand_normal` of a Box–Muller generator.
-pub(crate) fn cached_normal<S: BoxMullerSource>(s: &mut S) -> f32 {
-    if s.cache().flag != BoxMullerCache::NORMAL {
-        let (a, b) = s.pair();
-        let c = s.cache();
-        c.extra = b;
-        c.flag = BoxMullerCache::NORMAL;
-        return a;
+impl RawWord for u32 {
+    const BITS: u32 = 32;
+    fn uniform(self) -> f32 {
+        uniform_f32(self)
     }
-    let c = s.cache();
-    c.flag = 0;
-    c.extra
+    fn uniform_double(self) -> f64 {
+        uniform_f64(self)
+    }
+    fn normal_icdf(self) -> f32 {
+        normal_icdf_f32(self)
+    }
+    fn normal_icdf_double(self) -> f64 {
+        normal_icdf_f64(self)
+    }
+    fn quasi_poisson(self, lambda: f64) -> u32 {
+        quasi_poisson(uniform_f64_open(self), || normal_icdf_f64(self), lambda)
+    }
 }
 
-/// `curand_normal_double` of a Box–Muller generator.
-pub(crate) fn cached_normal_double<S: BoxMullerSource>(s: &mut S) -> f64 {
-    if s.cache().flag_double != BoxMullerCache::NORMAL {
-        let (a, b) = s.pair_double();
-        let c = s.cache();
-        c.extra_double = b;
-        c.flag_double = BoxMullerCache::NORMAL;
-        return a;
+impl RawWord for u64 {
+    const BITS: u32 = 64;
+    fn uniform(self) -> f32 {
+        uniform_f32_u64(self)
     }
-    let c = s.cache();
-    c.flag_double = 0;
-    c.extra_double
-}
-
-/// `curand_log_normal` of a Box–Muller generator.
-pub(crate) fn cached_log_normal<S: BoxMullerSource>(s: &mut S, mean: f32, stddev: f32) -> f32 {
-    if s.cache().flag != BoxMullerCache::LOG_NORMAL {
-        let (a, b) = s.pair();
-        let c = s.cache();
-        c.extra = math::expf(stddev.mul_add(b, mean));
-        c.flag = BoxMullerCache::LOG_NORMAL;
-        return math::expf(stddev.mul_add(a, mean));
+    fn uniform_double(self) -> f64 {
+        uniform_f64_u64(self)
     }
-    let c = s.cache();
-    c.flag = 0;
-    c.extra
-}
-
-/// `curand_log_normal_double` of a Box–Muller generator.
-pub(crate) fn cached_log_normal_double<S: BoxMullerSource>(
-    s: &mut S,
-    mean: f64,
-    stddev: f64,
-) -> f64 {
-    if s.cache().flag_double != BoxMullerCache::LOG_NORMAL {
-        let (a, b) = s.pair_double();
-        let c = s.cache();
-        c.extra_double = stddev.mul_add(b, mean).exp();
-        c.flag_double = BoxMullerCache::LOG_NORMAL;
-        return stddev.mul_add(a, mean).exp();
+    fn normal_icdf(self) -> f32 {
+        normal_icdf_f32_u64(self)
     }
-    let c = s.cache();
-    c.flag_double = 0;
-    c.extra_double
-}
-
-/// `curand_poisson` of XORWOW, Philox and MRG32k3a: Knuth's product of uniforms below
-/// λ = 64, a normal approximation above 4000, and between them a rejection method built
-/// on an approximation of the regularized incomplete gamma function.
-pub(crate) fn pseudo_poisson<S: CurandState>(s: &mut S, lambda: f64) -> u32 {
-    if lambda < 64.0 {
-        return poisson_knuth(s, lambda as f32);
+    fn normal_icdf_double(self) -> f64 {
+        normal_icdf_f64_u64(self)
     }
-    if lambda > 4000.0 {
-        return (lambda.sqrt().mul_add(s.normal_double(), lambda) + 0.5) as u32;
+    fn quasi_poisson(self, lambda: f64) -> u32 {
+        quasi_poisson(
+            uniform_f64_open_u64(self),
+            || normal_icdf_f64_u64(self),
+            lambda,
+        )
     }
-    poisson_gammainc(s, lambda as f32)
-}
-
-/// `curand_poisson_knuth`: multiply uniforms into `e^λ` until the product is ≤ 1.
-fn poisson_knuth<S: CurandState>(s: &mut S, lambda: f32) -> u32 {
-    let mut k: u32 = 0;
-    let mut p = math::expf(lambda);
-    loop {
-        k = k.wrapping_add(1);
-        p *= s.uniform();
-        if f64::from(p) <= 1.0 {
-            break;
-        }
-    }
-    k.wrapping_sub(1)
 }
 
 // Parameters of cuRAND's approximation of the regularized incomplete gamma function
@@ -330,7 +309,7 @@ fn gi_alpha_beta(a: f32) -> (f32, f32) {
 }
 
 /// `__cr_pgammainc(a, x)`.
-fn pgammainc(a: f32, x: f32) -> f32 {
+pub(crate) fn pgammainc(a: f32, x: f32) -> f32 {
     let (alpha, beta) = gi_alpha_beta(a);
     let t = alpha.mul_add(a - x, -beta);
     let t = 1.0 + math::exp_approx(t);
@@ -338,7 +317,7 @@ fn pgammainc(a: f32, x: f32) -> f32 {
 }
 
 /// `__cr_pgammaincinv(a, y)`.
-fn pgammaincinv(a: f32, y: f32) -> f32 {
+pub(crate) fn pgammaincinv(a: f32, y: f32) -> f32 {
     let (alpha, beta) = gi_alpha_beta(a);
     let t = math::rsqrt_approx(y) - 1.0;
     let t = beta + math::log_approx(t);
@@ -383,28 +362,10 @@ pub(crate) fn ln_factorial_table() -> [f64; 9] {
     t
 }
 
-/// `curand_poisson_gammainc`: rejection sampling with the approximate incomplete gamma
-/// function as the envelope.
-fn poisson_gammainc<S: CurandState>(s: &mut S, lambda: f32) -> u32 {
-    let logl = math::log_approx(lambda);
-    loop {
-        let y = s.uniform();
-        let x = pgammaincinv(lambda, y).floor();
-        let z = s.uniform();
-        let v = (pgammainc(lambda, x + 1.0) - pgammainc(lambda, x)) * 1.3;
-        let z = z * v;
-        let lg = lgamma_integer((1.0 + x) as i32) as f32;
-        let t = math::exp_approx(x.mul_add(logl, -lambda) - lg);
-        if z < t && f64::from(v) >= 1e-20 {
-            return x as u32;
-        }
-    }
-}
-
 /// `_curand_poisson(x, lambda)` of the quasi-random generators: inversion of the CDF
 /// (Fishman's ITR method, in steps of 500 to keep `e^-λ` representable) below λ = 1000,
 /// rounding a normal approximation above.
-pub(crate) fn quasi_poisson(u: f64, normal: impl FnOnce() -> f64, lambda: f64) -> u32 {
+fn quasi_poisson(u: f64, normal: impl FnOnce() -> f64, lambda: f64) -> u32 {
     if lambda < 1000.0 {
         return poisson_itr(u, lambda);
     }

@@ -1,20 +1,16 @@
 //! What every GPU generator offers ([`RandomGenerator`]: PyCUDA's `fill_uniform`,
-//! `gen_normal`, ...), the element types and outputs it fills, and the module loading
-//! and launch plumbing the generators share.
-
-use std::sync::Arc;
+//! `gen_normal`, ...) and the element types and outputs it fills. The plumbing the
+//! generators share to offer it sits above, in the private `launch` module.
 
 use rucuda_array::GpuArray;
 use rucuda_driver::sys::CUdeviceptr;
 use rucuda_driver::{
-    Access, Context, DeviceAttribute, DeviceBuffer, DevicePtr, DeviceRepr, DeviceViewMut, Function,
-    InUse, Stream,
+    Access, Context, DeviceAttribute, DeviceBuffer, DevicePtr, DeviceRepr, DeviceViewMut, InUse,
+    Stream,
 };
-use rucuda_jit::{CompileOptions, SourceModule};
 
 use crate::distributions::Distribution;
 use crate::error::{Error, Result};
-use crate::kernels::{source, Family};
 use crate::reference::Layout;
 
 /// The bits an element holds, as our kernels see them.
@@ -355,174 +351,16 @@ pub trait RandomGenerator {
     }
 }
 
-/// Our fill kernels, by what they compute.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub(crate) enum FillKernel {
-    RawU32,
-    RawU64,
-    UniformF32,
-    UniformF64,
-    NormalF32,
-    NormalF64,
-    LogNormalF32,
-    LogNormalF64,
-    PoissonU32,
-}
-
-impl FillKernel {
-    pub(crate) fn suffix(self) -> &'static str {
-        match self {
-            FillKernel::RawU32 => "raw_u32",
-            FillKernel::RawU64 => "raw_u64",
-            FillKernel::UniformF32 => "uniform_f32",
-            FillKernel::UniformF64 => "uniform_f64",
-            FillKernel::NormalF32 => "normal_f32",
-            FillKernel::NormalF64 => "normal_f64",
-            FillKernel::LogNormalF32 => "log_normal_f32",
-            FillKernel::LogNormalF64 => "log_normal_f64",
-            FillKernel::PoissonU32 => "poisson_u32",
-        }
-    }
-
-    /// The kernel for `dist` into `kind`, given the generator's raw word size (32 or 64
-    /// bits), or why there is none.
-    pub(crate) fn select(
-        generator: &'static str,
-        dist: Distribution,
-        kind: ElementKind,
-        word_bits: u32,
-    ) -> Result<FillKernel> {
-        use ElementKind::*;
-        let unsupported = |what: &str| Error::Unsupported {
-            generator,
-            what: format!("{what} into {kind:?} elements"),
-        };
-        Ok(match (dist, kind) {
-            (Distribution::Uniform, F32) => FillKernel::UniformF32,
-            (Distribution::Uniform, F64) => FillKernel::UniformF64,
-            (Distribution::Uniform | Distribution::Raw, U32) if word_bits == 32 => {
-                FillKernel::RawU32
-            }
-            (Distribution::Uniform | Distribution::Raw, U64) => {
-                if word_bits == 64 {
-                    FillKernel::RawU64
-                } else {
-                    FillKernel::RawU32
-                }
-            }
-            (Distribution::Uniform | Distribution::Raw, U32) => {
-                return Err(unsupported("32-bit raw outputs (its outputs are 64-bit)"))
-            }
-            (Distribution::Normal { .. }, F32) => FillKernel::NormalF32,
-            (Distribution::Normal { .. }, F64) => FillKernel::NormalF64,
-            (Distribution::LogNormal { .. }, F32) => FillKernel::LogNormalF32,
-            (Distribution::LogNormal { .. }, F64) => FillKernel::LogNormalF64,
-            (Distribution::Poisson { .. }, U32) => FillKernel::PoissonU32,
-            (Distribution::Raw, _) => return Err(unsupported("raw bits")),
-            (Distribution::Normal { .. }, _) => return Err(unsupported("normal values")),
-            (Distribution::LogNormal { .. }, _) => return Err(unsupported("log-normal values")),
-            (Distribution::Poisson { .. }, _) => {
-                return Err(unsupported("Poisson counts (they are 32-bit integers)"))
-            }
-        })
-    }
-}
-
-/// The `(mean, stddev, lambda)` kernel arguments of a distribution.
-pub(crate) fn params(dist: Distribution) -> (f64, f64, f64) {
-    match dist {
-        Distribution::Normal { mean, stddev } | Distribution::LogNormal { mean, stddev } => {
-            (mean, stddev, 0.0)
-        }
-        Distribution::Poisson { lambda } => (0.0, 1.0, lambda),
-        Distribution::Uniform | Distribution::Raw => (0.0, 1.0, 0.0),
-    }
-}
-
-/// The options every module of ours is compiled with: the compiler's defaults (so
-/// `-fmad=true`), our own `extern "C"` names, no headers.
-pub(crate) fn compile_options() -> CompileOptions {
-    CompileOptions::new()
-        .no_extern_c(true)
-        .toolkit_include(false)
-        .program_name("rucuda_rand.cu")
-}
-
-/// The compiled module of `family` on `ctx` (memoized per context by rucuda-jit).
-pub(crate) fn module(ctx: &Context, family: Family) -> Result<Arc<SourceModule>> {
-    Ok(SourceModule::for_context(
-        ctx,
-        &source(family)?,
-        &compile_options(),
-    )?)
-}
-
-/// Looks up kernels by name.
-pub(crate) fn function(module: &SourceModule, name: &str) -> Result<Function> {
-    Ok(module.function(name)?)
-}
-
-/// Threads per block of every kernel of ours.
-pub(crate) const BLOCK: u32 = 256;
-
-/// Blocks of [`BLOCK`] threads covering `threads`.
-pub(crate) fn blocks(threads: u64) -> Result<u32> {
-    u32::try_from(threads.div_ceil(u64::from(BLOCK)).max(1))
-        .map_err(|_| Error::invalid(format!("{threads} threads do not fit one launch")))
+/// The device's multiprocessor count (at least 1).
+pub(crate) fn multiprocessors(ctx: &Context) -> Result<u64> {
+    let sms = ctx
+        .device()
+        .attribute(DeviceAttribute::MultiprocessorCount)?
+        .max(1);
+    Ok(sms as u64)
 }
 
 /// The default number of states: PyCUDA's (the multiprocessor count times 1024).
 pub fn default_state_count(ctx: &Context) -> Result<usize> {
-    let sms = ctx
-        .device()
-        .attribute(DeviceAttribute::MultiprocessorCount)?
-        .max(1);
-    Ok(sms as usize * 1024)
-}
-
-/// The number of threads Sobol fills aim at: 2048 per multiprocessor.
-pub(crate) fn sobol_target_threads(ctx: &Context) -> Result<u64> {
-    let sms = ctx
-        .device()
-        .attribute(DeviceAttribute::MultiprocessorCount)?
-        .max(1);
-    Ok(sms as u64 * 2048)
-}
-
-pub(crate) fn check_stream(ctx: &Context, stream: &Stream) -> Result<()> {
-    if stream.context() != ctx {
-        return Err(Error::ContextMismatch("stream"));
-    }
-    Ok(())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn kernel_selection() {
-        let n = Distribution::STANDARD_NORMAL;
-        assert_eq!(
-            FillKernel::select("x", n, ElementKind::F64, 32).unwrap(),
-            FillKernel::NormalF64
-        );
-        assert_eq!(
-            FillKernel::select("x", Distribution::Raw, ElementKind::U64, 32).unwrap(),
-            FillKernel::RawU32
-        );
-        assert_eq!(
-            FillKernel::select("x", Distribution::Raw, ElementKind::U64, 64).unwrap(),
-            FillKernel::RawU64
-        );
-        assert!(FillKernel::select("x", Distribution::Raw, ElementKind::U32, 64).is_err());
-        assert!(FillKernel::select("x", n, ElementKind::U32, 32).is_err());
-        assert!(FillKernel::select(
-            "x",
-            Distribution::Poisson { lambda: 1.0 },
-            ElementKind::F32,
-            32
-        )
-        .is_err());
-    }
+    Ok(multiprocessors(ctx)? as usize * 1024)
 }

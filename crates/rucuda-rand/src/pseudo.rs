@@ -6,19 +6,23 @@ use std::sync::Arc;
 
 use rucuda_driver::sys::CUdeviceptr;
 use rucuda_driver::{
-    Access, Context, DeviceBuffer, DevicePointerArg, DevicePtr, Function, InUse, LaunchConfig,
+    Access, ArgBuffer, Context, DeviceBuffer, DevicePointerArg, DevicePtr, Function, LaunchConfig,
     Stream,
 };
 use rucuda_jit::SourceModule;
 
-use crate::distributions::Distribution;
 use crate::error::{Error, Result};
-use crate::generator::{self, blocks, check_stream, params, ElementKind, FillKernel, BLOCK};
+use crate::generator::default_state_count;
 use crate::kernels::{Family, PSEUDO_STATE_BYTES};
+use crate::launch::{
+    self, blocks, check_stream, read_or_null, skip_counts, Fill, FillKernel, FillKernels,
+    GeneratorCore, BLOCK,
+};
+use crate::reference::BoxMullerCache;
 use crate::seed::Seeds;
 
 /// Words (u32) per state in device memory.
-pub(crate) const STATE_WORDS: usize = PSEUDO_STATE_BYTES / 4;
+const STATE_WORDS: usize = PSEUDO_STATE_BYTES / 4;
 
 /// How a pseudo-random generator's states are initialised: state `i` gets
 /// `curand_init(seed_i, subsequence_i, offset_i)`.
@@ -54,7 +58,7 @@ pub(crate) struct PseudoCore {
     family: Family,
     ctx: Context,
     _module: Arc<SourceModule>,
-    fills: Vec<(FillKernel, Function)>,
+    fills: FillKernels,
     skip: Function,
     states: DeviceBuffer<u32>,
     count: u32,
@@ -78,14 +82,6 @@ fn upload_opt(
     }
 }
 
-/// An optional input table's use for a launch on `stream` (address 0 when absent).
-fn arg<'b>(b: &'b Option<DeviceBuffer<u64>>, stream: &Stream) -> Result<InUse<'b>> {
-    Ok(match b {
-        Some(b) => b.device_range().use_on(stream, Access::Read)?,
-        None => InUse::null(),
-    })
-}
-
 impl PseudoCore {
     pub(crate) fn new(
         ctx: &Context,
@@ -96,34 +92,18 @@ impl PseudoCore {
     ) -> Result<PseudoCore> {
         let count = match options.states {
             Some(n) => n,
-            None => generator::default_state_count(ctx)?,
+            None => default_state_count(ctx)?,
         };
         if count == 0 {
             return Err(Error::invalid("a generator needs at least one state"));
         }
         let count32 = u32::try_from(count)
             .map_err(|_| Error::invalid(format!("{count} states: at most 2^32 - 1")))?;
-        let module = generator::module(ctx, family)?;
+        let module = launch::module(ctx, family)?;
         let prefix = family.prefix();
-        let kinds = [
-            FillKernel::RawU32,
-            FillKernel::UniformF32,
-            FillKernel::UniformF64,
-            FillKernel::NormalF32,
-            FillKernel::NormalF64,
-            FillKernel::LogNormalF32,
-            FillKernel::LogNormalF64,
-            FillKernel::PoissonU32,
-        ];
-        let mut fills = Vec::with_capacity(kinds.len());
-        for k in kinds {
-            fills.push((
-                k,
-                generator::function(&module, &format!("{prefix}_{}", k.suffix()))?,
-            ));
-        }
-        let init = generator::function(&module, &format!("{prefix}_init"))?;
-        let skip = generator::function(&module, &format!("{prefix}_skipahead"))?;
+        let fills = FillKernels::load(&module, prefix, FillKernel::RawU32)?;
+        let init = launch::function(&module, &format!("{prefix}_init"))?;
+        let skip = launch::function(&module, &format!("{prefix}_skipahead"))?;
         let table = match table {
             Some(words) => {
                 let per = match family {
@@ -136,7 +116,7 @@ impl PseudoCore {
             None => None,
         };
         let states = DeviceBuffer::<u32>::uninit(ctx, count * STATE_WORDS)?;
-        let mut core = PseudoCore {
+        let core = PseudoCore {
             name,
             family,
             ctx: ctx.clone(),
@@ -152,127 +132,45 @@ impl PseudoCore {
     }
 
     /// `curand_init` of every state, on the context's null stream (waited for).
-    fn init(&mut self, init: &Function, o: &GeneratorOptions) -> Result<()> {
-        let ctx = self.ctx.clone();
+    fn init(&self, init: &Function, o: &GeneratorOptions) -> Result<()> {
         let n = self.count as usize;
         let (seed, seeds) = match &o.seeds {
             Seeds::Same(s) => (*s, None),
             Seeds::PerState(v) => (0, Some(v.clone())),
         };
-        let seeds = upload_opt(&ctx, &seeds, n, "seeds")?;
-        let subs = upload_opt(&ctx, &o.subsequences, n, "subsequences")?;
-        let offs = upload_opt(&ctx, &o.offsets, n, "offsets")?;
-        let stream = Stream::null(&ctx);
+        let seeds = upload_opt(&self.ctx, &seeds, n, "seeds")?;
+        let subs = upload_opt(&self.ctx, &o.subsequences, n, "subsequences")?;
+        let offs = upload_opt(&self.ctx, &o.offsets, n, "offsets")?;
+        let stream = Stream::null(&self.ctx);
         let cfg = LaunchConfig::linear(blocks(n as u64)?, BLOCK);
-        let states = self.states.device_range().use_on(&stream, Access::Write)?;
-        match &self.table {
-            None => {
-                // SAFETY: G_init(State*, unsigned n, const u64* seeds, u64, const u64* subs,
-                // u64, const u64* offs, u64) writes states[0..n); the arrays hold n
-                // values or are null.
-                unsafe {
-                    init.launch(
-                        cfg,
-                        &stream,
-                        (
-                            states,
-                            self.count,
-                            arg(&seeds, &stream)?,
-                            seed,
-                            arg(&subs, &stream)?,
-                            o.subsequence,
-                            arg(&offs, &stream)?,
-                            o.offset,
-                        ),
-                    )?
-                }
-            }
-            Some((table, powers)) => {
-                // SAFETY: as above, plus the jump table of `powers` matrices.
-                unsafe {
-                    init.launch(
-                        cfg,
-                        &stream,
-                        (
-                            states,
-                            self.count,
-                            arg(&seeds, &stream)?,
-                            seed,
-                            arg(&subs, &stream)?,
-                            o.subsequence,
-                            arg(&offs, &stream)?,
-                            o.offset,
-                            table.device_range().use_on(&stream, Access::Read)?,
-                            *powers,
-                        ),
-                    )?
-                }
-            }
+        {
+            let mut args = ArgBuffer::new();
+            args.push_use(self.states.device_range().use_on(&stream, Access::Write)?)
+                .push(self.count)
+                .push_use(read_or_null(seeds.as_ref(), &stream)?)
+                .push(seed)
+                .push_use(read_or_null(subs.as_ref(), &stream)?)
+                .push(o.subsequence)
+                .push_use(read_or_null(offs.as_ref(), &stream)?)
+                .push(o.offset);
+            self.push_table(&mut args, &stream)?;
+            // SAFETY: G_init(State*, unsigned n, const u64* seeds, u64, const u64* subs,
+            // u64, const u64* offs, u64[, const u32* table, int powers]) writes
+            // states[0..n); the arrays hold n values or are null, the table `powers`
+            // matrices.
+            unsafe { init.launch_args(cfg, &stream, &args)? };
         }
         stream.synchronize()?;
         Ok(())
     }
 
-    pub(crate) fn name(&self) -> &'static str {
-        self.name
-    }
-
-    pub(crate) fn context(&self) -> &Context {
-        &self.ctx
-    }
-
-    pub(crate) fn count(&self) -> usize {
-        self.count as usize
-    }
-
-    /// # Safety
-    /// As [`crate::RandomGenerator::fill_ptr`].
-    pub(crate) unsafe fn fill_ptr(
-        &mut self,
-        ptr: CUdeviceptr,
-        n: usize,
-        kind: ElementKind,
-        dist: Distribution,
-        stream: &Stream,
-    ) -> Result<()> {
-        dist.validate()?;
-        check_stream(&self.ctx, stream)?;
-        let which = FillKernel::select(self.name, dist, kind, 32)?;
-        if n == 0 {
-            return Ok(());
+    /// Appends the jump table and its number of powers, the last arguments of the init
+    /// and skip-ahead kernels of the generators that have one (XORWOW, MRG32k3a).
+    fn push_table<'a>(&'a self, args: &mut ArgBuffer<'a>, stream: &Stream) -> Result<()> {
+        if let Some((table, powers)) = &self.table {
+            args.push_use(table.device_range().use_on(stream, Access::Read)?)
+                .push(*powers);
         }
-        // 64-bit raw elements are pairs of 32-bit outputs, in the same layout.
-        let words = if which == FillKernel::RawU32 && kind == ElementKind::U64 {
-            n as u64 * 2
-        } else {
-            n as u64
-        };
-        let f = self
-            .fills
-            .iter()
-            .find(|(k, _)| *k == which)
-            .map(|(_, f)| f)
-            .ok_or_else(|| Error::invalid("no such kernel"))?;
-        let (mean, stddev, lambda) = params(dist);
-        let cfg = LaunchConfig::linear(blocks(u64::from(self.count))?, BLOCK);
-        // SAFETY: G_<fill>(State* states, unsigned nstates, T* out, u64 n, double mean,
-        // double stddev, double lambda) reads and writes states[0..nstates) and writes
-        // out[0..n); the caller vouches for `ptr`.
-        unsafe {
-            f.launch(
-                cfg,
-                stream,
-                (
-                    self.states.device_range().use_on(stream, Access::Write)?,
-                    self.count,
-                    DevicePointerArg(ptr),
-                    words,
-                    mean,
-                    stddev,
-                    lambda,
-                ),
-            )?
-        };
         Ok(())
     }
 
@@ -286,51 +184,33 @@ impl PseudoCore {
         stream: &Stream,
     ) -> Result<()> {
         check_stream(&self.ctx, stream)?;
-        if let Some(c) = counts {
-            if c.len() != self.count as usize {
-                return Err(Error::invalid(format!(
-                    "{} skip counts for {} states",
-                    c.len(),
-                    self.count
-                )));
-            }
-        }
+        let counts = skip_counts(counts, self.count as usize, "states", stream)?;
         let cfg = LaunchConfig::linear(blocks(u64::from(self.count))?, BLOCK);
-        let states = self.states.device_range().use_on(stream, Access::Write)?;
-        let counts = match counts {
-            Some(c) => c.device_range().use_on(stream, Access::Read)?,
-            None => InUse::null(),
-        };
-        match &self.table {
-            // SAFETY: G_skipahead(State*, unsigned n, const u64* counts, u64 count,
-            // unsigned kind) updates states[0..n); counts holds n values or is null.
-            None => unsafe {
-                self.skip
-                    .launch(cfg, stream, (states, self.count, counts, count, kind))?
-            },
-            // SAFETY: as above, plus the jump table.
-            Some((table, powers)) => unsafe {
-                self.skip.launch(
-                    cfg,
-                    stream,
-                    (
-                        states,
-                        self.count,
-                        counts,
-                        count,
-                        kind,
-                        table.device_range().use_on(stream, Access::Read)?,
-                        *powers,
-                    ),
-                )?
-            },
-        }
+        let mut args = ArgBuffer::new();
+        args.push_use(self.states.device_range().use_on(stream, Access::Write)?)
+            .push(self.count)
+            .push_use(counts)
+            .push(count)
+            .push(kind);
+        self.push_table(&mut args, stream)?;
+        // SAFETY: G_skipahead(State*, unsigned n, const u64* counts, u64 count,
+        // unsigned kind[, const u32* table, int powers]) updates states[0..n); counts
+        // holds n values or is null.
+        unsafe { self.skip.launch_args(cfg, stream, &args)? };
         Ok(())
     }
 
-    /// The states' words, copied back (after the work queued so far on the null stream).
-    pub(crate) fn state_words(&self) -> Result<Vec<u32>> {
-        Ok(self.states.to_vec()?)
+    /// The states, copied back (after the work queued so far on the null stream), each
+    /// made a CPU reference by `make` from its words and its Box–Muller cache.
+    pub(crate) fn references<S>(
+        &self,
+        make: impl Fn(&[u32], BoxMullerCache) -> S,
+    ) -> Result<Vec<S>> {
+        let words = self.states.to_vec()?;
+        Ok(words
+            .chunks_exact(STATE_WORDS)
+            .map(|w| make(w, cache_from_words(w)))
+            .collect())
     }
 
     pub(crate) fn family(&self) -> Family {
@@ -338,9 +218,49 @@ impl PseudoCore {
     }
 }
 
+impl GeneratorCore for PseudoCore {
+    const WORD_BITS: u32 = 32;
+
+    fn name(&self) -> &'static str {
+        self.name
+    }
+
+    fn context(&self) -> &Context {
+        &self.ctx
+    }
+
+    fn state_count(&self) -> usize {
+        self.count as usize
+    }
+
+    unsafe fn launch_fill(&mut self, ptr: CUdeviceptr, fill: &Fill, stream: &Stream) -> Result<()> {
+        let f = self.fills.get(fill.kernel)?;
+        let cfg = LaunchConfig::linear(blocks(u64::from(self.count))?, BLOCK);
+        // SAFETY: G_<fill>(State* states, unsigned nstates, T* out, u64 n, double mean,
+        // double stddev, double lambda) reads and writes states[0..nstates) and writes
+        // out[0..n); the caller vouches for `ptr`.
+        unsafe {
+            f.launch(
+                cfg,
+                stream,
+                (
+                    self.states.device_range().use_on(stream, Access::Write)?,
+                    self.count,
+                    DevicePointerArg(ptr),
+                    fill.words,
+                    fill.mean,
+                    fill.stddev,
+                    fill.lambda,
+                ),
+            )?
+        };
+        Ok(())
+    }
+}
+
 /// The Box–Muller cache of a state from its words 6..12.
-pub(crate) fn cache_from_words(w: &[u32]) -> crate::reference::BoxMullerCache {
-    crate::reference::BoxMullerCache {
+fn cache_from_words(w: &[u32]) -> BoxMullerCache {
+    BoxMullerCache {
         flag: w[6],
         extra: f32::from_bits(w[7]),
         flag_double: w[8],

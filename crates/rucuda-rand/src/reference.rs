@@ -12,7 +12,8 @@
 //! [`fill`] lays a stream of states out into one array exactly as our fill kernels do (see
 //! [`Layout`]), so a kernel's output can be checked element by element on the CPU.
 
-use crate::distributions::Distribution;
+use crate::distributions::{Distribution, RawWord};
+use crate::math;
 
 /// The operations cuRAND's device API offers on one thread's state.
 ///
@@ -24,22 +25,36 @@ use crate::distributions::Distribution;
 /// ```
 pub trait CurandState: Clone {
     /// What `curand(&state)` returns: `u32`, or `u64` for the 64-bit Sobol generators.
-    type Raw: Copy + Into<u64>;
+    type Raw: RawWord;
 
     /// `curand(&state)`: the next raw output.
     fn curand(&mut self) -> Self::Raw;
-    /// `curand_uniform(&state)`: a float in (0, 1].
-    fn uniform(&mut self) -> f32;
-    /// `curand_uniform_double(&state)`: a double in (0, 1].
-    fn uniform_double(&mut self) -> f64;
+    /// `curand_uniform(&state)`: a float in (0, 1]. By default `_curand_uniform` of one
+    /// output (MRG32k3a scales its own).
+    fn uniform(&mut self) -> f32 {
+        self.curand().uniform()
+    }
+    /// `curand_uniform_double(&state)`: a double in (0, 1]. By default
+    /// `_curand_uniform_double` of one output, as for Philox and Sobol (XORWOW takes 53
+    /// bits from two outputs, MRG32k3a scales its own).
+    fn uniform_double(&mut self) -> f64 {
+        self.curand().uniform_double()
+    }
     /// `curand_normal(&state)`: a standard normal float.
     fn normal(&mut self) -> f32;
     /// `curand_normal_double(&state)`: a standard normal double.
     fn normal_double(&mut self) -> f64;
-    /// `curand_log_normal(&state, mean, stddev)`.
-    fn log_normal(&mut self, mean: f32, stddev: f32) -> f32;
-    /// `curand_log_normal_double(&state, mean, stddev)`.
-    fn log_normal_double(&mut self, mean: f64, stddev: f64) -> f64;
+    /// `curand_log_normal(&state, mean, stddev)`. By default `expf` of
+    /// `mean + stddev · curand_normal` (one fused multiply-add), as for Sobol (the
+    /// Box–Muller generators cache the second log-normal of a pair instead).
+    fn log_normal(&mut self, mean: f32, stddev: f32) -> f32 {
+        math::expf(stddev.mul_add(self.normal(), mean))
+    }
+    /// `curand_log_normal_double(&state, mean, stddev)`, by default as
+    /// [`log_normal`](Self::log_normal) in double.
+    fn log_normal_double(&mut self, mean: f64, stddev: f64) -> f64 {
+        stddev.mul_add(self.normal_double(), mean).exp()
+    }
     /// `curand_poisson(&state, lambda)`.
     fn poisson(&mut self, lambda: f64) -> u32;
     /// `skipahead(n, &state)`: moves `n` raw outputs on (for the 32-bit Sobol generators,
@@ -49,7 +64,14 @@ pub trait CurandState: Clone {
     /// Our raw 64-bit output: `curand` itself for the 64-bit generators; for the 32-bit
     /// ones, two consecutive outputs, the first in the low half (the bytes of the 32-bit
     /// stream read as little-endian 64-bit words).
-    fn next_u64(&mut self) -> u64;
+    fn next_u64(&mut self) -> u64 {
+        let lo: u64 = self.curand().into();
+        if <Self::Raw as RawWord>::BITS == 64 {
+            return lo;
+        }
+        let hi: u64 = self.curand().into();
+        lo | (hi << 32)
+    }
 }
 
 /// The Box–Muller values a state keeps between calls (cuRAND's `boxmuller_flag`,

@@ -46,19 +46,8 @@ RR_DEV double rr_uniform_double_hq(rr_u32 x, rr_u32 y)
 
 // ---- Box-Muller ------------------------------------------------------------------------
 
-RR_DEV float2 rr_box_muller(rr_u32 x, rr_u32 y)
-{
-    float2 r;
-    float u = x * RR_INV32F + (RR_INV32F / 2);
-    float v = fmaf((float)y, RR_INV32_2PI_F, RR_INV32_2PI_F / 2);
-    float s = sqrtf(-2.0f * logf(u));
-    __sincosf(v, &r.x, &r.y);
-    r.x *= s;
-    r.y *= s;
-    return r;
-}
-
-// From two uniform floats (MRG32k3a's form).
+// From a uniform float x in (0, 1] and an angle y in radians (MRG32k3a's form, and the
+// last step of the others').
 RR_DEV float2 rr_box_muller_uniforms(float x, float y)
 {
     float2 r;
@@ -69,21 +58,15 @@ RR_DEV float2 rr_box_muller_uniforms(float x, float y)
     return r;
 }
 
-RR_DEV double2 rr_box_muller_double(rr_u32 x0, rr_u32 x1, rr_u32 y0, rr_u32 y1)
+RR_DEV float2 rr_box_muller(rr_u32 x, rr_u32 y)
 {
-    double2 r;
-    rr_u64 zx = (rr_u64)x0 ^ ((rr_u64)x1 << (53 - 32));
-    double u = zx * RR_INV53 + (RR_INV53 / 2.0);
-    rr_u64 zy = (rr_u64)y0 ^ ((rr_u64)y1 << (53 - 32));
-    double v = zy * (RR_INV53 * 2.0) + RR_INV53;
-    double s = sqrt(-2.0 * log(u));
-    sincospi(v, &r.x, &r.y);
-    r.x *= s;
-    r.y *= s;
-    return r;
+    float u = rr_uniform(x);
+    float v = fmaf((float)y, RR_INV32_2PI_F, RR_INV32_2PI_F / 2);
+    return rr_box_muller_uniforms(u, v);
 }
 
-// From two uniform doubles, the angle in half-turns (MRG32k3a's form).
+// From a uniform double x and an angle y in half-turns (MRG32k3a's form, and the last
+// step of the others').
 RR_DEV double2 rr_box_muller_double_uniforms(double x, double y)
 {
     double2 r;
@@ -92,6 +75,14 @@ RR_DEV double2 rr_box_muller_double_uniforms(double x, double y)
     r.x *= s;
     r.y *= s;
     return r;
+}
+
+RR_DEV double2 rr_box_muller_double(rr_u32 x0, rr_u32 x1, rr_u32 y0, rr_u32 y1)
+{
+    double u = rr_uniform_double_hq(x0, x1);
+    rr_u64 zy = (rr_u64)y0 ^ ((rr_u64)y1 << (53 - 32));
+    double v = zy * (RR_INV53 * 2.0) + RR_INV53;
+    return rr_box_muller_double_uniforms(u, v);
 }
 
 // ---- inverse normal CDF (quasi-random generators) ---------------------------------------

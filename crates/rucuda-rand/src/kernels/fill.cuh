@@ -17,68 +17,126 @@ struct RRParams {
     double lambda;
 };
 
-template <class G, class D>
-RR_DEV void rr_fill_w32(typename G::State* __restrict__ states, rr_u32 nstates,
-                        rr_u32* __restrict__ out, rr_u64 n, const RRParams& p)
+// A 16-byte chunk of elements of word W: C of them, one V store when aligned, else
+// store_words.
+template <class W> struct RRChunk;
+template <> struct RRChunk<rr_u32> {
+    typedef uint4 V;
+    enum { C = 4 };
+    RR_METHOD static void store_words(rr_u32* out, const uint4& v)
+    {
+        out[0] = v.x;
+        out[1] = v.y;
+        out[2] = v.z;
+        out[3] = v.w;
+    }
+};
+template <> struct RRChunk<rr_u64> {
+    typedef ulonglong2 V;
+    enum { C = 2 };
+    RR_METHOD static void store_words(rr_u64* out, const ulonglong2& v)
+    {
+        out[0] = v.x;
+        out[1] = v.y;
+    }
+};
+
+template <class G, class D, class W>
+RR_DEV void rr_fill(typename G::State* __restrict__ states, rr_u32 nstates, W* __restrict__ out,
+                    rr_u64 n, const RRParams& p)
 {
+    typedef RRChunk<W> K;
     const rr_u64 t = (rr_u64)blockIdx.x * blockDim.x + threadIdx.x;
-    const rr_u64 full = n / 4;
-    const rr_u32 rem = (rr_u32)(n % 4);
+    const rr_u64 full = n / K::C;
+    const rr_u32 rem = (rr_u32)(n % K::C);
     if (t >= nstates || t >= full + (rem ? 1 : 0))
         return;
     G g;
     g.load(states[t]);
     rr_u64 c = t;
     if ((((unsigned long long)out) & 15) == 0) {
-        uint4* __restrict__ out4 = (uint4*)out;
+        typename K::V* __restrict__ outv = (typename K::V*)out;
         for (; c < full; c += nstates)
-            out4[c] = D::chunk(g, p);
+            outv[c] = D::chunk(g, p);
     } else {
         for (; c < full; c += nstates) {
-            uint4 v = D::chunk(g, p);
-            out[4 * c] = v.x;
-            out[4 * c + 1] = v.y;
-            out[4 * c + 2] = v.z;
-            out[4 * c + 3] = v.w;
+            typename K::V v = D::chunk(g, p);
+            K::store_words(out + K::C * c, v);
         }
     }
     if (rem && c == full) {
         for (rr_u32 j = 0; j < rem; j++)
-            out[4 * c + j] = D::one(g, p);
+            out[K::C * c + j] = D::one(g, p);
     }
-    g.store(states[t]);
-}
-
-template <class G, class D>
-RR_DEV void rr_fill_w64(typename G::State* __restrict__ states, rr_u32 nstates,
-                        rr_u64* __restrict__ out, rr_u64 n, const RRParams& p)
-{
-    const rr_u64 t = (rr_u64)blockIdx.x * blockDim.x + threadIdx.x;
-    const rr_u64 full = n / 2;
-    const rr_u32 rem = (rr_u32)(n % 2);
-    if (t >= nstates || t >= full + (rem ? 1 : 0))
-        return;
-    G g;
-    g.load(states[t]);
-    rr_u64 c = t;
-    if ((((unsigned long long)out) & 15) == 0) {
-        ulonglong2* __restrict__ out2 = (ulonglong2*)out;
-        for (; c < full; c += nstates)
-            out2[c] = D::chunk(g, p);
-    } else {
-        for (; c < full; c += nstates) {
-            ulonglong2 v = D::chunk(g, p);
-            out[2 * c] = v.x;
-            out[2 * c + 1] = v.y;
-        }
-    }
-    if (rem && c == full)
-        out[2 * c] = D::one(g, p);
     g.store(states[t]);
 }
 
 RR_DEV rr_u32 rr_f2u(float x) { return __float_as_uint(x); }
 RR_DEV rr_u64 rr_d2u(double x) { return (rr_u64)__double_as_longlong(x); }
+
+// What the pseudo-random generators G share (as the base RRPseudo<G>): the loads and
+// stores of the Box-Muller cache (G's fields flag, extra, flag_d, extra_d: cuRAND's
+// boxmuller_flag, boxmuller_extra and their double twins, under the same names in every
+// state in memory), and the four-output steps of the fill loops built on G's next(),
+// uniform() and bm_pair() (Philox has faster ones of its own, which hide these).
+template <class G> struct RRPseudo {
+    template <class S> RR_METHOD void load_cache(const S& s)
+    {
+        G& g = static_cast<G&>(*this);
+        g.flag = s.flag;
+        g.extra = s.extra;
+        g.flag_d = s.flag_d;
+        g.extra_d = s.extra_d;
+    }
+    template <class S> RR_METHOD void store_cache(S& s) const
+    {
+        const G& g = static_cast<const G&>(*this);
+        s.flag = g.flag;
+        s.extra = g.extra;
+        s.flag_d = g.flag_d;
+        s.extra_d = g.extra_d;
+    }
+    // Nothing cached (curand_init).
+    RR_METHOD void clear_cache()
+    {
+        G& g = static_cast<G&>(*this);
+        g.flag = 0;
+        g.extra = 0.0f;
+        g.flag_d = 0;
+        g.extra_d = 0.0;
+    }
+
+    // curand four times.
+    RR_METHOD uint4 next4()
+    {
+        G& g = static_cast<G&>(*this);
+        uint4 r;
+        r.x = g.next();
+        r.y = g.next();
+        r.z = g.next();
+        r.w = g.next();
+        return r;
+    }
+    // curand_uniform four times.
+    RR_METHOD uint4 uniform4()
+    {
+        G& g = static_cast<G&>(*this);
+        uint4 r;
+        r.x = rr_f2u(g.uniform());
+        r.y = rr_f2u(g.uniform());
+        r.z = rr_f2u(g.uniform());
+        r.w = rr_f2u(g.uniform());
+        return r;
+    }
+    // Two pairs, one bm_pair after the other.
+    RR_METHOD void bm_pairs(float2& a, float2& b)
+    {
+        G& g = static_cast<G&>(*this);
+        a = g.bm_pair();
+        b = g.bm_pair();
+    }
+    RR_METHOD double normal_double() { return rr_normal_double(static_cast<G&>(*this)); }
+};
 
 // ---- distributions of the pseudo-random generators -------------------------------------
 
@@ -214,24 +272,24 @@ struct RRPoisson {
 //   NAME_log_normal_f32, NAME_log_normal_f64, NAME_poisson_u32, each
 //   (State* states, unsigned nstates, T* out, unsigned long long n,
 //    double mean, double stddev, double lambda).
-#define RR_FILL_KERNEL(NAME, G, D, SUFFIX, W, T)                                            \
+#define RR_FILL_KERNEL(NAME, G, D, SUFFIX, T)                                               \
     extern "C" __global__ void __launch_bounds__(256)                                      \
         NAME##_##SUFFIX(G::State* states, rr_u32 nstates, T* out, rr_u64 n, double mean,   \
                         double stddev, double lambda)                                      \
     {                                                                                      \
         RRParams p = {mean, stddev, lambda};                                               \
-        rr_fill_##W<G, D>(states, nstates, out, n, p);                                     \
+        rr_fill<G, D>(states, nstates, out, n, p);                                         \
     }
 
 #define RR_PSEUDO_KERNELS(NAME, G)                                                         \
-    RR_FILL_KERNEL(NAME, G, RRRaw, raw_u32, w32, rr_u32)                                   \
-    RR_FILL_KERNEL(NAME, G, RRUniform, uniform_f32, w32, rr_u32)                           \
-    RR_FILL_KERNEL(NAME, G, RRUniformDouble, uniform_f64, w64, rr_u64)                     \
-    RR_FILL_KERNEL(NAME, G, RRNormal, normal_f32, w32, rr_u32)                             \
-    RR_FILL_KERNEL(NAME, G, RRNormalDouble, normal_f64, w64, rr_u64)                       \
-    RR_FILL_KERNEL(NAME, G, RRLogNormal, log_normal_f32, w32, rr_u32)                      \
-    RR_FILL_KERNEL(NAME, G, RRLogNormalDouble, log_normal_f64, w64, rr_u64)                \
-    RR_FILL_KERNEL(NAME, G, RRPoisson, poisson_u32, w32, rr_u32)
+    RR_FILL_KERNEL(NAME, G, RRRaw, raw_u32, rr_u32)                                        \
+    RR_FILL_KERNEL(NAME, G, RRUniform, uniform_f32, rr_u32)                                \
+    RR_FILL_KERNEL(NAME, G, RRUniformDouble, uniform_f64, rr_u64)                          \
+    RR_FILL_KERNEL(NAME, G, RRNormal, normal_f32, rr_u32)                                  \
+    RR_FILL_KERNEL(NAME, G, RRNormalDouble, normal_f64, rr_u64)                            \
+    RR_FILL_KERNEL(NAME, G, RRLogNormal, log_normal_f32, rr_u32)                           \
+    RR_FILL_KERNEL(NAME, G, RRLogNormalDouble, log_normal_f64, rr_u64)                     \
+    RR_FILL_KERNEL(NAME, G, RRPoisson, poisson_u32, rr_u32)
 
 // Where the per-state init and skip-ahead kernels read their arguments: an array when
 // given (non-null), else the scalar (for subsequences, base + state index).

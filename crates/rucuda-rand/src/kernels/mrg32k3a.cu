@@ -78,7 +78,7 @@ RR_DEV void rr_mrg_apply(const rr_u32* __restrict__ a, rr_u32& x0, rr_u32& x1, r
     x2 = (rr_u32)r[2];
 }
 
-struct RRMrg {
+struct RRMrg : RRPseudo<RRMrg> {
     typedef RRMrgState State;
     rr_u32 a0, a1, a2, b0, b1, b2;
     rr_u32 flag, flag_d;
@@ -93,10 +93,7 @@ struct RRMrg {
         b0 = s.s2[0];
         b1 = s.s2[1];
         b2 = s.s2[2];
-        flag = s.flag;
-        extra = s.extra;
-        flag_d = s.flag_d;
-        extra_d = s.extra_d;
+        load_cache(s);
     }
     RR_METHOD void store(State& s) const
     {
@@ -107,11 +104,8 @@ struct RRMrg {
         r.s2[0] = b0;
         r.s2[1] = b1;
         r.s2[2] = b2;
-        r.flag = flag;
-        r.extra = extra;
-        r.flag_d = flag_d;
+        store_cache(r);
         r.pad = 0;
-        r.extra_d = extra_d;
         s = r;
     }
 
@@ -132,25 +126,7 @@ struct RRMrg {
     }
     // curand
     RR_METHOD rr_u32 next() { return (rr_u32)((double)step() * RR_MRG_BITS_NORM); }
-    RR_METHOD uint4 next4()
-    {
-        uint4 r;
-        r.x = next();
-        r.y = next();
-        r.z = next();
-        r.w = next();
-        return r;
-    }
     RR_METHOD float uniform() { return (float)(step() * RR_MRG_NORM); }
-    RR_METHOD uint4 uniform4()
-    {
-        uint4 r;
-        r.x = rr_f2u(uniform());
-        r.y = rr_f2u(uniform());
-        r.z = rr_f2u(uniform());
-        r.w = rr_f2u(uniform());
-        return r;
-    }
     RR_METHOD double uniform_double() { return step() * RR_MRG_NORM; }
     RR_METHOD float2 bm_pair()
     {
@@ -158,19 +134,12 @@ struct RRMrg {
         float y = uniform() * RR_TWO_PI_F;
         return rr_box_muller_uniforms(x, y);
     }
-    // Two pairs, one bm_pair after the other.
-    RR_METHOD void bm_pairs(float2& a, float2& b)
-    {
-        a = bm_pair();
-        b = bm_pair();
-    }
     RR_METHOD double2 bm_pair_double()
     {
         double x = uniform_double();
         double y = uniform_double() * 2.0;
         return rr_box_muller_double_uniforms(x, y);
     }
-    RR_METHOD double normal_double() { return rr_normal_double(*this); }
 
     // Both components <- A^(n 2^shift) (table entry k: A1^(2^k), A2^(2^k)).
     RR_METHOD void jump(rr_u64 n, int shift, const rr_u32* __restrict__ table, int powers)
@@ -208,10 +177,7 @@ extern "C" __global__ void __launch_bounds__(256)
         g.b1 = (rr_u32)((x1 * 12345u) % RR_MRG_M2);
         g.b2 = (rr_u32)((x2 * 12345u) % RR_MRG_M2);
     }
-    g.flag = 0;
-    g.extra = 0.0f;
-    g.flag_d = 0;
-    g.extra_d = 0.0;
+    g.clear_cache();
     g.jump(rr_arg(subsequences, subsequence, t, true), RR_MRG_SUBSEQUENCE_LOG2, table, powers);
     g.jump(rr_arg(offsets, offset, t, false), 0, table, powers);
     g.store(states[t]);

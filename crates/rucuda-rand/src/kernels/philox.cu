@@ -74,7 +74,7 @@ RR_DEV void rr_philox_incr_hi(uint4& c, rr_u64 n)
     c.w += nhi;
 }
 
-struct RRPhilox {
+struct RRPhilox : RRPseudo<RRPhilox> {
     typedef RRPhiloxState State;
     uint4 ctr;
     uint2 key;
@@ -89,10 +89,7 @@ struct RRPhilox {
         ctr = s.ctr;
         key = s.key;
         pos = s.position;
-        flag = s.flag;
-        extra = s.extra;
-        flag_d = s.flag_d;
-        extra_d = s.extra_d;
+        load_cache(s);
         out = rr_philox10(ctr, key);
     }
     RR_METHOD void store(State& s) const
@@ -101,10 +98,7 @@ struct RRPhilox {
         r.ctr = ctr;
         r.key = key;
         r.position = pos;
-        r.flag = flag;
-        r.extra = extra;
-        r.flag_d = flag_d;
-        r.extra_d = extra_d;
+        store_cache(r);
         s = r;
     }
 
@@ -168,7 +162,6 @@ struct RRPhilox {
         uint4 x = next4();
         return rr_box_muller_double(x.x, x.y, x.z, x.w);
     }
-    RR_METHOD double normal_double() { return rr_normal_double(*this); }
 
     // skipahead(n)
     RR_METHOD void skip(rr_u64 n)
@@ -206,10 +199,7 @@ extern "C" __global__ void __launch_bounds__(256)
     g.ctr = make_uint4(0, 0, 0, 0);
     g.key = make_uint2((rr_u32)sd, (rr_u32)(sd >> 32));
     g.pos = 0;
-    g.flag = 0;
-    g.extra = 0.0f;
-    g.flag_d = 0;
-    g.extra_d = 0.0;
+    g.clear_cache();
     g.skip_sequence(rr_arg(subsequences, subsequence, t, true));
     g.skip(rr_arg(offsets, offset, t, false));
     g.store(states[t]);

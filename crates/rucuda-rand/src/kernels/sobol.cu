@@ -62,11 +62,10 @@ RR_DEV void rr_sobol_store(T* __restrict__ out, rr_u64 base, rr_u64 n, const T (
     }
 }
 
-// XOR of the direction vectors of dimension d over the set bits of g.
+// x XOR the direction vectors of dimension d over the set bits of g.
 template <class W>
-RR_DEV W rr_sobol_combine(W g, const W* __restrict__ vectors, rr_u32 dims, rr_u32 d)
+RR_DEV W rr_sobol_combine(W x, W g, const W* __restrict__ vectors, rr_u32 dims, rr_u32 d)
 {
-    W x = 0;
     while (g != 0) {
         int b = rr_lowest_bit(g);
         g &= g - 1;
@@ -80,6 +79,21 @@ template <class W>
 RR_DEV W rr_sobol_vector(int b, W v0, W v1, const W* __restrict__ vectors, rr_u32 dims, rr_u32 d)
 {
     return b == 0 ? v0 : b == 1 ? v1 : __ldg(vectors + (rr_u64)b * dims + d);
+}
+
+// The elements of C consecutive points from index i (point x), stepping i and x past
+// them one flip at a time.
+template <class W, class D, class T, int C>
+RR_DEV void rr_sobol_points(T (&v)[C], W& x, W& i, W v0, W v1, const W* __restrict__ vectors,
+                            rr_u32 dims, rr_u32 d, const RRParams& p)
+{
+#pragma unroll
+    for (int j = 0; j < C; j++) {
+        v[j] = D::apply(x, p);
+        int b = rr_sobol_flip(i);
+        x ^= rr_sobol_vector<W>(b, v0, v1, vectors, dims, d);
+        i++;
+    }
 }
 
 // The strided fill's step from high part H to H + 2^s: P(gray(H)) flips V[s - 1] and
@@ -118,8 +132,8 @@ RR_DEV void rr_sobol_fill_strided(W start, rr_u32 d, rr_u64 w, rr_u32 dims,
     const W low_mask = (W)(((W)1 << s) - 1);
     const W L = i0 & low_mask;
     W H = i0 & ~low_mask;
-    const W x_low = (scramble ? scramble[d] : (W)0) ^ rr_sobol_combine<W>(L ^ (L >> 1), vectors, dims, d);
-    W x_high = rr_sobol_combine<W>(H ^ (H >> 1), vectors, dims, d);
+    const W x_low = (scramble ? scramble[d] : (W)0) ^ rr_sobol_combine<W>(0, L ^ (L >> 1), vectors, dims, d);
+    W x_high = rr_sobol_combine<W>(0, H ^ (H >> 1), vectors, dims, d);
     const W v0 = __ldg(vectors + d);
     const W v1 = __ldg(vectors + dims + d);
     const W vs1 = __ldg(vectors + (rr_u64)(s - 1) * dims + d);
@@ -151,13 +165,7 @@ RR_DEV void rr_sobol_fill_strided(W start, rr_u32 d, rr_u64 w, rr_u32 dims,
         W i = H | L;
         W x = x_low ^ x_high;
         T v[C];
-#pragma unroll
-        for (int j = 0; j < C; j++) {
-            v[j] = D::apply(x, p);
-            int b = rr_sobol_flip(i);
-            x ^= rr_sobol_vector<W>(b, v0, v1, vectors, dims, d);
-            i++;
-        }
+        rr_sobol_points<W, D, T, C>(v, x, i, v0, v1, vectors, dims, d, p);
         rr_sobol_store<T, C>(out, c * C, n, v, aligned);
         rr_sobol_next_high<W>(x_high, H, s, vs1, vectors, dims, d);
     }
@@ -196,15 +204,7 @@ RR_DEV void rr_sobol_fill(const W* __restrict__ idx_in, W* __restrict__ idx_out,
 
     // The point at the thread's first index, directly.
     W i = start + (W)(k0 * C);
-    W x = scramble ? scramble[d] : (W)0;
-    {
-        W g = i ^ (i >> 1);
-        while (g != 0) {
-            int b = rr_lowest_bit(g);
-            g &= g - 1;
-            x ^= __ldg(vectors + (rr_u64)b * dims + d);
-        }
-    }
+    W x = rr_sobol_combine<W>(scramble ? scramble[d] : (W)0, i ^ (i >> 1), vectors, dims, d);
     const W v0 = __ldg(vectors + d);
     const W v1 = __ldg(vectors + dims + d);
     const bool aligned = (((unsigned long long)out) & 15) == 0;
@@ -228,13 +228,7 @@ RR_DEV void rr_sobol_fill(const W* __restrict__ idx_in, W* __restrict__ idx_out,
     for (rr_u64 k = k0; k < k1; k++) {
         const rr_u64 base = (d + (rr_u64)dims * k) * C;
         T v[C];
-#pragma unroll
-        for (int j = 0; j < C; j++) {
-            v[j] = D::apply(x, p);
-            int b = rr_sobol_flip(i);
-            x ^= rr_sobol_vector<W>(b, v0, v1, vectors, dims, d);
-            i++;
-        }
+        rr_sobol_points<W, D, T, C>(v, x, i, v0, v1, vectors, dims, d, p);
         rr_sobol_store<T, C>(out, base, n, v, aligned);
     }
 }

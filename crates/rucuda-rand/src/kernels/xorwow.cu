@@ -17,7 +17,7 @@ struct RRXorwowState {
     double extra_d;
 };
 
-struct RRXorwow {
+struct RRXorwow : RRPseudo<RRXorwow> {
     typedef RRXorwowState State;
     rr_u32 d, v0, v1, v2, v3, v4;
     rr_u32 flag, flag_d;
@@ -32,10 +32,7 @@ struct RRXorwow {
         v2 = s.v[2];
         v3 = s.v[3];
         v4 = s.v[4];
-        flag = s.flag;
-        extra = s.extra;
-        flag_d = s.flag_d;
-        extra_d = s.extra_d;
+        load_cache(s);
     }
     RR_METHOD void store(State& s) const
     {
@@ -46,11 +43,8 @@ struct RRXorwow {
         r.v[2] = v2;
         r.v[3] = v3;
         r.v[4] = v4;
-        r.flag = flag;
-        r.extra = extra;
-        r.flag_d = flag_d;
+        store_cache(r);
         r.pad = 0;
-        r.extra_d = extra_d;
         s = r;
     }
 
@@ -66,25 +60,7 @@ struct RRXorwow {
         d += RR_XORWOW_WEYL;
         return v4 + d;
     }
-    RR_METHOD uint4 next4()
-    {
-        uint4 r;
-        r.x = next();
-        r.y = next();
-        r.z = next();
-        r.w = next();
-        return r;
-    }
     RR_METHOD float uniform() { return rr_uniform(next()); }
-    RR_METHOD uint4 uniform4()
-    {
-        uint4 r;
-        r.x = rr_f2u(uniform());
-        r.y = rr_f2u(uniform());
-        r.z = rr_f2u(uniform());
-        r.w = rr_f2u(uniform());
-        return r;
-    }
     // curand_uniform_double of XORWOW: 53 bits from two outputs.
     RR_METHOD double uniform_double()
     {
@@ -98,12 +74,6 @@ struct RRXorwow {
         rr_u32 y = next();
         return rr_box_muller(x, y);
     }
-    // Two pairs, one bm_pair after the other.
-    RR_METHOD void bm_pairs(float2& a, float2& b)
-    {
-        a = bm_pair();
-        b = bm_pair();
-    }
     RR_METHOD double2 bm_pair_double()
     {
         rr_u32 x0 = next();
@@ -112,7 +82,6 @@ struct RRXorwow {
         rr_u32 y1 = next();
         return rr_box_muller_double(x0, x1, y0, y1);
     }
-    RR_METHOD double normal_double() { return rr_normal_double(*this); }
 
     // v <- M v for the matrix at m (row i, the image of state bit i, at m[5 i .. 5 i + 5]).
     RR_METHOD void apply(const rr_u32* __restrict__ m)
@@ -196,10 +165,7 @@ extern "C" __global__ void __launch_bounds__(256)
     g.v2 = 521288629u + t1;
     g.v3 = 88675123u ^ t1;
     g.v4 = 5783321u + t0;
-    g.flag = 0;
-    g.extra = 0.0f;
-    g.flag_d = 0;
-    g.extra_d = 0.0;
+    g.clear_cache();
     g.skip_sequence(live ? rr_arg(subsequences, subsequence, t, true) : 0, table, powers);
     g.skip(live ? rr_arg(offsets, offset, t, false) : 0, table, powers);
     if (live) g.store(states[t]);

@@ -12,8 +12,9 @@
 //! `subsequence · 2^76 + offset` steps (see [`super::jump`]).
 
 use super::jump::{jump, A12, A13N, A21, A23N, M1, M2, SEQUENCE_LOG2, SUBSEQUENCE_LOG2};
-use crate::distributions::{self as dist, BoxMullerSource};
+use crate::distributions as dist;
 use crate::reference::{BoxMullerCache, CurandState};
+use crate::sampling::{box_muller_state_methods, BoxMullerSource};
 
 /// cuRAND's `MRG32K3A_NORM`: scales the combined output into (0, 1].
 pub const NORM: f64 = 2.328_306_549_837_829e-10;
@@ -109,34 +110,10 @@ impl CurandState for Mrg32k3aState {
         f64::from(self.step()) * NORM
     }
 
-    fn normal(&mut self) -> f32 {
-        dist::cached_normal(self)
-    }
-
-    fn normal_double(&mut self) -> f64 {
-        dist::cached_normal_double(self)
-    }
-
-    fn log_normal(&mut self, mean: f32, stddev: f32) -> f32 {
-        dist::cached_log_normal(self, mean, stddev)
-    }
-
-    fn log_normal_double(&mut self, mean: f64, stddev: f64) -> f64 {
-        dist::cached_log_normal_double(self, mean, stddev)
-    }
-
-    fn poisson(&mut self, lambda: f64) -> u32 {
-        dist::pseudo_poisson(self, lambda)
-    }
+    box_muller_state_methods!();
 
     fn skipahead(&mut self, n: u64) {
         (self.s1, self.s2) = jump(self.s1, self.s2, n, 0);
-    }
-
-    fn next_u64(&mut self) -> u64 {
-        let lo = self.curand();
-        let hi = self.curand();
-        u64::from(lo) | (u64::from(hi) << 32)
     }
 }
 

@@ -13,8 +13,9 @@
 //! of four outputs. The carry rules of cuRAND's counter increments are reproduced as they
 //! are (including that the high-half increment does not carry out of word w).
 
-use crate::distributions::{self as dist, BoxMullerSource};
+use crate::distributions as dist;
 use crate::reference::{BoxMullerCache, CurandState};
+use crate::sampling::{box_muller_state_methods, BoxMullerSource};
 
 /// Philox's first multiplier (applied to counter word 0).
 pub const PHILOX_M0: u32 = 0xD251_1F53;
@@ -201,40 +202,10 @@ impl CurandState for Philox4x32_10State {
         ret
     }
 
-    fn uniform(&mut self) -> f32 {
-        dist::uniform_f32(self.curand())
-    }
+    // curand_uniform_double: the default, as Philox takes one 32-bit output for it (XORWOW
+    // takes two).
 
-    /// cuRAND's `curand_uniform_double` for Philox uses one 32-bit output (not two).
-    fn uniform_double(&mut self) -> f64 {
-        dist::uniform_f64(self.curand())
-    }
-
-    fn normal(&mut self) -> f32 {
-        dist::cached_normal(self)
-    }
-
-    fn normal_double(&mut self) -> f64 {
-        dist::cached_normal_double(self)
-    }
-
-    fn log_normal(&mut self, mean: f32, stddev: f32) -> f32 {
-        dist::cached_log_normal(self, mean, stddev)
-    }
-
-    fn log_normal_double(&mut self, mean: f64, stddev: f64) -> f64 {
-        dist::cached_log_normal_double(self, mean, stddev)
-    }
-
-    fn poisson(&mut self, lambda: f64) -> u32 {
-        dist::pseudo_poisson(self, lambda)
-    }
-
-    fn next_u64(&mut self) -> u64 {
-        let lo = self.curand();
-        let hi = self.curand();
-        u64::from(lo) | (u64::from(hi) << 32)
-    }
+    box_muller_state_methods!();
 
     /// `skipahead(n, &state)`: moves `n` outputs on.
     fn skipahead(&mut self, n: u64) {
@@ -252,12 +223,8 @@ impl BoxMullerSource for Philox4x32_10State {
     fn cache(&mut self) -> &mut BoxMullerCache {
         &mut self.cache
     }
-    fn pair(&mut self) -> (f32, f32) {
-        let x = self.curand();
-        let y = self.curand();
-        dist::box_muller(x, y)
-    }
-    /// `curand_normal_double` takes its four outputs with `curand4`.
+    /// `curand_normal_double` takes its four outputs with `curand4` (the same values as
+    /// four `curand` calls, the trait's default, which `curand_normal` uses for its two).
     fn pair_double(&mut self) -> (f64, f64) {
         let [x0, x1, y0, y1] = self.curand4();
         dist::box_muller_double(x0, x1, y0, y1)

@@ -6,36 +6,66 @@ use std::sync::Arc;
 
 use rucuda_driver::sys::CUdeviceptr;
 use rucuda_driver::{
-    Access, Context, DeviceBuffer, DevicePointerArg, DevicePtr, DeviceRepr, Function, InUse,
-    LaunchConfig, Stream,
+    Access, Context, DeviceBuffer, DevicePointerArg, DevicePtr, DeviceRepr, Function, LaunchConfig,
+    Stream,
 };
 use rucuda_jit::SourceModule;
 
 use super::direction::{direction_vector_set_32, direction_vector_set_64, MAX_DIMENSIONS};
+use super::launch::launch_shape;
 use super::reference::{Sobol32State, Sobol64State};
 use super::scramble;
-use crate::distributions::Distribution;
 use crate::error::{Error, Result};
-use crate::generator::{
-    self, blocks, check_stream, params, ElementKind, FillKernel, RandomGenerator, BLOCK,
-};
+use crate::generator::multiprocessors;
 use crate::kernels::Family;
+use crate::launch::{
+    self, blocks, check_stream, impl_random_generator, read_or_null, skip_counts, Fill, FillKernel,
+    FillKernels, GeneratorCore, BLOCK,
+};
 
-/// A Sobol word: `u32` or `u64`.
+/// A Sobol word, `u32` or `u64`, and its direction-vector tables.
 pub(crate) trait Word: DeviceRepr + Copy + Default + Into<u64> + 'static {
     const BITS: u32;
+    /// The raw-output fill kernel of this word size.
+    const RAW: FillKernel;
     fn from_u64(x: u64) -> Self;
+    /// Joe and Kuo's direction vectors of dimensions `0..count`, dimension by dimension.
+    fn direction_vectors(count: usize) -> Result<Vec<Self>>;
+    /// Our scrambled direction vectors of dimensions `0..count`, drawn from `seed`.
+    fn scrambled_direction_vectors(count: usize, seed: u64) -> Result<Vec<Self>>;
+    /// Our scramble constants of dimensions `0..count`, drawn from `seed`.
+    fn scramble_constants(count: usize, seed: u64) -> Vec<Self>;
 }
 impl Word for u32 {
     const BITS: u32 = 32;
+    const RAW: FillKernel = FillKernel::RawU32;
     fn from_u64(x: u64) -> Self {
         x as u32
+    }
+    fn direction_vectors(count: usize) -> Result<Vec<u32>> {
+        direction_vector_set_32(count)
+    }
+    fn scrambled_direction_vectors(count: usize, seed: u64) -> Result<Vec<u32>> {
+        scramble::scrambled_direction_vectors_32(count, seed)
+    }
+    fn scramble_constants(count: usize, seed: u64) -> Vec<u32> {
+        scramble::scramble_constants_32(count, seed)
     }
 }
 impl Word for u64 {
     const BITS: u32 = 64;
+    const RAW: FillKernel = FillKernel::RawU64;
     fn from_u64(x: u64) -> Self {
         x
+    }
+    fn direction_vectors(count: usize) -> Result<Vec<u64>> {
+        direction_vector_set_64(count)
+    }
+    fn scrambled_direction_vectors(count: usize, seed: u64) -> Result<Vec<u64>> {
+        scramble::scrambled_direction_vectors_64(count, seed)
+    }
+    fn scramble_constants(count: usize, seed: u64) -> Vec<u64> {
+        scramble::scramble_constants_64(count, seed)
     }
 }
 
@@ -44,7 +74,7 @@ pub(crate) struct SobolCore<W: Word> {
     name: &'static str,
     ctx: Context,
     _module: Arc<SourceModule>,
-    fills: Vec<(FillKernel, Function)>,
+    fills: FillKernels,
     skip: Function,
     dims: u32,
     /// Next point index per dimension: read from `idx[current]`, the advanced ones written
@@ -61,6 +91,32 @@ pub(crate) struct SobolCore<W: Word> {
 }
 
 impl<W: Word> SobolCore<W> {
+    /// Dimensions `0..dimensions` of Joe and Kuo's table, plain, or scrambled from
+    /// `seed`.
+    fn with_dimensions(
+        ctx: &Context,
+        name: &'static str,
+        dimensions: usize,
+        scramble_seed: Option<u64>,
+        offset: W,
+    ) -> Result<SobolCore<W>> {
+        if dimensions == 0 || dimensions > MAX_DIMENSIONS {
+            return Err(Error::invalid(format!(
+                "{dimensions} dimensions: between 1 and {MAX_DIMENSIONS}"
+            )));
+        }
+        match scramble_seed {
+            None => Self::new(ctx, name, W::direction_vectors(dimensions)?, None, offset),
+            Some(seed) => Self::new(
+                ctx,
+                name,
+                W::scrambled_direction_vectors(dimensions, seed)?,
+                Some(W::scramble_constants(dimensions, seed)),
+                offset,
+            ),
+        }
+    }
+
     fn new(
         ctx: &Context,
         name: &'static str,
@@ -86,41 +142,21 @@ impl<W: Word> SobolCore<W> {
                 )));
             }
         }
-        let module = generator::module(ctx, Family::Sobol)?;
+        let module = launch::module(ctx, Family::Sobol)?;
         let prefix = if W::BITS == 32 {
             "rr_sobol32"
         } else {
             "rr_sobol64"
         };
-        let raw = if W::BITS == 32 {
-            FillKernel::RawU32
-        } else {
-            FillKernel::RawU64
-        };
-        let kinds = [
-            raw,
-            FillKernel::UniformF32,
-            FillKernel::UniformF64,
-            FillKernel::NormalF32,
-            FillKernel::NormalF64,
-            FillKernel::LogNormalF32,
-            FillKernel::LogNormalF64,
-            FillKernel::PoissonU32,
-        ];
-        let mut fills = Vec::with_capacity(kinds.len());
-        for k in kinds {
-            fills.push((
-                k,
-                generator::function(&module, &format!("{prefix}_{}", k.suffix()))?,
-            ));
-        }
-        let skip = generator::function(&module, &format!("{prefix}_skipahead"))?;
+        let fills = FillKernels::load(&module, prefix, W::RAW)?;
+        let skip = launch::function(&module, &format!("{prefix}_skipahead"))?;
         let transposed: Vec<W> = (0..bits)
             .flat_map(|b| (0..dims).map(move |d| (b, d)))
             .map(|(b, d)| vectors[d * bits + b])
             .collect();
         let start = vec![offset; dims];
-        let target_threads = generator::sobol_target_threads(ctx)?;
+        // Fills aim at 2048 threads per multiprocessor.
+        let target_threads = multiprocessors(ctx)? * 2048;
         Ok(SobolCore {
             name,
             ctx: ctx.clone(),
@@ -134,80 +170,14 @@ impl<W: Word> SobolCore<W> {
             ],
             current: 0,
             vectors: DeviceBuffer::from_slice(ctx, &transposed)?,
-            scramble: match &scramble {
-                Some(s) => Some(DeviceBuffer::from_slice(ctx, s)?),
-                None => None,
-            },
+            scramble: scramble
+                .as_deref()
+                .map(|s| DeviceBuffer::from_slice(ctx, s))
+                .transpose()?,
             host_vectors: vectors,
             host_scramble: scramble.unwrap_or_else(|| vec![W::default(); dims]),
             target_threads,
         })
-    }
-
-    /// # Safety
-    /// As [`RandomGenerator::fill_ptr`].
-    unsafe fn fill_ptr(
-        &mut self,
-        ptr: CUdeviceptr,
-        n: usize,
-        kind: ElementKind,
-        dist: Distribution,
-        stream: &Stream,
-    ) -> Result<()> {
-        dist.validate()?;
-        check_stream(&self.ctx, stream)?;
-        let which = FillKernel::select(self.name, dist, kind, W::BITS)?;
-        if n == 0 {
-            return Ok(());
-        }
-        let f = self
-            .fills
-            .iter()
-            .find(|(k, _)| *k == which)
-            .map(|(_, f)| f)
-            .ok_or_else(|| Error::invalid("no such kernel"))?;
-        // 64-bit raw elements from a 32-bit generator are pairs of its outputs: the kernel
-        // writes twice as many 32-bit words, in the 32-bit layout (which is the 64-bit one).
-        let (words, chunk) = if which == FillKernel::RawU32 && kind == ElementKind::U64 {
-            (n as u64 * 2, ElementKind::U32.chunk() as u64)
-        } else {
-            (n as u64, kind.chunk() as u64)
-        };
-        let shape = super::launch_shape(words, self.dims, chunk, self.target_threads);
-        let (mean, stddev, lambda) = params(dist);
-        let cfg = LaunchConfig::linear(blocks(shape.threads)?, BLOCK);
-        let (from, to) = (&self.idx[self.current], &self.idx[1 - self.current]);
-        let scramble = match &self.scramble {
-            Some(c) => c.device_range().use_on(stream, Access::Read)?,
-            None => InUse::null(),
-        };
-        // SAFETY: rr_sobolW_<fill>(const W* idx_in, W* idx_out, unsigned dims,
-        // const W* vectors, const W* scramble, T* out, u64 n, u64 per_thread,
-        // unsigned wlog2, double mean, double stddev, double lambda): reads idx_in[0..dims)
-        // and vectors[0..W·dims), writes idx_out[0..dims) and out[0..n); threads with no
-        // chunk return.
-        unsafe {
-            f.launch(
-                cfg,
-                stream,
-                (
-                    from.device_range().use_on(stream, Access::Read)?,
-                    to.device_range().use_on(stream, Access::Write)?,
-                    self.dims,
-                    self.vectors.device_range().use_on(stream, Access::Read)?,
-                    scramble,
-                    DevicePointerArg(ptr),
-                    words,
-                    shape.per_thread,
-                    shape.wlog2,
-                    mean,
-                    stddev,
-                    lambda,
-                ),
-            )?
-        };
-        self.current = 1 - self.current;
-        Ok(())
     }
 
     fn skip(
@@ -217,23 +187,11 @@ impl<W: Word> SobolCore<W> {
         stream: &Stream,
     ) -> Result<()> {
         check_stream(&self.ctx, stream)?;
-        if let Some(c) = counts {
-            if c.len() != self.dims as usize {
-                return Err(Error::invalid(format!(
-                    "{} skip counts for {} dimensions",
-                    c.len(),
-                    self.dims
-                )));
-            }
-        }
+        let counts = skip_counts(counts, self.dims as usize, "dimensions", stream)?;
         let cfg = LaunchConfig::linear(blocks(u64::from(self.dims))?, BLOCK);
         let idx = self.idx[self.current]
             .device_range()
             .use_on(stream, Access::Write)?;
-        let counts = match counts {
-            Some(c) => c.device_range().use_on(stream, Access::Read)?,
-            None => InUse::null(),
-        };
         // SAFETY: rr_sobolW_skipahead(W* idx, unsigned dims, const W* counts, W count)
         // updates idx[0..dims); counts holds dims values or is null.
         unsafe {
@@ -248,35 +206,115 @@ impl<W: Word> SobolCore<W> {
     }
 }
 
+impl<W: Word> GeneratorCore for SobolCore<W> {
+    const WORD_BITS: u32 = W::BITS;
+
+    fn name(&self) -> &'static str {
+        self.name
+    }
+
+    fn context(&self) -> &Context {
+        &self.ctx
+    }
+
+    fn state_count(&self) -> usize {
+        self.dims as usize
+    }
+
+    unsafe fn launch_fill(&mut self, ptr: CUdeviceptr, fill: &Fill, stream: &Stream) -> Result<()> {
+        let f = self.fills.get(fill.kernel)?;
+        let shape = launch_shape(fill.words, self.dims, fill.chunk, self.target_threads);
+        let cfg = LaunchConfig::linear(blocks(shape.threads)?, BLOCK);
+        let (from, to) = (&self.idx[self.current], &self.idx[1 - self.current]);
+        // SAFETY: rr_sobolW_<fill>(const W* idx_in, W* idx_out, unsigned dims,
+        // const W* vectors, const W* scramble, T* out, u64 n, u64 per_thread,
+        // unsigned wlog2, double mean, double stddev, double lambda): reads idx_in[0..dims)
+        // and vectors[0..W·dims), writes idx_out[0..dims) and out[0..n); threads with no
+        // chunk return.
+        unsafe {
+            f.launch(
+                cfg,
+                stream,
+                (
+                    from.device_range().use_on(stream, Access::Read)?,
+                    to.device_range().use_on(stream, Access::Write)?,
+                    self.dims,
+                    self.vectors.device_range().use_on(stream, Access::Read)?,
+                    read_or_null(self.scramble.as_ref(), stream)?,
+                    DevicePointerArg(ptr),
+                    fill.words,
+                    shape.per_thread,
+                    shape.wlog2,
+                    fill.mean,
+                    fill.stddev,
+                    fill.lambda,
+                ),
+            )?
+        };
+        self.current = 1 - self.current;
+        Ok(())
+    }
+}
+
+/// One of the four public types: `RandomGenerator`, `Debug`, skip-ahead and
+/// `to_reference` for all; `plain` ones are built from direction vectors, `scrambled`
+/// ones from direction vectors and scramble constants.
 macro_rules! sobol_type {
-    ($(#[$doc:meta])* $t:ident, $w:ty, $state:ty, $name:expr) => {
+    ($(#[$doc:meta])* $t:ident, $w:ty, $state:ty, $name:expr, plain) => {
+        sobol_type!(@common $(#[$doc])* $t, $w, $state);
+
+        impl $t {
+            /// Dimensions `0..dimensions` (at most 21,201), every one starting at point
+            /// `offset`.
+            pub fn new(ctx: &Context, dimensions: usize, offset: $w) -> Result<$t> {
+                Ok($t {
+                    core: SobolCore::with_dimensions(ctx, $name, dimensions, None, offset)?,
+                })
+            }
+
+            /// From direction vectors given dimension by dimension (one per bit of the
+            /// word each, as cuRAND's `curandDirectionVectors32_t` and
+            /// `curandDirectionVectors64_t` arrays).
+            pub fn from_vectors(ctx: &Context, vectors: Vec<$w>, offset: $w) -> Result<$t> {
+                Ok($t {
+                    core: SobolCore::new(ctx, $name, vectors, None, offset)?,
+                })
+            }
+        }
+    };
+    ($(#[$doc:meta])* $t:ident, $w:ty, $state:ty, $name:expr, scrambled) => {
+        sobol_type!(@common $(#[$doc])* $t, $w, $state);
+
+        impl $t {
+            /// Dimensions `0..dimensions`, scrambled with matrices and shifts drawn from
+            /// `seed`.
+            pub fn new(ctx: &Context, dimensions: usize, seed: u64, offset: $w) -> Result<$t> {
+                Ok($t {
+                    core: SobolCore::with_dimensions(ctx, $name, dimensions, Some(seed), offset)?,
+                })
+            }
+
+            /// From direction vectors (one per bit of the word for each dimension) and one
+            /// scramble constant per dimension.
+            pub fn from_tables(
+                ctx: &Context,
+                vectors: Vec<$w>,
+                constants: Vec<$w>,
+                offset: $w,
+            ) -> Result<$t> {
+                Ok($t {
+                    core: SobolCore::new(ctx, $name, vectors, Some(constants), offset)?,
+                })
+            }
+        }
+    };
+    (@common $(#[$doc:meta])* $t:ident, $w:ty, $state:ty) => {
         $(#[$doc])*
         pub struct $t {
             core: SobolCore<$w>,
         }
 
-        impl RandomGenerator for $t {
-            fn name(&self) -> &'static str {
-                self.core.name
-            }
-            fn context(&self) -> &Context {
-                &self.core.ctx
-            }
-            fn state_count(&self) -> usize {
-                self.core.dims as usize
-            }
-            unsafe fn fill_ptr(
-                &mut self,
-                ptr: CUdeviceptr,
-                n: usize,
-                kind: ElementKind,
-                dist: Distribution,
-                stream: &Stream,
-            ) -> Result<()> {
-                // SAFETY: forwarded contract.
-                unsafe { self.core.fill_ptr(ptr, n, kind, dist, stream) }
-            }
-        }
+        impl_random_generator!($t);
 
         impl std::fmt::Debug for $t {
             fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -293,7 +331,11 @@ macro_rules! sobol_type {
             }
 
             /// `skipahead(counts[d])` on dimension `d` (PyCUDA's `call_skip_ahead_array`).
-            pub fn skip_ahead_array(&mut self, counts: &DeviceBuffer<$w>, stream: &Stream) -> Result<()> {
+            pub fn skip_ahead_array(
+                &mut self,
+                counts: &DeviceBuffer<$w>,
+                stream: &Stream,
+            ) -> Result<()> {
                 self.core.skip(0, Some(counts), stream)
             }
 
@@ -319,15 +361,6 @@ macro_rules! sobol_type {
     };
 }
 
-fn check_dims(dimensions: usize) -> Result<()> {
-    if dimensions == 0 || dimensions > MAX_DIMENSIONS {
-        return Err(Error::invalid(format!(
-            "{dimensions} dimensions: between 1 and {MAX_DIMENSIONS}"
-        )));
-    }
-    Ok(())
-}
-
 sobol_type!(
     /// Sobol32 on the GPU: PyCUDA's `Sobol32RandomNumberGenerator` (cuRAND's
     /// `CURAND_RNG_QUASI_SOBOL32` with the `JOEKUO6` direction vectors, which we build from
@@ -343,115 +376,20 @@ sobol_type!(
     /// # let _ = pts;
     /// # Ok::<(), rucuda_rand::Error>(())
     /// ```
-    Sobol32, u32, Sobol32State, "Sobol32"
+    Sobol32, u32, Sobol32State, "Sobol32", plain
 );
 sobol_type!(
     /// Scrambled Sobol32 on the GPU: PyCUDA's `ScrambledSobol32RandomNumberGenerator`.
     /// By default with our scrambled direction vectors and constants (see
     /// [`super::scramble`]); [`ScrambledSobol32::from_tables`] takes any, such as
     /// libcurand's.
-    ScrambledSobol32, u32, Sobol32State, "ScrambledSobol32"
+    ScrambledSobol32, u32, Sobol32State, "ScrambledSobol32", scrambled
 );
 sobol_type!(
     /// Sobol64 on the GPU: PyCUDA's `Sobol64RandomNumberGenerator`.
-    Sobol64, u64, Sobol64State, "Sobol64"
+    Sobol64, u64, Sobol64State, "Sobol64", plain
 );
 sobol_type!(
     /// Scrambled Sobol64 on the GPU: PyCUDA's `ScrambledSobol64RandomNumberGenerator`.
-    ScrambledSobol64, u64, Sobol64State, "ScrambledSobol64"
+    ScrambledSobol64, u64, Sobol64State, "ScrambledSobol64", scrambled
 );
-
-impl Sobol32 {
-    /// Dimensions `0..dimensions` (at most 21,201), every one starting at point
-    /// `offset`.
-    pub fn new(ctx: &Context, dimensions: usize, offset: u32) -> Result<Sobol32> {
-        check_dims(dimensions)?;
-        Self::from_vectors(ctx, direction_vector_set_32(dimensions)?, offset)
-    }
-
-    /// From direction vectors given dimension by dimension (32 words each, as cuRAND's
-    /// `curandDirectionVectors32_t` arrays).
-    pub fn from_vectors(ctx: &Context, vectors: Vec<u32>, offset: u32) -> Result<Sobol32> {
-        Ok(Sobol32 {
-            core: SobolCore::new(ctx, "Sobol32", vectors, None, offset)?,
-        })
-    }
-}
-
-impl ScrambledSobol32 {
-    /// Dimensions `0..dimensions`, scrambled with matrices and shifts drawn from `seed`.
-    pub fn new(
-        ctx: &Context,
-        dimensions: usize,
-        seed: u64,
-        offset: u32,
-    ) -> Result<ScrambledSobol32> {
-        check_dims(dimensions)?;
-        Self::from_tables(
-            ctx,
-            scramble::scrambled_direction_vectors_32(dimensions, seed)?,
-            scramble::scramble_constants_32(dimensions, seed),
-            offset,
-        )
-    }
-
-    /// From direction vectors (32 words per dimension) and one scramble constant per
-    /// dimension.
-    pub fn from_tables(
-        ctx: &Context,
-        vectors: Vec<u32>,
-        constants: Vec<u32>,
-        offset: u32,
-    ) -> Result<ScrambledSobol32> {
-        Ok(ScrambledSobol32 {
-            core: SobolCore::new(ctx, "ScrambledSobol32", vectors, Some(constants), offset)?,
-        })
-    }
-}
-
-impl Sobol64 {
-    /// Dimensions `0..dimensions` (at most 21,201), every one starting at point
-    /// `offset`.
-    pub fn new(ctx: &Context, dimensions: usize, offset: u64) -> Result<Sobol64> {
-        check_dims(dimensions)?;
-        Self::from_vectors(ctx, direction_vector_set_64(dimensions)?, offset)
-    }
-
-    /// From direction vectors given dimension by dimension (64 words each).
-    pub fn from_vectors(ctx: &Context, vectors: Vec<u64>, offset: u64) -> Result<Sobol64> {
-        Ok(Sobol64 {
-            core: SobolCore::new(ctx, "Sobol64", vectors, None, offset)?,
-        })
-    }
-}
-
-impl ScrambledSobol64 {
-    /// Dimensions `0..dimensions`, scrambled with matrices and shifts drawn from `seed`.
-    pub fn new(
-        ctx: &Context,
-        dimensions: usize,
-        seed: u64,
-        offset: u64,
-    ) -> Result<ScrambledSobol64> {
-        check_dims(dimensions)?;
-        Self::from_tables(
-            ctx,
-            scramble::scrambled_direction_vectors_64(dimensions, seed)?,
-            scramble::scramble_constants_64(dimensions, seed),
-            offset,
-        )
-    }
-
-    /// From direction vectors (64 words per dimension) and one scramble constant per
-    /// dimension.
-    pub fn from_tables(
-        ctx: &Context,
-        vectors: Vec<u64>,
-        constants: Vec<u64>,
-        offset: u64,
-    ) -> Result<ScrambledSobol64> {
-        Ok(ScrambledSobol64 {
-            core: SobolCore::new(ctx, "ScrambledSobol64", vectors, Some(constants), offset)?,
-        })
-    }
-}

@@ -10,11 +10,11 @@
 //! are given (cuRAND's scrambled sets are its own randomized tables; see
 //! [`super::scramble`] for ours).
 
-use crate::distributions::{self as dist};
+use crate::distributions::RawWord;
 use crate::reference::CurandState;
 
 macro_rules! sobol_state {
-    ($(#[$doc:meta])* $name:ident, $t:ty, $bits:expr, $raw:ty) => {
+    ($(#[$doc:meta])* $name:ident, $t:ty, $bits:expr) => {
         $(#[$doc])*
         #[derive(Debug, Clone, PartialEq, Eq)]
         pub struct $name {
@@ -68,6 +68,30 @@ macro_rules! sobol_state {
                 res
             }
         }
+
+        /// Every distribution from one point ([`RawWord`]'s transforms); uniforms and
+        /// log-normals are the trait's defaults.
+        impl CurandState for $name {
+            type Raw = $t;
+
+            fn curand(&mut self) -> $t {
+                self.next_word()
+            }
+            fn normal(&mut self) -> f32 {
+                self.next_word().normal_icdf()
+            }
+            fn normal_double(&mut self) -> f64 {
+                self.next_word().normal_icdf_double()
+            }
+            fn poisson(&mut self, lambda: f64) -> u32 {
+                self.next_word().quasi_poisson(lambda)
+            }
+            /// cuRAND's Sobol `skipahead` takes a count of the word's size (Sobol32
+            /// ignores the high bits of `n`).
+            fn skipahead(&mut self, n: u64) {
+                self.skip(n as $t);
+            }
+        }
     };
 }
 
@@ -81,95 +105,12 @@ sobol_state!(
     /// assert_eq!([s.curand(), s.curand(), s.curand(), s.curand()], [0, 1 << 31, 3 << 30, 1 << 30]);
     /// # Ok::<(), rucuda_rand::Error>(())
     /// ```
-    Sobol32State, u32, 32, u32
+    Sobol32State, u32, 32
 );
 sobol_state!(
     /// One thread's `curandStateSobol64_t` / `curandStateScrambledSobol64_t`.
-    Sobol64State, u64, 64, u64
+    Sobol64State, u64, 64
 );
-
-impl CurandState for Sobol32State {
-    type Raw = u32;
-
-    fn curand(&mut self) -> u32 {
-        self.next_word()
-    }
-    fn uniform(&mut self) -> f32 {
-        dist::uniform_f32(self.next_word())
-    }
-    fn uniform_double(&mut self) -> f64 {
-        dist::uniform_f64(self.next_word())
-    }
-    fn normal(&mut self) -> f32 {
-        dist::normal_icdf_f32(self.next_word())
-    }
-    fn normal_double(&mut self) -> f64 {
-        dist::normal_icdf_f64(self.next_word())
-    }
-    fn log_normal(&mut self, mean: f32, stddev: f32) -> f32 {
-        crate::math::expf(stddev.mul_add(self.normal(), mean))
-    }
-    fn log_normal_double(&mut self, mean: f64, stddev: f64) -> f64 {
-        stddev.mul_add(self.normal_double(), mean).exp()
-    }
-    fn poisson(&mut self, lambda: f64) -> u32 {
-        let x = self.next_word();
-        dist::quasi_poisson(
-            dist::uniform_f64_open(x),
-            || dist::normal_icdf_f64(x),
-            lambda,
-        )
-    }
-    /// cuRAND's Sobol32 `skipahead` takes a 32-bit count.
-    fn skipahead(&mut self, n: u64) {
-        self.skip(n as u32);
-    }
-    fn next_u64(&mut self) -> u64 {
-        let lo = self.next_word();
-        let hi = self.next_word();
-        u64::from(lo) | (u64::from(hi) << 32)
-    }
-}
-
-impl CurandState for Sobol64State {
-    type Raw = u64;
-
-    fn curand(&mut self) -> u64 {
-        self.next_word()
-    }
-    fn uniform(&mut self) -> f32 {
-        dist::uniform_f32_u64(self.next_word())
-    }
-    fn uniform_double(&mut self) -> f64 {
-        dist::uniform_f64_u64(self.next_word())
-    }
-    fn normal(&mut self) -> f32 {
-        dist::normal_icdf_f32_u64(self.next_word())
-    }
-    fn normal_double(&mut self) -> f64 {
-        dist::normal_icdf_f64_u64(self.next_word())
-    }
-    fn log_normal(&mut self, mean: f32, stddev: f32) -> f32 {
-        crate::math::expf(stddev.mul_add(self.normal(), mean))
-    }
-    fn log_normal_double(&mut self, mean: f64, stddev: f64) -> f64 {
-        stddev.mul_add(self.normal_double(), mean).exp()
-    }
-    fn poisson(&mut self, lambda: f64) -> u32 {
-        let x = self.next_word();
-        dist::quasi_poisson(
-            dist::uniform_f64_open_u64(x),
-            || dist::normal_icdf_f64_u64(x),
-            lambda,
-        )
-    }
-    fn skipahead(&mut self, n: u64) {
-        self.skip(n);
-    }
-    fn next_u64(&mut self) -> u64 {
-        self.next_word()
-    }
-}
 
 #[cfg(test)]
 mod tests {

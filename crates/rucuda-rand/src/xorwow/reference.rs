@@ -7,8 +7,9 @@
 //! `subsequence · 2^67 + offset` steps (see [`super::jump`]).
 
 use super::jump::{jump, xorshift_step, SUBSEQUENCE_LOG2};
-use crate::distributions::{self as dist, BoxMullerSource};
+use crate::distributions as dist;
 use crate::reference::{BoxMullerCache, CurandState};
+use crate::sampling::{box_muller_state_methods, BoxMullerSource};
 
 /// The Weyl increment.
 pub const WEYL: u32 = 362_437;
@@ -77,10 +78,6 @@ impl CurandState for XorwowState {
         self.v[4].wrapping_add(self.d)
     }
 
-    fn uniform(&mut self) -> f32 {
-        dist::uniform_f32(self.curand())
-    }
-
     /// Two outputs, 53 bits (`_curand_uniform_double_hq`).
     fn uniform_double(&mut self) -> f64 {
         let x = self.curand();
@@ -88,53 +85,18 @@ impl CurandState for XorwowState {
         dist::uniform_f64_hq(x, y)
     }
 
-    fn normal(&mut self) -> f32 {
-        dist::cached_normal(self)
-    }
-
-    fn normal_double(&mut self) -> f64 {
-        dist::cached_normal_double(self)
-    }
-
-    fn log_normal(&mut self, mean: f32, stddev: f32) -> f32 {
-        dist::cached_log_normal(self, mean, stddev)
-    }
-
-    fn log_normal_double(&mut self, mean: f64, stddev: f64) -> f64 {
-        dist::cached_log_normal_double(self, mean, stddev)
-    }
-
-    fn poisson(&mut self, lambda: f64) -> u32 {
-        dist::pseudo_poisson(self, lambda)
-    }
+    box_muller_state_methods!();
 
     fn skipahead(&mut self, n: u64) {
         self.v = jump(self.v, n, 0);
         self.d = self.d.wrapping_add(WEYL.wrapping_mul(n as u32));
     }
-
-    fn next_u64(&mut self) -> u64 {
-        let lo = self.curand();
-        let hi = self.curand();
-        u64::from(lo) | (u64::from(hi) << 32)
-    }
 }
 
+/// Box–Muller pairs of two and four outputs: the trait's defaults.
 impl BoxMullerSource for XorwowState {
     fn cache(&mut self) -> &mut BoxMullerCache {
         &mut self.cache
-    }
-    fn pair(&mut self) -> (f32, f32) {
-        let x = self.curand();
-        let y = self.curand();
-        dist::box_muller(x, y)
-    }
-    fn pair_double(&mut self) -> (f64, f64) {
-        let x0 = self.curand();
-        let x1 = self.curand();
-        let y0 = self.curand();
-        let y1 = self.curand();
-        dist::box_muller_double(x0, x1, y0, y1)
     }
 }
 
