@@ -1,62 +1,18 @@
-//! GPU use tracking: the one structure through which every device address reaches queued
-//! work.
-//!
-//! Each piece of memory that work can use (a [`DeviceBuffer`](crate::DeviceBuffer), page-
-//! locked or registered host memory, managed, pitched and IPC memory, a pool block) owns
-//! one [`UseLog`]: the stream whose work last wrote it, and the streams that read it since.
-//! A [`DeviceRange`] is a range of such memory together with its log, and
-//! [`DeviceRange::use_on`] is the only way to the range's address for work about to be
-//! queued. It
-//!
-//! - orders the stream after earlier conflicting work on other streams (a read waits for
-//!   the last write; a write waits for the last write and every read since), by recording
-//!   an event on the earlier stream and making the new stream wait for it;
-//! - notes the stream in the log, so that later conflicting work, host access
-//!   ([`DeviceRange::wait_on_host`]) and the free wait for it in the same way.
-//!
-//! Nothing is recorded while work stays on one stream: stream order already covers it,
-//! and the fast path is one uncontended lock and a comparison. Events are recorded
-//! lazily, when another stream (or the host, or the free) needs to wait: an event recorded
-//! on a stream *now* follows every use queued there before, so it is as good as one
-//! recorded right after the use. The per-thread default stream's handle names another
-//! stream on every host thread, so its uses are kept with their thread: waiting for one
-//! from another thread synchronizes their context instead.
-//!
-//! Work queued on a stream that captures a graph is not tracked: it runs when the graph is
-//! launched, and keeping its memory alive until then is the (unsafe) graph launch's
-//! contract.
-//!
-//! Recording and waiting never go through [`Context::bind`](crate::Context::bind), so an
-//! unrelated error queued by a destructor cannot make them skip their work.
-//!
-//! A use is *pending* from [`DeviceRange::use_on`] until the [`InUse`] it returned is
-//! dropped, which the caller does after queueing the work. Until then no event can cover
-//! the work, so conflicting uses from other threads wait for the drop (a wait that would
-//! close a cycle of threads waiting for each other fails with an error instead of
-//! deadlocking), and a conflicting use on another stream by the same thread fails. This
-//! closes the window between noting a use and queueing its work, in which another thread
-//! could otherwise order its work after an event that does not yet cover it.
+//! The log of one piece of memory's uses ([`UseLog`]): the stream that last wrote it,
+//! the readers since, their events, the uses pending until queued ([`InUse`]), and how
+//! new work, the host and the free are ordered after them.
 
 use std::cell::Cell;
 use std::marker::PhantomData;
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Condvar, Mutex, MutexGuard, PoisonError};
 use std::thread::ThreadId;
 
 use rucuda_driver_sys::{CUdeviceptr, CUevent};
 
+use super::pending::*;
 use crate::context::Context;
 use crate::error::{call, Error, Result};
 use crate::streams::stream::Stream;
-
-/// How queued work uses memory.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Access {
-    /// The work only reads it.
-    Read,
-    /// The work may write it (and read it).
-    Write,
-}
 
 /// The legacy per-thread default stream's handle: one handle, a different stream on
 /// every host thread.
@@ -148,74 +104,6 @@ impl Drop for LogEvent {
 unsafe impl Send for LogEvent {}
 // SAFETY: as above; the log's mutex serializes its use.
 unsafe impl Sync for LogEvent {}
-
-/// A use handed out by [`DeviceRange::use_on`] whose work is not queued yet.
-struct Pending {
-    id: u64,
-    user: UserKey,
-    access: Access,
-    thread: u64,
-}
-
-/// What tells two users apart ([`User::same`]), without holding the stream.
-#[derive(Clone, Copy, PartialEq, Eq)]
-struct UserKey {
-    stream: usize,
-    thread: Option<ThreadId>,
-    ctx: usize,
-}
-
-thread_local! {
-    /// This thread's tag in pending uses (cheaper than `thread::current().id()`).
-    static THREAD_TAG: u64 = {
-        static NEXT: AtomicU64 = AtomicU64::new(1);
-        NEXT.fetch_add(1, Ordering::Relaxed)
-    };
-    /// Pending uses this thread holds (across all logs).
-    static HELD: Cell<usize> = const { Cell::new(0) };
-}
-
-fn thread_tag() -> u64 {
-    THREAD_TAG.with(|t| *t)
-}
-
-/// Which thread waits for which (by tag): the threads that hold pending uses and wait
-/// for another thread's. Each thread waits for one at a time.
-static WAITS: Mutex<Vec<(u64, u64)>> = Mutex::new(Vec::new());
-
-/// A registered wait of one thread for another, removed on drop.
-struct WaitEdge(u64);
-
-impl WaitEdge {
-    /// Registers that `me` waits for `owner`, or `None` when `owner` waits (through
-    /// others) for `me`: the wait would never end.
-    fn register(me: u64, owner: u64) -> Option<WaitEdge> {
-        let mut waits = WAITS.lock().unwrap_or_else(PoisonError::into_inner);
-        let mut at = owner;
-        for _ in 0..=waits.len() {
-            if at == me {
-                return None;
-            }
-            match waits.iter().find(|(w, _)| *w == at) {
-                Some(&(_, next)) => at = next,
-                None => break,
-            }
-        }
-        waits.push((me, owner));
-        Some(WaitEdge(me))
-    }
-}
-
-impl Drop for WaitEdge {
-    fn drop(&mut self) {
-        let mut waits = WAITS.lock().unwrap_or_else(PoisonError::into_inner);
-        waits.retain(|(w, _)| *w != self.0);
-    }
-}
-
-fn conflicts(a: Access, b: Access) -> bool {
-    a == Access::Write || b == Access::Write
-}
 
 #[derive(Default)]
 struct UseState {
@@ -533,6 +421,16 @@ pub struct InUse<'a> {
 }
 
 impl InUse<'_> {
+    /// A use of untracked memory: nothing is pending.
+    pub(super) fn untracked(ptr: CUdeviceptr) -> InUse<'static> {
+        InUse {
+            ptr,
+            log: None,
+            id: 0,
+            _thread_bound: PhantomData,
+        }
+    }
+
     /// No memory: address 0, for an optional pointer argument left out.
     pub fn null() -> InUse<'static> {
         InUse {
@@ -590,224 +488,5 @@ impl Drop for InUse<'_> {
         if let Some(log) = self.log {
             log.release(self.id);
         }
-    }
-}
-
-/// A range of memory together with the log of its uses: what work receives memory as.
-/// [`DeviceRange::use_on`] is the one way to its address for queued work.
-///
-/// Safe code gets ranges from memory owners ([`DevicePtr::device_range`]), never from an
-/// address; [`DeviceRange::untracked`] is `unsafe`.
-#[derive(Clone, Copy)]
-pub struct DeviceRange<'a> {
-    ptr: CUdeviceptr,
-    bytes: usize,
-    log: Option<&'a UseLog>,
-}
-
-impl std::fmt::Debug for DeviceRange<'_> {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("DeviceRange")
-            .field("ptr", &format_args!("{:#x}", self.ptr))
-            .field("bytes", &self.bytes)
-            .field("tracked", &self.log.is_some())
-            .finish()
-    }
-}
-
-impl<'a> DeviceRange<'a> {
-    /// `bytes` bytes at `ptr` whose uses `log` records.
-    ///
-    /// # Safety
-    /// The range must be memory that stays valid for `'a` and for all work queued through
-    /// [`DeviceRange::use_on`] until `log` has seen it finish (the owner's free waits on
-    /// the log), and `log` must be the one log every user of that memory goes through.
-    pub unsafe fn new(ptr: CUdeviceptr, bytes: usize, log: &'a UseLog) -> DeviceRange<'a> {
-        DeviceRange {
-            ptr,
-            bytes,
-            log: Some(log),
-        }
-    }
-
-    /// A range nobody tracks (memory from another library).
-    ///
-    /// # Safety
-    /// The memory must stay valid until all work queued with it has finished, and nobody
-    /// may write it (on the host or the device) while work that uses it is queued.
-    pub unsafe fn untracked(ptr: CUdeviceptr, bytes: usize) -> DeviceRange<'a> {
-        DeviceRange {
-            ptr,
-            bytes,
-            log: None,
-        }
-    }
-
-    /// Size in bytes.
-    #[inline]
-    pub fn byte_len(&self) -> usize {
-        self.bytes
-    }
-
-    /// The address for work about to be queued on `stream`, which uses the range as
-    /// `access` says: orders `stream` after conflicting earlier work on other streams and
-    /// records the use, so that later conflicting work, host access and the free wait for
-    /// it. Call it right before queueing the work, on the thread that queues it, and keep
-    /// the returned [`InUse`] until the work is queued.
-    #[inline]
-    pub fn use_on(&self, stream: &Stream, access: Access) -> Result<InUse<'a>> {
-        match self.log {
-            Some(log) => log.note(stream, access, self.ptr),
-            None => Ok(InUse {
-                ptr: self.ptr,
-                log: None,
-                id: 0,
-                _thread_bound: PhantomData,
-            }),
-        }
-    }
-
-    /// Waits on the host until no queued work conflicts with a host access of this kind
-    /// (a read waits for writes; a write for every use).
-    pub fn wait_on_host(&self, access: Access) -> Result<()> {
-        match self.log {
-            Some(log) => log.wait_on_host(access),
-            None => Ok(()),
-        }
-    }
-
-    /// `bytes` bytes from `offset` on, with the same log.
-    pub fn sub(&self, offset: usize, bytes: usize) -> Result<DeviceRange<'a>> {
-        match offset.checked_add(bytes) {
-            Some(end) if end <= self.bytes => Ok(DeviceRange {
-                ptr: self.ptr + offset as u64,
-                bytes,
-                log: self.log,
-            }),
-            _ => Err(Error::invalid(format!(
-                "bytes {offset}..{offset}+{bytes} lie outside a range of {} bytes",
-                self.bytes
-            ))),
-        }
-    }
-
-    /// True when the two ranges share a byte.
-    pub fn overlaps(&self, other: &DeviceRange<'_>) -> bool {
-        let (a0, a1) = (self.ptr, self.ptr + self.bytes as u64);
-        let (b0, b1) = (other.ptr, other.ptr + other.bytes as u64);
-        a0 < b1 && b0 < a1
-    }
-
-    /// True when both ranges start at the same address.
-    pub fn same_start(&self, other: &DeviceRange<'_>) -> bool {
-        self.ptr == other.ptr
-    }
-
-    /// True when both ranges record their uses in one log (views of one allocation).
-    pub fn same_log(&self, other: &DeviceRange<'_>) -> bool {
-        match (self.log, other.log) {
-            (Some(a), Some(b)) => std::ptr::eq(a, b),
-            _ => false,
-        }
-    }
-
-    /// True when the start address is a multiple of `align` bytes (for choosing vector
-    /// loads; not an address for work).
-    pub fn is_aligned(&self, align: usize) -> bool {
-        align == 0 || self.ptr % align as u64 == 0
-    }
-
-    /// The log (`None` for untracked memory), for builders that record the use when
-    /// their work is queued.
-    #[inline]
-    pub(crate) fn log(&self) -> Option<&'a UseLog> {
-        self.log
-    }
-
-    /// The start address for calls that queue no work: pointer attributes, IPC handles,
-    /// identity and alignment checks. Work takes its address from
-    /// [`DeviceRange::use_on`]; only `unsafe` code could queue work with this one.
-    #[inline]
-    pub fn address(&self) -> CUdeviceptr {
-        self.ptr
-    }
-}
-
-/// Anything that names device memory: buffers, views, and the other memory kinds. Work
-/// receives it as a [`DeviceRange`], whose [`use_on`](DeviceRange::use_on) records the
-/// use.
-pub trait DevicePtr {
-    /// The memory with the log of its uses.
-    fn device_range(&self) -> DeviceRange<'_>;
-
-    /// The size in bytes.
-    #[inline]
-    fn byte_len(&self) -> usize {
-        self.device_range().byte_len()
-    }
-}
-
-impl<P: DevicePtr + ?Sized> DevicePtr for &P {
-    fn device_range(&self) -> DeviceRange<'_> {
-        (**self).device_range()
-    }
-}
-
-impl<P: DevicePtr + ?Sized> DevicePtr for &mut P {
-    fn device_range(&self) -> DeviceRange<'_> {
-        (**self).device_range()
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn ranges_check_their_bounds_and_overlaps() {
-        let log = UseLog::new();
-        // SAFETY: no work is queued with these ranges.
-        let r = unsafe { DeviceRange::new(0x1000, 256, &log) };
-        assert_eq!(r.sub(16, 240).unwrap().byte_len(), 240);
-        assert!(r.sub(16, 241).is_err());
-        assert!(r.sub(usize::MAX, 2).is_err());
-        let a = r.sub(0, 16).unwrap();
-        let b = r.sub(16, 16).unwrap();
-        assert!(!a.overlaps(&b));
-        assert!(r.overlaps(&b));
-        assert!(a.same_log(&b));
-        // SAFETY: as above.
-        let other = unsafe { DeviceRange::untracked(0x1000, 4) };
-        assert!(!other.same_log(&a) && other.overlaps(&a));
-        assert!(r.is_aligned(256) && !b.is_aligned(32));
-        assert!(log.is_idle());
-    }
-
-    #[test]
-    fn a_wait_that_would_close_a_cycle_is_refused() {
-        // Tags far from the ones real threads get.
-        let (t1, t2, t3) = (u64::MAX - 3, u64::MAX - 2, u64::MAX - 1);
-        let e12 = WaitEdge::register(t1, t2).expect("t1 may wait for t2");
-        let e23 = WaitEdge::register(t2, t3).expect("t2 may wait for t3");
-        assert!(WaitEdge::register(t3, t1).is_none(), "t3 -> t1 -> t2 -> t3");
-        assert!(
-            WaitEdge::register(t3, t3).is_none(),
-            "a thread never waits for itself"
-        );
-        drop(e12);
-        let e31 = WaitEdge::register(t3, t1).expect("t1 waits for nobody now");
-        drop((e23, e31));
-        let waits = WAITS.lock().unwrap();
-        assert!(!waits.iter().any(|(w, _)| [t1, t2, t3].contains(w)));
-    }
-
-    #[test]
-    fn an_untracked_use_is_never_pending() {
-        // SAFETY: no work is queued with this range.
-        let r = unsafe { DeviceRange::untracked(0x2000, 8) };
-        let held_before = HELD.with(Cell::get);
-        let null = InUse::null();
-        assert_eq!((null.ptr(), HELD.with(Cell::get)), (0, held_before));
-        assert_eq!(r.address(), 0x2000);
     }
 }
