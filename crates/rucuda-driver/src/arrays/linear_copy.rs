@@ -111,18 +111,7 @@ pub fn memcpy_htoa<T: DeviceRepr>(dst: &mut CudaArray, offset: usize, src: &[T])
     let desc = *dst.desc();
     let (row, ctx) = (desc.row_bytes()?, dst.context().clone());
     for b in row_boxes("memcpy_htoa", &desc, offset, len)? {
-        Memcpy3D::new(&ctx)
-            .src_host(src)
-            .advance_src(b.linear_offset)?
-            .src_pitch(row)
-            .src_height(b.rows)
-            .dst_array(dst)
-            .dst_y(b.y)
-            .dst_z(b.z)
-            .width_in_bytes(row)
-            .height(b.rows)
-            .depth(b.slices)
-            .execute()?;
+        rows_into_array(Memcpy3D::new(&ctx).src_host(src), &b, row, dst)?;
     }
     Ok(())
 }
@@ -151,18 +140,12 @@ pub fn memcpy_atoh<T: DeviceRepr>(dst: &mut [T], src: &CudaArray, offset: usize)
     let desc = *src.desc();
     let row = desc.row_bytes()?;
     for b in row_boxes("memcpy_atoh", &desc, offset, len)? {
-        Memcpy3D::new(src.context())
-            .src_array(src)
-            .src_y(b.y)
-            .src_z(b.z)
-            .dst_host(&mut *dst)
-            .advance_dst(b.linear_offset)?
-            .dst_pitch(row)
-            .dst_height(b.rows)
-            .width_in_bytes(row)
-            .height(b.rows)
-            .depth(b.slices)
-            .execute()?;
+        rows_out_of_array(
+            Memcpy3D::new(src.context()).dst_host(&mut *dst),
+            &b,
+            row,
+            src,
+        )?;
     }
     Ok(())
 }
@@ -199,18 +182,7 @@ pub fn memcpy_dtoa<P: DevicePtr + ?Sized>(
     let desc = *dst.desc();
     let (row, ctx) = (desc.row_bytes()?, dst.context().clone());
     for b in row_boxes("memcpy_dtoa", &desc, offset, len)? {
-        Memcpy3D::new(&ctx)
-            .src_device(src)
-            .advance_src(b.linear_offset)?
-            .src_pitch(row)
-            .src_height(b.rows)
-            .dst_array(dst)
-            .dst_y(b.y)
-            .dst_z(b.z)
-            .width_in_bytes(row)
-            .height(b.rows)
-            .depth(b.slices)
-            .execute()?;
+        rows_into_array(Memcpy3D::new(&ctx).src_device(src), &b, row, dst)?;
     }
     Ok(())
 }
@@ -247,18 +219,12 @@ pub fn memcpy_atod<P: DevicePtrMut + ?Sized>(
     let desc = *src.desc();
     let row = desc.row_bytes()?;
     for b in row_boxes("memcpy_atod", &desc, offset, len)? {
-        Memcpy3D::new(src.context())
-            .src_array(src)
-            .src_y(b.y)
-            .src_z(b.z)
-            .dst_device(&mut *dst)
-            .advance_dst(b.linear_offset)?
-            .dst_pitch(row)
-            .dst_height(b.rows)
-            .width_in_bytes(row)
-            .height(b.rows)
-            .depth(b.slices)
-            .execute()?;
+        rows_out_of_array(
+            Memcpy3D::new(src.context()).dst_device(&mut *dst),
+            &b,
+            row,
+            src,
+        )?;
     }
     Ok(())
 }
@@ -321,6 +287,46 @@ pub fn memcpy_atoa(
             .execute()?;
     }
     Ok(())
+}
+
+/// Copies one row box of dense linear memory (the source `copy` has, from its start)
+/// into `dst`'s rows.
+fn rows_into_array<'a>(
+    copy: Memcpy3D<'a>,
+    b: &RowBox,
+    row: usize,
+    dst: &'a mut CudaArray,
+) -> Result<()> {
+    copy.advance_src(b.linear_offset)?
+        .src_pitch(row)
+        .src_height(b.rows)
+        .dst_array(dst)
+        .dst_y(b.y)
+        .dst_z(b.z)
+        .width_in_bytes(row)
+        .height(b.rows)
+        .depth(b.slices)
+        .execute()
+}
+
+/// Copies one row box of `src`'s rows into dense linear memory (the destination `copy`
+/// has, from its start).
+fn rows_out_of_array<'a>(
+    copy: Memcpy3D<'a>,
+    b: &RowBox,
+    row: usize,
+    src: &'a CudaArray,
+) -> Result<()> {
+    copy.advance_dst(b.linear_offset)?
+        .dst_pitch(row)
+        .dst_height(b.rows)
+        .src_array(src)
+        .src_y(b.y)
+        .src_z(b.z)
+        .width_in_bytes(row)
+        .height(b.rows)
+        .depth(b.slices)
+        .execute()
 }
 
 #[cfg(test)]
