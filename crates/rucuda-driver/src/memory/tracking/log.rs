@@ -433,12 +433,7 @@ impl InUse<'_> {
 
     /// No memory: address 0, for an optional pointer argument left out.
     pub fn null() -> InUse<'static> {
-        InUse {
-            ptr: 0,
-            log: None,
-            id: 0,
-            _thread_bound: PhantomData,
-        }
+        InUse::untracked(0)
     }
 
     /// The address for the work.
