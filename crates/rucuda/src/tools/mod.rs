@@ -13,6 +13,7 @@ mod memoize;
 mod occupancy;
 mod pool;
 
+pub use bins::{alloc_size, bin_number};
 #[allow(deprecated)]
 pub use default_context::get_default_device;
 pub use default_context::{
