@@ -91,7 +91,7 @@ pub use memory::{
     pointer_memory_type, register_host_memory, release_staging_buffers, to_device,
     AlignedHostBuffer, DevicePtrMut, ExternalDevicePtr, HostAllocFlags, HostRegisterFlags,
     IpcMemFlags, IpcMemHandle, IpcMemory, ManagedBuffer, MemAdvice, MemAttachFlags, MemLocation,
-    MemPool, MemoryType, PinnedHostBuffer, PitchedDeviceBuffer, PointerAttributes,
+    MemPool, MemoryType, PageLockedHost, PinnedHostBuffer, PitchedDeviceBuffer, PointerAttributes,
     RegisteredHostMemory, DEFAULT_HOST_ALIGNMENT, IPC_HANDLE_SIZE,
 };
 pub use memory::{
