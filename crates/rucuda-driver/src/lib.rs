@@ -77,7 +77,8 @@ pub use kernels::function::{Function, FunctionAttribute};
 pub use kernels::host_args::HostArgs;
 pub use kernels::jit_constants::{JitFallback, JitInputType, JitOption, JitTarget};
 pub use kernels::launch::{ArgBuffer, KernelArgs, LaunchConfig, PreparedLaunch};
-pub use kernels::module::{DeviceGlobal, JitLog, JitOptions, Module};
+pub use kernels::global::DeviceGlobal;
+pub use kernels::module::{JitLog, JitOptions, Module};
 pub use kernels::occupancy::{Occupancy, OccupancyFlags, SuggestedBlockSize};
 pub use kernels::shared_config::SharedConfig;
 pub use memory::{
