@@ -8,6 +8,7 @@ mod element;
 mod format;
 mod host_copy;
 mod linear_copy;
+mod reorder;
 pub(crate) mod structured;
 mod surface;
 mod texture;
