@@ -456,7 +456,10 @@ mod tests {
             Some(ArrayDescriptor3D::layered_2d(16, 3, 1, ArrayFormat::U8, 2))
         );
         let d = descriptor_for::<f32>(&[3, 16], Order::F, Array3DFlags::LAYERED).ok();
-        assert_eq!(d, Some(ArrayDescriptor3D::layered_2d(3, 16, 1, ArrayFormat::F32, 1)));
+        assert_eq!(
+            d,
+            Some(ArrayDescriptor3D::layered_2d(3, 16, 1, ArrayFormat::F32, 1))
+        );
         let flags = Array3DFlags::LAYERED | Array3DFlags::SURFACE_LDST;
         let d = descriptor_for::<f32>(&[5, 9], Order::C, flags).ok();
         assert_eq!(
@@ -465,9 +468,15 @@ mod tests {
         );
         // 1D: one layer of a 1D array; 3D: the slowest dimension counts layers.
         let d = descriptor_for::<f32>(&[7], Order::C, Array3DFlags::LAYERED).ok();
-        assert_eq!(d, Some(ArrayDescriptor3D::layered_1d(7, 1, ArrayFormat::F32, 1)));
+        assert_eq!(
+            d,
+            Some(ArrayDescriptor3D::layered_1d(7, 1, ArrayFormat::F32, 1))
+        );
         let d = descriptor_for::<f32>(&[4, 3, 5], Order::C, Array3DFlags::LAYERED).ok();
-        assert_eq!(d, Some(ArrayDescriptor3D::layered_2d(5, 3, 4, ArrayFormat::F32, 1)));
+        assert_eq!(
+            d,
+            Some(ArrayDescriptor3D::layered_2d(5, 3, 4, ArrayFormat::F32, 1))
+        );
         let d = descriptor_for::<f64>(&[2, 3, 4], Order::C, Array3DFlags::SURFACE_LDST).ok();
         assert_eq!(
             d,

@@ -7,9 +7,9 @@ use rucuda_driver_sys::CUdeviceptr;
 
 use crate::error::{Error, Result};
 use crate::kernels::module::Module;
-use crate::memory::{from_device, memcpy_htod, memcpy_htod_async, PageLockedHost};
 use crate::memory::device_buffer::{DeviceView, DeviceViewMut};
 use crate::memory::tracking::{DevicePtr, DeviceRange};
+use crate::memory::{from_device, memcpy_htod, memcpy_htod_async, PageLockedHost};
 use crate::repr::{byte_size, DeviceRepr};
 use crate::streams::stream::Stream;
 

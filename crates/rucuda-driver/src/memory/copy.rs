@@ -8,8 +8,8 @@
 
 use crate::context::Context;
 use crate::error::{call, Error, Result};
-use crate::memory::device_buffer::DeviceBuffer;
 use crate::memory::async_host::PageLockedHost;
+use crate::memory::device_buffer::DeviceBuffer;
 use crate::memory::pointer::DevicePtrMut;
 use crate::memory::staged::{copy_dtoh, copy_htod};
 use crate::memory::tracking::DevicePtr;

@@ -144,16 +144,28 @@ fn host_array_round_trips_are_byte_exact() {
         a.descriptor().expect("descriptor"),
         ArrayDescriptor::new(rows, cols, ArrayFormat::I32, 1)
     );
-    assert_eq!(a.to_host_vec::<i32>().expect("read"), fortran(&m, &[rows, cols]));
+    assert_eq!(
+        a.to_host_vec::<i32>().expect("read"),
+        fortran(&m, &[rows, cols])
+    );
 
     // host_to_array in F order, 3D and odd sizes: the array is the first index wide.
     let (p, q, r) = (3, 5, 7);
     let v: Vec<f32> = rng.vec_f32(p * q * r);
     let a = host_to_array(&ctx, &v, &[p, q, r], Order::F, Array3DFlags::empty()).expect("3D F");
-    assert_eq!(*a.desc(), ArrayDescriptor3D::d3(p, q, r, ArrayFormat::F32, 1));
-    assert_eq!(a.to_host_vec::<f32>().expect("read"), fortran(&v, &[p, q, r]));
+    assert_eq!(
+        *a.desc(),
+        ArrayDescriptor3D::d3(p, q, r, ArrayFormat::F32, 1)
+    );
+    assert_eq!(
+        a.to_host_vec::<f32>().expect("read"),
+        fortran(&v, &[p, q, r])
+    );
     let a = host_to_array(&ctx, &v, &[p, q * r], Order::F, Array3DFlags::empty()).expect("2D F");
-    assert_eq!(a.to_host_vec::<f32>().expect("read"), fortran(&v, &[p, q * r]));
+    assert_eq!(
+        a.to_host_vec::<f32>().expect("read"),
+        fortran(&v, &[p, q * r])
+    );
     // C order copies the data as it is.
     let a = host_to_array(&ctx, &v, &[p, q, r], Order::C, Array3DFlags::empty()).expect("3D C");
     assert_eq!(a.to_host_vec::<f32>().expect("read"), v);
@@ -203,7 +215,10 @@ fn layered_and_cubemap_round_trips_are_byte_exact() {
         *a.desc(),
         ArrayDescriptor3D::layered_2d(3, 50, 1, ArrayFormat::U16, 1)
     );
-    assert_eq!(a.to_host_vec::<u16>().expect("read"), fortran(&layers, &[3, 50]));
+    assert_eq!(
+        a.to_host_vec::<u16>().expect("read"),
+        fortran(&layers, &[3, 50])
+    );
 
     // A cubemap: six square layers.
     let cube = rng.vec_f32(6 * 8 * 8);

@@ -278,8 +278,8 @@ fn constants_written_from_safe_code_are_seen_by_kernels() {
 
     // 2. An async write from registered memory, ordered before a launch on its stream.
     let host2 = rng.vec_f32(4);
-    let reg = RegisteredHostMemory::from_vec(&c, host2.clone(), HostRegisterFlags::empty())
-        .unwrap();
+    let reg =
+        RegisteredHostMemory::from_vec(&c, host2.clone(), HostRegisterFlags::empty()).unwrap();
     coeffs.write_async(&reg, &stream).unwrap();
     // SAFETY: as above; the write is queued before the launch on the same stream.
     unsafe {
@@ -298,7 +298,11 @@ fn constants_written_from_safe_code_are_seen_by_kernels() {
         f.launch(LaunchConfig::linear(1, 32), &stream, (&mut out,))
             .unwrap()
     };
-    assert_eq!(out.to_vec().unwrap(), doubled(&host3), "after a copy into view_mut");
+    assert_eq!(
+        out.to_vec().unwrap(),
+        doubled(&host3),
+        "after a copy into view_mut"
+    );
     stream.synchronize().unwrap();
     assert_eq!(coeffs.view::<f32>().unwrap().len(), 4);
     assert_eq!(coeffs.read::<f32>().unwrap(), host3);
@@ -328,7 +332,10 @@ fn constants_written_from_safe_code_are_seen_by_kernels() {
         assert_eq!(e.kind(), ErrorKind::Logic, "{e}");
     }
     let e = coeffs.write(&rng.vec_f32(3)).unwrap_err().to_string();
-    assert!(e.contains("`coefficients`") && e.contains("16 bytes"), "{e}");
+    assert!(
+        e.contains("`coefficients`") && e.contains("16 bytes"),
+        "{e}"
+    );
     // The failed writes changed nothing.
     assert_eq!(coeffs.read::<f32>().unwrap(), host3);
 }

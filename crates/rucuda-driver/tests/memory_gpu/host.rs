@@ -296,7 +296,8 @@ fn registered_memory_takes_async_copies_both_ways() -> TestResult {
     memcpy_dtoh_async(&mut back2, &dev, &stream)?;
     assert_same_bits(&back2, &data2, "second registered round trip");
 
-    let short = RegisteredHostMemory::from_vec(&ctx, vec![0f32; n - 1], HostRegisterFlags::empty())?;
+    let short =
+        RegisteredHostMemory::from_vec(&ctx, vec![0f32; n - 1], HostRegisterFlags::empty())?;
     let e = memcpy_htod_async(&mut dev, &short, &stream).expect_err("sizes differ");
     assert_eq!(e.kind(), ErrorKind::Logic, "{e}");
     Ok(())
