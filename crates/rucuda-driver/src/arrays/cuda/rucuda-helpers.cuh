@@ -19,6 +19,10 @@
 #ifndef RUCUDA_HELPERS_CUH
 #define RUCUDA_HELPERS_CUH
 
+// Templates need C++ linkage, also when included inside the extern "C" block that
+// SourceModule wraps sources in.
+extern "C++" {
+
 // How an element type is stored in a texture or surface, and the conversions.
 template <typename T> struct rucuda_texel {
     typedef T stored;
@@ -110,5 +114,7 @@ __device__ __forceinline__ T fp_surf3Dread(cudaSurfaceObject_t surf, int x, int 
     typedef typename rucuda_texel<T>::stored S;
     return rucuda_texel<T>::decode(surf3Dread<S>(surf, x * (int)sizeof(S), y, z));
 }
+
+} // extern "C++"
 
 #endif // RUCUDA_HELPERS_CUH
