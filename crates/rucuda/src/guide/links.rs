@@ -395,3 +395,6 @@
 //! - [`crate::tools::context_dependent_memoize`]
 //! - [`crate::tools::get_default_device`]
 //! - [`crate::tools::make_default_context`]
+//! - [`crate::tools::ndarray_matrix_to_array`]
+//! - [`crate::tools::ndarray_to_array`]
+//! - [`crate::tools::ndarray_to_multichannel_2d_array`]
