@@ -61,10 +61,11 @@ mod streams;
 
 pub use arrays::{
     array_extent, array_to_host, host_to_array, make_multichannel_2d_array, matrix_to_array,
-    memcpy_atoa, memcpy_atod, memcpy_atoh, memcpy_dtoa, memcpy_htoa, AddressMode, Array3DFlags,
-    ArrayDescriptor, ArrayDescriptor3D, ArrayElement, ArrayFormat, CubemapFace, CudaArray,
-    DeviceWritable, FilterMode, Memcpy2D, Memcpy3D, Memcpy3DPeer, Order, ReadMode, SurfaceHandle,
-    SurfaceObject, TextureDescriptor, TextureHandle, TextureObject,
+    memcpy_atoa, memcpy_atod, memcpy_atoh, memcpy_dtoa, memcpy_htoa, texel_helpers_include_dir,
+    write_texel_helpers, AddressMode, Array3DFlags, ArrayDescriptor, ArrayDescriptor3D,
+    ArrayElement, ArrayFormat, CubemapFace, CudaArray, DeviceWritable, FilterMode, Memcpy2D,
+    Memcpy3D, Memcpy3DPeer, Order, ReadMode, SurfaceHandle, SurfaceObject, TextureDescriptor,
+    TextureHandle, TextureObject, TEXEL_HELPERS_CUH, TEXEL_HELPERS_NAME,
 };
 pub use context::profiler::{start_profiler, stop_profiler};
 pub use context::{CacheConfig, Context, ContextFlags, Limit};
@@ -74,10 +75,11 @@ pub use device::peer::{P2PAttribute, P2PInfo};
 pub use device::{driver_version, get_version, init, Device};
 pub use error::{check, driver, DriverError, Error, ErrorKind, Result};
 pub use kernels::function::{Function, FunctionAttribute};
+pub use kernels::global::DeviceGlobal;
 pub use kernels::host_args::HostArgs;
 pub use kernels::jit_constants::{JitFallback, JitInputType, JitOption, JitTarget};
 pub use kernels::launch::{ArgBuffer, KernelArgs, LaunchConfig, PreparedLaunch};
-pub use kernels::module::{DeviceGlobal, JitLog, JitOptions, Module};
+pub use kernels::module::{JitLog, JitOptions, Module};
 pub use kernels::occupancy::{Occupancy, OccupancyFlags, SuggestedBlockSize};
 pub use kernels::shared_config::SharedConfig;
 pub use memory::{
@@ -91,7 +93,7 @@ pub use memory::{
     pointer_memory_type, register_host_memory, release_staging_buffers, to_device,
     AlignedHostBuffer, DevicePtrMut, ExternalDevicePtr, HostAllocFlags, HostRegisterFlags,
     IpcMemFlags, IpcMemHandle, IpcMemory, ManagedBuffer, MemAdvice, MemAttachFlags, MemLocation,
-    MemPool, MemoryType, PinnedHostBuffer, PitchedDeviceBuffer, PointerAttributes,
+    MemPool, MemoryType, PageLockedHost, PinnedHostBuffer, PitchedDeviceBuffer, PointerAttributes,
     RegisteredHostMemory, DEFAULT_HOST_ALIGNMENT, IPC_HANDLE_SIZE,
 };
 pub use memory::{

@@ -368,3 +368,53 @@ fn clear_context_caches_also_forgets_memoized_source_modules() {
         "a new module after clearing"
     );
 }
+
+#[test]
+#[ignore = "needs a CUDA device"]
+fn ndarray_inputs_of_any_layout_land_in_the_requested_order() {
+    use rucuda::driver::{Array3DFlags, Order};
+    use rucuda::ndarray::{Array2, Array3, ShapeBuilder};
+    let ctx = Device::get(0).unwrap().primary_context().unwrap();
+    let mut rng = rucuda_testkit::TestRng::fresh();
+    let (rows, cols) = (7, 12);
+    let vals = rng.vec_f32(rows * cols);
+    let c = Array2::from_shape_vec((rows, cols), vals.clone()).unwrap();
+    let mut f = Array2::zeros((rows, cols).f());
+    f.assign(&c);
+    // Row-major reference and its Fortran-order (transposed) layout.
+    let want_c = vals.clone();
+    let want_f: Vec<f32> = (0..cols)
+        .flat_map(|j| (0..rows).map(move |i| (i, j)))
+        .map(|(i, j)| vals[i * cols + j])
+        .collect();
+    for input in [c.view(), f.view()] {
+        let a = ndarray_matrix_to_array(&ctx, input, Order::C).unwrap();
+        assert_eq!((a.desc().width, a.desc().height), (cols, rows));
+        assert_eq!(a.to_host_vec::<f32>().unwrap(), want_c);
+        let a = ndarray_matrix_to_array(&ctx, input, Order::F).unwrap();
+        assert_eq!((a.desc().width, a.desc().height), (rows, cols));
+        assert_eq!(a.to_host_vec::<f32>().unwrap(), want_f);
+        let a = ndarray_to_array(&ctx, input, Order::F, Array3DFlags::LAYERED).unwrap();
+        assert_eq!(
+            (a.desc().width, a.desc().height, a.desc().depth),
+            (rows, cols, 1)
+        );
+        assert_eq!(a.to_host_vec::<f32>().unwrap(), want_f);
+    }
+    // A transposed (strided) view is its logical contents too.
+    let a = ndarray_matrix_to_array(&ctx, c.t(), Order::C).unwrap();
+    assert_eq!((a.desc().width, a.desc().height), (rows, cols));
+    assert_eq!(a.to_host_vec::<f32>().unwrap(), want_f);
+    // Multichannel, F: shape [channels, width, height] from an F-ordered ndarray.
+    let (w, h) = (5, 3);
+    let px = Array3::from_shape_fn((4, w, h).f(), |(ch, x, y)| (100 * y + 10 * x + ch) as u8);
+    let a = ndarray_to_multichannel_2d_array(&ctx, px.view(), Order::F).unwrap();
+    assert_eq!(
+        (a.desc().width, a.desc().height, a.desc().num_channels),
+        (w, h, 4)
+    );
+    let want: Vec<u8> = (0..h)
+        .flat_map(|y| (0..w).flat_map(move |x| (0..4).map(move |ch| (100 * y + 10 * x + ch) as u8)))
+        .collect();
+    assert_eq!(a.to_host_vec::<u8>().unwrap(), want);
+}

@@ -9,9 +9,14 @@ use crate::repr::{vector, DeviceRepr};
 /// holding them has.
 ///
 /// Implemented for the 8/16/32-bit integers and `f32` (one channel), `[T; 1|2|4]` and the
-/// CUDA vector types (several channels), and, like PyCUDA's `np_to_array`, for `f64`
-/// (two `I32` channels; read with `__hiloint2double`) and [`vector::Double2`] (four).
-/// `size_of::<Self>()` is checked against the format at run time.
+/// CUDA vector types (several channels), `Complex<f32>` (two `F32` channels, read as
+/// `float2`), and, like PyCUDA's `np_to_array`, for `f64` (two `I32` channels) and
+/// [`vector::Double2`] and `Complex<f64>` (four `I32` channels), which the helpers of
+/// [`TEXEL_HELPERS_CUH`](crate::TEXEL_HELPERS_CUH) read back as `double` and `double2`
+/// (`fp_tex2D<double>`). `size_of::<Self>()` is checked against the format at run time.
+///
+/// PyCUDA stores a complex64 as two `I32` channels and reads them with `__int_as_float`;
+/// two `F32` channels hold the same bytes and read as `float2` directly.
 pub trait ArrayElement: DeviceRepr {
     /// The channel type.
     const FORMAT: ArrayFormat;
@@ -35,6 +40,7 @@ array_element! {
     vector::Int2 => I32, 2; vector::Int4 => I32, 4;
     vector::Uint2 => U32, 2; vector::Uint4 => U32, 4;
     vector::Double2 => I32, 4;
+    num_complex::Complex<f32> => F32, 2; num_complex::Complex<f64> => I32, 4;
 }
 
 impl<T: ArrayElement> ArrayElement for [T; 1] {
@@ -94,6 +100,22 @@ mod tests {
         ok::<vector::Uint2>();
         ok::<vector::Uint4>();
         ok::<vector::Double2>();
+        ok::<num_complex::Complex<f32>>();
+        ok::<num_complex::Complex<f64>>();
+        assert_eq!(
+            (
+                <num_complex::Complex<f32> as ArrayElement>::FORMAT,
+                <num_complex::Complex<f32> as ArrayElement>::CHANNELS
+            ),
+            (ArrayFormat::F32, 2)
+        );
+        assert_eq!(
+            (
+                <num_complex::Complex<f64> as ArrayElement>::FORMAT,
+                <num_complex::Complex<f64> as ArrayElement>::CHANNELS
+            ),
+            (ArrayFormat::I32, 4)
+        );
         // Eight channels is not an array element.
         assert!(check_element::<[f64; 4]>().is_err());
     }

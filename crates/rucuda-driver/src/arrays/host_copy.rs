@@ -2,9 +2,11 @@
 //! `np_to_array`, `make_multichannel_2d_array`, `array_to_host`, the core of
 //! `gpuarray_to_array`), and the layout orders they take.
 //!
-//! Host and device data are dense, in the array's own order: element `(x, y, z)` at
-//! index `(z * height + y) * width + x` (rows of `width` elements, `height` rows per
-//! slice).
+//! Host data given with a shape is C-ordered (row-major, NumPy's default) and is laid
+//! into the array in the [`Order`] asked for, reordered on the host for [`Order::F`] as
+//! PyCUDA does. Device data and raw copies are dense in the array's own order: element
+//! `(x, y, z)` at index `(z * height + y) * width + x` (rows of `width` elements,
+//! `height` rows per slice).
 
 use std::ffi::c_void;
 
@@ -15,6 +17,7 @@ use crate::arrays::descriptor::ArrayDescriptor3D;
 use crate::arrays::element::check_element;
 use crate::arrays::element::ArrayElement;
 use crate::arrays::format::Array3DFlags;
+use crate::arrays::reorder::in_order;
 use crate::context::Context;
 use crate::error::{Error, Result};
 use crate::memory::device_buffer::DeviceBuffer;
@@ -22,12 +25,15 @@ use crate::memory::pointer::DevicePtrMut;
 use crate::memory::tracking::DevicePtr;
 use crate::repr::DeviceRepr;
 
-/// How a shape's elements are laid out in memory (PyCUDA's `order`).
+/// How a shape's elements are laid out in an array (PyCUDA's `order`).
 ///
-/// `C`: the last index varies fastest (row-major), and an array made from shape
-/// `[rows, cols]` is `cols` wide, so `tex2D(x, y)` reads `m[y][x]`. `F`: the first index
-/// varies fastest (column-major), and the same shape makes an array `rows` wide, so
-/// `tex2D(x, y)` reads `m[x][y]`. Either way the bytes are copied as they are.
+/// The host data of [`matrix_to_array`], [`host_to_array`] and
+/// [`make_multichannel_2d_array`] is always the C-ordered (row-major) block of its
+/// shape; the order says how the array holds it, and the data is reordered to it as
+/// PyCUDA's `np.asarray(matrix, order=order)` does. `C`: the last index varies fastest,
+/// and an array made from shape `[rows, cols]` is `cols` wide, so `tex2D(x, y)` reads
+/// `m[y][x]`. `F`: the first index varies fastest (the axes reversed), and the same
+/// shape makes an array `rows` wide, so `tex2D(x, y)` reads `m[x][y]`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub enum Order {
     /// Row-major: last index fastest.
@@ -67,17 +73,18 @@ pub fn array_extent(shape: &[usize], order: Order) -> Result<(usize, usize, usiz
 }
 
 /// The descriptor of an array holding `shape` elements of `T` with `flags`. With
-/// [`Array3DFlags::LAYERED`], the slowest dimension counts layers (a 2D shape makes a 1D
-/// layered array).
+/// [`Array3DFlags::LAYERED`], a 3D shape's slowest dimension counts layers, and a 1D or
+/// 2D shape makes a layered array of one layer of that shape (PyCUDA's `np_to_array`
+/// with `allowSurfaceBind`).
 pub(crate) fn descriptor_for<T: ArrayElement>(
     shape: &[usize],
     order: Order,
     flags: Array3DFlags,
 ) -> Result<ArrayDescriptor3D> {
     check_element::<T>()?;
-    let (w, mut h, mut d) = array_extent(shape, order)?;
-    if flags.contains(Array3DFlags::LAYERED) && shape.len() == 2 {
-        (h, d) = (0, h);
+    let (w, h, mut d) = array_extent(shape, order)?;
+    if flags.contains(Array3DFlags::LAYERED) && shape.len() < 3 {
+        d = 1;
     }
     let desc = ArrayDescriptor3D::new(w, h, d, T::FORMAT, T::CHANNELS).with_flags(flags);
     desc.validate()?;
@@ -244,10 +251,12 @@ impl CudaArray {
             .execute()
     }
 
-    /// An array holding `data`, a dense block of `shape` (1 to 3 dimensions) in `order`,
-    /// with `flags` ([`Array3DFlags::SURFACE_LDST`] for PyCUDA's `allowSurfaceBind`;
-    /// with [`Array3DFlags::LAYERED`] the slowest dimension counts layers). Format and
-    /// channels come from `T` (PyCUDA's `np_to_array`).
+    /// An array holding `data`, the C-ordered block of `shape` (1 to 3 dimensions),
+    /// laid out in `order` (reordered for [`Order::F`]), with `flags`
+    /// ([`Array3DFlags::SURFACE_LDST`] for PyCUDA's `allowSurfaceBind`; with
+    /// [`Array3DFlags::LAYERED`] a 3D shape's slowest dimension counts layers and a 2D
+    /// shape makes one layer). Format and channels come from `T` (PyCUDA's
+    /// `np_to_array`).
     ///
     /// ```no_run
     /// # use rucuda_driver::*;
@@ -268,13 +277,15 @@ impl CudaArray {
         check_count("from_host", data.len(), shape)?;
         let desc = descriptor_for::<T>(shape, order, flags)?;
         let mut array = CudaArray::new_3d(ctx, &desc)?;
-        array.copy_from_host(data)?;
+        array.copy_from_host(&in_order(data, shape, order))?;
         Ok(array)
     }
 
-    /// A 2D array holding the matrix `data` of `shape = [rows, cols]` in `order`,
-    /// created with `cuArrayCreate` (PyCUDA's `matrix_to_array`): with [`Order::C`],
-    /// `tex2D(x, y)` reads `m[y][x]`; with [`Order::F`], `m[x][y]`.
+    /// A 2D array holding the row-major matrix `data` of `shape = [rows, cols]` laid out
+    /// in `order`, created with `cuArrayCreate` (PyCUDA's `matrix_to_array`): with
+    /// [`Order::C`], `tex2D(x, y)` reads `m[y][x]`; with [`Order::F`] the matrix is
+    /// transposed on the way (`np.asarray(m, order="F")`) and `tex2D(x, y)` reads
+    /// `m[x][y]`.
     #[doc(alias = "matrix_to_array")]
     pub fn from_matrix<T: ArrayElement>(
         ctx: &Context,
@@ -286,15 +297,15 @@ impl CudaArray {
         let d = descriptor_for::<T>(&shape, order, Array3DFlags::empty())?;
         let desc = ArrayDescriptor::new(d.width, d.height, d.format, d.num_channels);
         let mut array = CudaArray::new(ctx, &desc)?;
-        array.copy_from_host(data)?;
+        array.copy_from_host(&in_order(data, &shape, order))?;
         Ok(array)
     }
 
-    /// A 2D array of `channels`-channel elements from `data` of shape
-    /// `[height, width, channels]` ([`Order::C`]) or `[channels, width, height]`
-    /// ([`Order::F`]), the channels of one element adjacent in memory either way
-    /// (PyCUDA's `make_multichannel_2d_array`). `channels` times `T`'s own channel count
-    /// must be 1, 2 or 4.
+    /// A 2D array of `channels`-channel elements from `data`, the C-ordered block of
+    /// shape `[height, width, channels]` ([`Order::C`], copied as is) or
+    /// `[channels, width, height]` ([`Order::F`], its axes reversed on the way so the
+    /// channels of one element end up adjacent) (PyCUDA's `make_multichannel_2d_array`).
+    /// `channels` times `T`'s own channel count must be 1, 2 or 4.
     #[doc(alias = "make_multichannel_2d_array")]
     pub fn from_multichannel_2d<T: ArrayElement>(
         ctx: &Context,
@@ -322,13 +333,14 @@ impl CudaArray {
             })?;
         let desc = ArrayDescriptor::new(w, h, T::FORMAT, channels);
         let mut array = CudaArray::new(ctx, &desc)?;
-        array.copy_from_host(data)?;
+        array.copy_from_host(&in_order(data, &shape, order))?;
         Ok(array)
     }
 
-    /// An array holding the dense device data `src` of `shape` in `order` (the core of
-    /// PyCUDA's `gpuarray_to_array`; `GpuArray` itself lives in rucuda-array). Made in
-    /// `src`'s context; flags as for [`CudaArray::from_host`].
+    /// An array holding the dense device data `src` of `shape`, already laid out in
+    /// `order` (copied as is: no reordering on the device) (the core of PyCUDA's
+    /// `gpuarray_to_array`; `GpuArray` itself lives in rucuda-array). Made in `src`'s
+    /// context; flags as for [`CudaArray::from_host`].
     #[doc(alias = "gpuarray_to_array")]
     pub fn from_device_buffer<T: ArrayElement>(
         src: &DeviceBuffer<T>,
@@ -437,10 +449,33 @@ mod tests {
     fn descriptors_from_types_and_flags() {
         let d = descriptor_for::<Float4>(&[4, 8], Order::C, Array3DFlags::empty()).ok();
         assert_eq!(d, Some(ArrayDescriptor3D::d2(8, 4, ArrayFormat::F32, 4)),);
+        // LAYERED with a 2D shape: a 2D array of one layer, as PyCUDA makes.
         let d = descriptor_for::<[u8; 2]>(&[3, 16], Order::C, Array3DFlags::LAYERED).ok();
         assert_eq!(
             d,
-            Some(ArrayDescriptor3D::layered_1d(16, 3, ArrayFormat::U8, 2))
+            Some(ArrayDescriptor3D::layered_2d(16, 3, 1, ArrayFormat::U8, 2))
+        );
+        let d = descriptor_for::<f32>(&[3, 16], Order::F, Array3DFlags::LAYERED).ok();
+        assert_eq!(
+            d,
+            Some(ArrayDescriptor3D::layered_2d(3, 16, 1, ArrayFormat::F32, 1))
+        );
+        let flags = Array3DFlags::LAYERED | Array3DFlags::SURFACE_LDST;
+        let d = descriptor_for::<f32>(&[5, 9], Order::C, flags).ok();
+        assert_eq!(
+            d,
+            Some(ArrayDescriptor3D::layered_2d(9, 5, 1, ArrayFormat::F32, 1).with_flags(flags))
+        );
+        // 1D: one layer of a 1D array; 3D: the slowest dimension counts layers.
+        let d = descriptor_for::<f32>(&[7], Order::C, Array3DFlags::LAYERED).ok();
+        assert_eq!(
+            d,
+            Some(ArrayDescriptor3D::layered_1d(7, 1, ArrayFormat::F32, 1))
+        );
+        let d = descriptor_for::<f32>(&[4, 3, 5], Order::C, Array3DFlags::LAYERED).ok();
+        assert_eq!(
+            d,
+            Some(ArrayDescriptor3D::layered_2d(5, 3, 4, ArrayFormat::F32, 1))
         );
         let d = descriptor_for::<f64>(&[2, 3, 4], Order::C, Array3DFlags::SURFACE_LDST).ok();
         assert_eq!(

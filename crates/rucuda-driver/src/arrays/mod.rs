@@ -8,8 +8,10 @@ mod element;
 mod format;
 mod host_copy;
 mod linear_copy;
+mod reorder;
 pub(crate) mod structured;
 mod surface;
+mod texel_helpers;
 mod texture;
 
 pub use cuda_array::CudaArray;
@@ -22,6 +24,9 @@ pub use host_copy::{
 pub use linear_copy::{memcpy_atoa, memcpy_atod, memcpy_atoh, memcpy_dtoa, memcpy_htoa};
 pub use structured::{DeviceWritable, Memcpy2D, Memcpy3D, Memcpy3DPeer};
 pub use surface::{SurfaceHandle, SurfaceObject};
+pub use texel_helpers::{
+    texel_helpers_include_dir, write_texel_helpers, TEXEL_HELPERS_CUH, TEXEL_HELPERS_NAME,
+};
 pub use texture::{
     AddressMode, FilterMode, ReadMode, TextureDescriptor, TextureHandle, TextureObject,
 };

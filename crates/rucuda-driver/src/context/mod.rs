@@ -387,10 +387,43 @@ impl Context {
         Ok(())
     }
 
-    /// Drops this handle and returns errors its objects' destructors met (PyCUDA's
-    /// `detach`). The context itself goes when the last handle and object go.
+    /// Drops this handle as PyCUDA's `Context.detach()` does: when the context is the
+    /// one current on the calling thread it is popped off the thread's context stack
+    /// (the context under it, if any, becomes current), then the handle goes and the
+    /// errors its objects' destructors met are returned. The context itself is destroyed
+    /// (or the primary context released) when the last handle and the last object that
+    /// holds it go; objects still holding it make it current again when used.
+    ///
+    /// ```no_run
+    /// use rucuda_driver::{Context, ContextFlags, Device};
+    /// let ctx = Device::get(0)?.make_context(ContextFlags::empty())?; // pushed, current
+    /// // ... work in ctx ...
+    /// ctx.detach()?;                       // popped and destroyed
+    /// assert!(Context::current()?.is_none());
+    /// # Ok::<(), rucuda_driver::Error>(())
+    /// ```
     pub fn detach(self) -> Result<()> {
-        self.take_deferred()
+        let popped = self.pop_if_current();
+        let deferred = self.take_deferred();
+        popped.and(deferred)
+    }
+
+    /// Pops this context off the calling thread's stack when it is the current one.
+    fn pop_if_current(&self) -> Result<()> {
+        init()?;
+        let mut current: CUcontext = std::ptr::null_mut();
+        // SAFETY: writes one CUcontext.
+        unsafe { call!(cuCtxGetCurrent(&mut current))? };
+        if current != self.inner.raw {
+            return Ok(());
+        }
+        let mut popped: CUcontext = std::ptr::null_mut();
+        // SAFETY: writes one CUcontext; this context is current, so the stack is not
+        // empty and the popped handle is ours (we hold it: it stays alive).
+        let result = unsafe { call!(cuCtxPopCurrent_v2(&mut popped)) };
+        // Whatever happened, the thread-local cache no longer knows what is current.
+        CURRENT_ID.with(|c| c.set(0));
+        result
     }
 
     /// The raw handle.

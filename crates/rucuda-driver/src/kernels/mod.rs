@@ -2,6 +2,7 @@
 //! arguments (PyCUDA's `In`/`Out`/`InOut`), occupancy, and the JIT's constants.
 
 pub(crate) mod function;
+pub(crate) mod global;
 pub(crate) mod host_args;
 pub(crate) mod jit_constants;
 pub(crate) mod launch;

@@ -9,6 +9,7 @@ use rucuda_driver_sys::{CUdeviceptr, CUfunction, CUjit_option, CUmodule};
 use crate::context::Context;
 use crate::error::{call, Error, Result};
 use crate::kernels::function::Function;
+use crate::kernels::global::DeviceGlobal;
 use crate::kernels::loaded::ModuleInner;
 
 /// A loaded module, cheap to clone; unloaded when the last clone and kernel are gone.
@@ -100,38 +101,6 @@ impl JitOptions {
         Ok(out)
     }
 }
-
-/// A global variable of a module (`__device__` or `__constant__`): device memory that
-/// keeps its module loaded. Copy to and from it like a buffer.
-#[derive(Debug, Clone)]
-pub struct DeviceGlobal {
-    ptr: CUdeviceptr,
-    bytes: usize,
-    module: Module,
-}
-
-impl DeviceGlobal {
-    /// The size in bytes.
-    pub fn bytes(&self) -> usize {
-        self.bytes
-    }
-}
-
-impl crate::memory::tracking::DevicePtr for DeviceGlobal {
-    fn device_range(&self) -> crate::memory::tracking::DeviceRange<'_> {
-        // SAFETY: the global lives as long as its module, which `self` keeps loaded; the
-        // module's log is the one every use of its globals goes through.
-        unsafe {
-            crate::memory::tracking::DeviceRange::new(
-                self.ptr,
-                self.bytes,
-                &self.module.inner.globals,
-            )
-        }
-    }
-}
-
-impl crate::memory::pointer::DevicePtrMut for DeviceGlobal {}
 
 fn nul_terminated(image: &[u8]) -> std::borrow::Cow<'_, [u8]> {
     // PTX is text and must end in NUL; cubin/fatbin are ELF/fatbin containers that carry
@@ -259,7 +228,8 @@ impl Module {
         Ok(Function::new(self.inner.clone(), raw, name.to_string()))
     }
 
-    /// A device global by name: its address and size (PyCUDA's `get_global`).
+    /// A device global by name: its address and size (PyCUDA's `get_global`), a device
+    /// region that copies read and write through the use tracking (see [`DeviceGlobal`]).
     pub fn global(&self, name: &str) -> Result<DeviceGlobal> {
         let c = CString::new(name).map_err(|_| Error::invalid("global name contains NUL"))?;
         self.inner.ctx.bind()?;
@@ -279,11 +249,7 @@ impl Module {
             }
             e => e,
         })?;
-        Ok(DeviceGlobal {
-            ptr,
-            bytes,
-            module: self.clone(),
-        })
+        Ok(DeviceGlobal::new(ptr, bytes, self.clone(), name))
     }
 }
 

@@ -1,6 +1,6 @@
 //! Copies: PyCUDA's `memcpy_htod`/`memcpy_dtoh`/`memcpy_dtod` (synchronous; pageable
 //! host memory is staged through page-locked buffers, see [`staged`](super::staged)), their
-//! `_async` forms on a stream with [`PinnedHostBuffer`]s, peer copies between contexts and
+//! `_async` forms on a stream with page-locked host memory ([`PageLockedHost`]), peer copies between contexts and
 //! devices, and the `to_device`/`from_device`/`from_device_like` conveniences.
 //!
 //! Lengths are checked: source and destination must hold the same number of bytes (use
@@ -8,8 +8,8 @@
 
 use crate::context::Context;
 use crate::error::{call, Error, Result};
+use crate::memory::async_host::PageLockedHost;
 use crate::memory::device_buffer::DeviceBuffer;
-use crate::memory::pinned::PinnedHostBuffer;
 use crate::memory::pointer::DevicePtrMut;
 use crate::memory::staged::{copy_dtoh, copy_htod};
 use crate::memory::tracking::DevicePtr;
@@ -106,7 +106,8 @@ pub fn memcpy_dtod(ctx: &Context, dst: &mut impl DevicePtrMut, src: &impl Device
 
 /// Queues a copy of page-locked `src` into `dst` on `stream` and returns (PyCUDA's
 /// `memcpy_htod_async`). Host writes to `src` (through `DerefMut`) wait until the copy has
-/// read it.
+/// read it. `src` is a [`PinnedHostBuffer`](crate::PinnedHostBuffer) or registered host
+/// memory (see [`PageLockedHost`]).
 ///
 /// ```no_run
 /// use rucuda_driver::*;
@@ -120,16 +121,16 @@ pub fn memcpy_dtod(ctx: &Context, dst: &mut impl DevicePtrMut, src: &impl Device
 /// ```
 pub fn memcpy_htod_async<T: DeviceRepr>(
     dst: &mut impl DevicePtrMut,
-    src: &PinnedHostBuffer<T>,
+    src: &impl PageLockedHost<T>,
     stream: &Stream,
 ) -> Result<()> {
-    let bytes = byte_size::<T>(src.len())?;
+    let bytes = byte_size::<T>(src.elements())?;
     same_size("memcpy_htod_async", dst.byte_len(), bytes)?;
     if bytes == 0 {
         return Ok(());
     }
     stream.context().bind()?;
-    let host = src.host_range().use_on(stream, Access::Read)?;
+    let host = src.copy_range().use_on(stream, Access::Read)?;
     let d = dst.device_range().use_on(stream, Access::Write)?;
     // SAFETY: `bytes` bytes of page-locked memory to a device range of the same size. Both
     // logs record the use (above): dropping either and host writes to `src` wait for it.
@@ -145,7 +146,8 @@ pub fn memcpy_htod_async<T: DeviceRepr>(
 
 /// Queues a copy of `src` into page-locked `dst` on `stream` and returns (PyCUDA's
 /// `memcpy_dtoh_async`). Host access to `dst` (through `Deref`) waits until the copy has
-/// written it.
+/// written it. `dst` is a [`PinnedHostBuffer`](crate::PinnedHostBuffer) or registered
+/// host memory (see [`PageLockedHost`]).
 ///
 /// ```no_run
 /// use rucuda_driver::*;
@@ -158,18 +160,18 @@ pub fn memcpy_htod_async<T: DeviceRepr>(
 /// # Ok::<(), Error>(())
 /// ```
 pub fn memcpy_dtoh_async<T: DeviceRepr>(
-    dst: &mut PinnedHostBuffer<T>,
+    dst: &mut impl PageLockedHost<T>,
     src: &impl DevicePtr,
     stream: &Stream,
 ) -> Result<()> {
-    let bytes = byte_size::<T>(dst.len())?;
+    let bytes = byte_size::<T>(dst.elements())?;
     same_size("memcpy_dtoh_async", bytes, src.byte_len())?;
     if bytes == 0 {
         return Ok(());
     }
     stream.context().bind()?;
     let s = src.device_range().use_on(stream, Access::Read)?;
-    let host = dst.host_range().use_on(stream, Access::Write)?;
+    let host = dst.copy_range().use_on(stream, Access::Write)?;
     // SAFETY: a device range into `bytes` bytes of page-locked memory borrowed mutably.
     // Both logs record the use (above): host access and dropping wait for it, so nobody
     // reads or frees the memory while the copy writes it.

@@ -34,6 +34,7 @@ pub use tracking::{Access, DevicePtr, DeviceRange, InUse, UseLog};
 
 // Host memory kinds, managed/pitched/IPC memory, copies, memsets, pointer attributes.
 mod aligned;
+mod async_host;
 mod copy;
 mod ipc;
 mod managed;
@@ -53,6 +54,7 @@ pub use aligned::{
     aligned_empty, aligned_empty_like, aligned_zeros, aligned_zeros_like, AlignedHostBuffer,
     DEFAULT_HOST_ALIGNMENT,
 };
+pub use async_host::PageLockedHost;
 pub use copy::{
     from_device, from_device_like, memcpy_dtod, memcpy_dtod_async, memcpy_dtoh, memcpy_dtoh_async,
     memcpy_htod, memcpy_htod_async, memcpy_peer, memcpy_peer_async, to_device,

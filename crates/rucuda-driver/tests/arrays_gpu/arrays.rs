@@ -6,7 +6,7 @@
 //! and compares with a CPU reference.
 
 use crate::common::{assert_close, ctx, f64s, module, Rng};
-use crate::{launch_2d, poisoned_f32, POISON_U32, PTX};
+use crate::{fortran, launch_2d, poisoned_f32, POISON_U32, PTX};
 use rucuda_driver::vector::Float2;
 use rucuda_driver::*;
 
@@ -130,9 +130,13 @@ fn host_array_round_trips_are_byte_exact() {
         a.descriptor().expect("descriptor"),
         ArrayDescriptor::new(w, h, ArrayFormat::I16, 2)
     );
-    assert_eq!(array_to_host::<i16>(&a).expect("read"), px16);
+    // F order: the row-major [2, w, h] block is reordered (axes reversed).
+    assert_eq!(
+        array_to_host::<i16>(&a).expect("read"),
+        fortran(&px16, &[2, w, h])
+    );
 
-    // matrix_to_array in F order is rows wide.
+    // matrix_to_array in F order is rows wide and holds the transposed matrix.
     let (rows, cols) = (6, 10);
     let m = rng.vec_i32(rows * cols);
     let a = matrix_to_array(&ctx, &m, [rows, cols], Order::F).expect("matrix F");
@@ -140,7 +144,31 @@ fn host_array_round_trips_are_byte_exact() {
         a.descriptor().expect("descriptor"),
         ArrayDescriptor::new(rows, cols, ArrayFormat::I32, 1)
     );
-    assert_eq!(a.to_host_vec::<i32>().expect("read"), m);
+    assert_eq!(
+        a.to_host_vec::<i32>().expect("read"),
+        fortran(&m, &[rows, cols])
+    );
+
+    // host_to_array in F order, 3D and odd sizes: the array is the first index wide.
+    let (p, q, r) = (3, 5, 7);
+    let v: Vec<f32> = rng.vec_f32(p * q * r);
+    let a = host_to_array(&ctx, &v, &[p, q, r], Order::F, Array3DFlags::empty()).expect("3D F");
+    assert_eq!(
+        *a.desc(),
+        ArrayDescriptor3D::d3(p, q, r, ArrayFormat::F32, 1)
+    );
+    assert_eq!(
+        a.to_host_vec::<f32>().expect("read"),
+        fortran(&v, &[p, q, r])
+    );
+    let a = host_to_array(&ctx, &v, &[p, q * r], Order::F, Array3DFlags::empty()).expect("2D F");
+    assert_eq!(
+        a.to_host_vec::<f32>().expect("read"),
+        fortran(&v, &[p, q * r])
+    );
+    // C order copies the data as it is.
+    let a = host_to_array(&ctx, &v, &[p, q, r], Order::C, Array3DFlags::empty()).expect("3D C");
+    assert_eq!(a.to_host_vec::<f32>().expect("read"), v);
 
     // Wrong sizes are refused.
     let mut a =
@@ -162,13 +190,35 @@ fn layered_and_cubemap_round_trips_are_byte_exact() {
     let mut rng = Rng::fresh();
     // 1D layered: height 0, one row per layer.
     let layers: Vec<u16> = (0..3 * 50).map(|_| rng.next_u64() as u16).collect();
-    let a = CudaArray::from_host(&ctx, &layers, &[3, 50], Order::C, Array3DFlags::LAYERED)
-        .expect("1D layered");
+    let mut a = CudaArray::new_3d(
+        &ctx,
+        &ArrayDescriptor3D::layered_1d(50, 3, ArrayFormat::U16, 1),
+    )
+    .expect("1D layered");
+    a.copy_from_host(&layers).expect("fill");
+    assert_eq!(a.to_host_vec::<u16>().expect("read"), layers);
+
+    // LAYERED with a 2D shape: a 2D array of one layer (PyCUDA's allowSurfaceBind).
+    let flags = Array3DFlags::LAYERED | Array3DFlags::SURFACE_LDST;
+    let a = CudaArray::from_host(&ctx, &layers, &[3, 50], Order::C, flags).expect("one layer");
     assert_eq!(
         *a.desc(),
-        ArrayDescriptor3D::layered_1d(50, 3, ArrayFormat::U16, 1)
+        ArrayDescriptor3D::layered_2d(50, 3, 1, ArrayFormat::U16, 1).with_flags(flags)
     );
+    let got = a.descriptor_3d().expect("cuArray3DGetDescriptor");
+    assert_eq!((got.width, got.height, got.depth), (50, 3, 1));
+    assert!(got.flags.contains(flags), "read back as {got:?}");
     assert_eq!(a.to_host_vec::<u16>().expect("read"), layers);
+    let a = CudaArray::from_host(&ctx, &layers, &[3, 50], Order::F, Array3DFlags::LAYERED)
+        .expect("one layer, F");
+    assert_eq!(
+        *a.desc(),
+        ArrayDescriptor3D::layered_2d(3, 50, 1, ArrayFormat::U16, 1)
+    );
+    assert_eq!(
+        a.to_host_vec::<u16>().expect("read"),
+        fortran(&layers, &[3, 50])
+    );
 
     // A cubemap: six square layers.
     let cube = rng.vec_f32(6 * 8 * 8);

@@ -19,6 +19,27 @@ use rucuda_driver::*;
 const PTX: &str = include_str!("../kernels/textures.ptx");
 const POISON_U32: u32 = 0xDEAD_BEEF;
 
+/// NumPy's `a.flatten(order="F")` of the C-ordered block `data` of `shape`: the memory
+/// of an array PyCUDA makes in F order (the CPU reference of the reordering).
+fn fortran<T: Copy>(data: &[T], shape: &[usize]) -> Vec<T> {
+    let n = data.len();
+    (0..n)
+        .map(|f| {
+            // Decompose the Fortran index (first axis fastest), recompose a C index.
+            let (mut rest, mut c) = (f, 0);
+            let mut idx = vec![0; shape.len()];
+            for (k, &s) in shape.iter().enumerate() {
+                idx[k] = rest % s;
+                rest /= s;
+            }
+            for (k, &s) in shape.iter().enumerate() {
+                c = c * s + idx[k];
+            }
+            data[c]
+        })
+        .collect()
+}
+
 fn poisoned_f32(ctx: &Context, n: usize) -> DeviceBuffer<f32> {
     DeviceBuffer::from_slice(ctx, &vec![f32::NAN; n]).expect("allocate output")
 }

@@ -347,18 +347,43 @@ fn matrix_orders_and_multichannel_textures_fetch_like_pycuda() {
         .collect();
     assert_close(&f64s(&got), &want, 0.0);
 
-    // F order: tex2D(x, y) reads m[x][y] of column-major data, at y * rows + x.
+    // F order: the row-major matrix is reordered to column-major on the way, as
+    // PyCUDA's np.asarray(m, order="F") does; tex2D(x, y) reads m[x][y].
     let a = matrix_to_array(&ctx, &m, [rows, cols], Order::F).expect("F");
+    assert_eq!(
+        (a.desc().width, a.desc().height),
+        (rows, cols),
+        "F: rows wide"
+    );
     let tex = TextureObject::from_array(&a, &TextureDescriptor::new()).expect("texture");
     let (xs, ys) = centres(rows, cols);
     let got = sample_2d(&ctx, &tex, &xs, &ys);
     let want: Vec<f64> = (0..rows * cols)
         .map(|i| {
             let (x, y) = (i % rows, i / rows);
-            m[y * rows + x] as f64
+            m[x * cols + y] as f64
         })
         .collect();
     assert_close(&f64s(&got), &want, 0.0);
+    // Odd, non-square shapes in both orders against a CPU reference of the texel grid.
+    for (rows, cols) in [(1, 7), (13, 5), (31, 64)] {
+        let m = rng.vec_f32(rows * cols);
+        for order in [Order::C, Order::F] {
+            let a = matrix_to_array(&ctx, &m, [rows, cols], order).expect("matrix");
+            let (w, h) = (a.desc().width, a.desc().height.max(1));
+            let tex = TextureObject::from_array(&a, &TextureDescriptor::new()).expect("texture");
+            let (xs, ys) = centres(w, h);
+            let got = sample_2d(&ctx, &tex, &xs, &ys);
+            let want: Vec<f64> = (0..w * h)
+                .map(|i| {
+                    let (x, y) = (i % w, i / w);
+                    let (r, c) = if order == Order::C { (y, x) } else { (x, y) };
+                    m[r * cols + c] as f64
+                })
+                .collect();
+            assert_close(&f64s(&got), &want, 0.0);
+        }
+    }
 
     // Four float channels read as float4.
     let (h, w) = (8, 12);
@@ -397,6 +422,38 @@ fn matrix_orders_and_multichannel_textures_fetch_like_pycuda() {
         .map(|v| v as f64)
         .collect();
     assert_close(&got, &f64s(&px), 0.0);
+
+    // F order: shape [channels, width, height] of row-major data, reordered so texel
+    // (x, y) holds px[c][x][y] in channel c.
+    let px = rng.vec_f32(4 * w * h);
+    let a = make_multichannel_2d_array(&ctx, &px, [4, w, h], Order::F).expect("multichannel F");
+    assert_eq!((a.desc().width, a.desc().height), (w, h));
+    let tex = TextureObject::from_array(&a, &TextureDescriptor::new()).expect("texture");
+    let mut out = DeviceBuffer::from_slice(&ctx, &vec![nan; n]).expect("poison");
+    // SAFETY: as above.
+    unsafe {
+        f.launch(
+            LaunchConfig::for_elements(n, 128),
+            &Stream::null(&ctx),
+            (tex.handle(), &dx, &dy, &mut out, n as u32),
+        )
+    }
+    .expect("launch");
+    let got: Vec<f64> = out
+        .to_vec()
+        .expect("read")
+        .iter()
+        .flat_map(|v| [v.x, v.y, v.z, v.w])
+        .map(|v| v as f64)
+        .collect();
+    let want: Vec<f64> = (0..n)
+        .flat_map(|i| {
+            let (x, y) = (i % w, i / w);
+            (0..4).map(move |c| (c, x, y))
+        })
+        .map(|(c, x, y)| px[(c * w + x) * h + y] as f64)
+        .collect();
+    assert_close(&got, &want, 0.0);
 }
 
 /// An f32 view of `n` elements of `buf` starting at an element whose address is a

@@ -252,6 +252,96 @@ fn dynamic_shared_memory_and_raised_limit() {
 
 #[test]
 #[ignore = "needs a CUDA device"]
+fn constants_written_from_safe_code_are_seen_by_kernels() {
+    let c = ctx();
+    let m = core_module(&c);
+    let f = m.function("use_constants").unwrap();
+    let mut coeffs = m.global("coefficients").unwrap();
+    assert_eq!(coeffs.name(), "coefficients");
+    assert_eq!(coeffs.len_of::<f32>().unwrap(), 4);
+    let mut rng = Rng::fresh();
+    let stream = Stream::new(&c, StreamFlags::NON_BLOCKING).unwrap();
+    let mut out = DeviceBuffer::from_slice(&c, &[f32::NAN; 4]).unwrap();
+    let doubled = |v: &[f32]| v.iter().map(|x| x * 2.0).collect::<Vec<f32>>();
+
+    // 1. A synchronous write has finished when it returns: a kernel on any stream sees it.
+    let host = rng.vec_f32(4);
+    coeffs.write(&host).unwrap();
+    assert_eq!(coeffs.read::<f32>().unwrap(), host);
+    // SAFETY: use_constants(float* out) writes out[0..4) and reads `coefficients`, which
+    // nothing writes until the stream is synchronized or the write is on this stream.
+    unsafe {
+        f.launch(LaunchConfig::linear(1, 32), &stream, (&mut out,))
+            .unwrap()
+    };
+    assert_eq!(out.to_vec().unwrap(), doubled(&host), "after write");
+
+    // 2. An async write from registered memory, ordered before a launch on its stream.
+    let host2 = rng.vec_f32(4);
+    let reg =
+        RegisteredHostMemory::from_vec(&c, host2.clone(), HostRegisterFlags::empty()).unwrap();
+    coeffs.write_async(&reg, &stream).unwrap();
+    // SAFETY: as above; the write is queued before the launch on the same stream.
+    unsafe {
+        f.launch(LaunchConfig::linear(1, 32), &stream, (&mut out,))
+            .unwrap()
+    };
+    assert_eq!(out.to_vec().unwrap(), doubled(&host2), "after write_async");
+    drop(reg.into_vec().unwrap());
+
+    // 3. The global as a copy destination: a device-to-device copy into its view.
+    let host3 = rng.vec_f32(4);
+    let staging = DeviceBuffer::from_slice(&c, &host3).unwrap();
+    memcpy_dtod_async(&mut coeffs.view_mut::<f32>().unwrap(), &staging, &stream).unwrap();
+    // SAFETY: as above.
+    unsafe {
+        f.launch(LaunchConfig::linear(1, 32), &stream, (&mut out,))
+            .unwrap()
+    };
+    assert_eq!(
+        out.to_vec().unwrap(),
+        doubled(&host3),
+        "after a copy into view_mut"
+    );
+    stream.synchronize().unwrap();
+    assert_eq!(coeffs.view::<f32>().unwrap().len(), 4);
+    assert_eq!(coeffs.read::<f32>().unwrap(), host3);
+
+    // 4. A __device__ counter: reset, two launches, read back (after the stream: kernels
+    // touch globals by name, which no launch records).
+    let mut counter = m.global("device_counter").unwrap();
+    let start = rng.range(0, 1000) as i32;
+    counter.write(&[start]).unwrap();
+    for _ in 0..2 {
+        // SAFETY: as above; nothing else touches device_counter meanwhile.
+        unsafe {
+            f.launch(LaunchConfig::linear(1, 32), &stream, (&mut out,))
+                .unwrap()
+        };
+    }
+    stream.synchronize().unwrap();
+    assert_eq!(counter.read::<i32>().unwrap(), [start + 2]);
+
+    // 5. Typed errors: sizes that do not fill the global, a type that does not divide it.
+    for e in [
+        coeffs.write(&[1.0f64]).unwrap_err(),
+        coeffs.write(&rng.vec_f32(5)).unwrap_err(),
+        counter.read::<f64>().unwrap_err(),
+        counter.view_mut::<f64>().unwrap_err(),
+    ] {
+        assert_eq!(e.kind(), ErrorKind::Logic, "{e}");
+    }
+    let e = coeffs.write(&rng.vec_f32(3)).unwrap_err().to_string();
+    assert!(
+        e.contains("`coefficients`") && e.contains("16 bytes"),
+        "{e}"
+    );
+    // The failed writes changed nothing.
+    assert_eq!(coeffs.read::<f32>().unwrap(), host3);
+}
+
+#[test]
+#[ignore = "needs a CUDA device"]
 fn globals_and_constants_are_reachable() {
     let c = ctx();
     let m = core_module(&c);

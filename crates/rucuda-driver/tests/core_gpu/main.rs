@@ -75,6 +75,42 @@ fn primary_context_is_shared_and_created_context_is_separate() {
 
 #[test]
 #[ignore = "needs a CUDA device"]
+fn detach_pops_the_context_only_when_it_is_current() {
+    let dev = Device::get(0).unwrap();
+    let primary = dev.primary_context().unwrap();
+    primary.push().unwrap();
+    // make_context pushes the new context on top of the primary one.
+    let created = dev.make_context(ContextFlags::SCHED_AUTO).unwrap();
+    assert_eq!(Context::current().unwrap().unwrap(), created);
+    let kept = created.clone();
+    created.detach().unwrap();
+    // PyCUDA: detach pops a current context; the one under it is current again.
+    assert_eq!(Context::current().unwrap().unwrap(), primary);
+    // A handle still held keeps the context alive and usable (it is made current).
+    let data = Rng::fresh().vec_i32(1001);
+    let buf = DeviceBuffer::from_slice(&kept, &data).unwrap();
+    assert_eq!(buf.to_vec().unwrap(), data);
+    drop(buf);
+    assert_eq!(Context::current().unwrap().unwrap(), kept);
+    // bind replaced the top of the stack: popping it leaves the stack empty.
+    kept.detach().unwrap();
+    assert!(Context::current().unwrap().is_none());
+    // Detaching a context that is not current pops nothing.
+    primary.push().unwrap();
+    let other = dev.make_context(ContextFlags::SCHED_AUTO).unwrap();
+    Context::pop().unwrap();
+    assert_eq!(Context::current().unwrap().unwrap(), primary);
+    other.detach().unwrap();
+    assert_eq!(Context::current().unwrap().unwrap(), primary);
+    Context::pop().unwrap();
+    assert!(Context::current().unwrap().is_none());
+    // The primary context still works after all that.
+    let b = DeviceBuffer::from_slice(&primary, &data[..7]).unwrap();
+    assert_eq!(b.to_vec().unwrap(), data[..7]);
+}
+
+#[test]
+#[ignore = "needs a CUDA device"]
 fn limits_and_cache_config_round_trip() {
     let c = ctx();
     c.set_limit(Limit::StackSize, 4096).unwrap();

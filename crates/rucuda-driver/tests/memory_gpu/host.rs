@@ -252,3 +252,53 @@ fn managed_memory_is_touched_by_host_then_kernel_then_host() -> TestResult {
     assert_eq!(e.kind(), ErrorKind::Logic, "{e}");
     Ok(())
 }
+
+#[test]
+#[ignore = "needs a CUDA device"]
+fn registered_memory_takes_async_copies_both_ways() -> TestResult {
+    let ctx = common::ctx();
+    let mut rng = Rng::fresh();
+    let stream = Stream::new(&ctx, StreamFlags::NON_BLOCKING)?;
+    // 16 MiB and an odd length: the copy is still running when the host looks.
+    let n = (4 << 20) + 3;
+    let data = rng.vec_f32(n);
+    let mut src = RegisteredHostMemory::from_vec(&ctx, data.clone(), HostRegisterFlags::empty())?;
+    let mut dev = DeviceBuffer::<f32>::uninit(&ctx, n)?;
+    memset_d32(&ctx, &mut dev, 0xFFFF_FFFF, n)?;
+    ctx.synchronize()?;
+
+    memcpy_htod_async(&mut dev, &src, &stream)?;
+    // Host writes wait until the copy has read the registered memory.
+    src.fill(0.0);
+    let mut back =
+        RegisteredHostMemory::from_vec(&ctx, vec![f32::NAN; n], HostRegisterFlags::empty())?;
+    memcpy_dtoh_async(&mut back, &dev, &stream)?;
+    // Host reads wait until the copy has written it: no stream synchronisation.
+    assert_same_bits(&back, &data, "registered -> device -> registered, async");
+    assert!(src.iter().all(|&v| v == 0.0));
+    let got = back.into_vec()?;
+    assert_same_bits(&got, &data, "the Vec given back");
+
+    // A 'static borrowed slice takes async copies too.
+    let leaked: &'static mut [f32] = Box::leak(vec![f32::NAN; n].into_boxed_slice());
+    let mut reg = register_host_memory(&ctx, leaked, HostRegisterFlags::PORTABLE)?;
+    memcpy_dtoh_async(&mut reg, &dev, &stream)?;
+    assert_same_bits(&reg, &data, "device -> 'static registered slice, async");
+    reg.unregister()?;
+
+    // Fresh data through the same registration again (no stale bytes).
+    let data2 = rng.vec_f32(n);
+    let mut src2 = RegisteredHostMemory::from_vec(&ctx, data.clone(), HostRegisterFlags::empty())?;
+    src2.copy_from_slice(&data2);
+    memcpy_htod_async(&mut dev, &src2, &stream)?;
+    let mut back2 = pagelocked_empty::<f32>(&ctx, n, HostAllocFlags::empty())?;
+    back2.fill(f32::NAN);
+    memcpy_dtoh_async(&mut back2, &dev, &stream)?;
+    assert_same_bits(&back2, &data2, "second registered round trip");
+
+    let short =
+        RegisteredHostMemory::from_vec(&ctx, vec![0f32; n - 1], HostRegisterFlags::empty())?;
+    let e = memcpy_htod_async(&mut dev, &short, &stream).expect_err("sizes differ");
+    assert_eq!(e.kind(), ErrorKind::Logic, "{e}");
+    Ok(())
+}

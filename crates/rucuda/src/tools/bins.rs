@@ -2,9 +2,10 @@
 //! [`PageLockedMemoryPool`]): blocks grouped in bins by size, held for reuse when given
 //! back, and the counts PyCUDA's pools report.
 //!
-//! Sizes are grouped in bins of four per power of two (2 mantissa bits), as PyCUDA's
-//! pools do: a request is rounded up to its bin's size ([`alloc_size`] of
-//! [`bin_number`]), so one held block serves every request of that bin. On out-of-memory
+//! Sizes are grouped in bins of sixteen per power of two (4 leading bits), exactly as
+//! PyCUDA's pools number them ([`bin_number`], [`alloc_size`]): a request falls in the
+//! bin of its leading five bits and gets a block of the bin's largest size, so one held
+//! block serves every request of that bin and wastes under 1/16 of it. On out-of-memory
 //! the allocator frees what it holds and tries once more.
 //!
 //! [`DeviceMemoryPool`]: super::DeviceMemoryPool
@@ -15,36 +16,67 @@ use std::fmt;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Mutex, PoisonError};
 
-use rucuda_driver::{ErrorKind, Result};
+use rucuda_driver::{Error, ErrorKind, Result};
 
-const MANTISSA_BITS: u32 = 2;
+/// Bits of a size below its leading one that pick its bin (PyCUDA's
+/// `leading_bits_in_bin_id`, 4 by default).
+const LEADING_BITS: u32 = 4;
 
-/// The bin of a request of `bytes` bytes (PyCUDA's `bin_number`): bin sizes are 1, 2, 3,
-/// then `(4 + m) << s` for `m` in 0..4, four per power of two, and a request falls in
-/// the smallest bin that holds it.
-pub(crate) fn bin_number(bytes: usize) -> u32 {
-    if bytes <= 4 {
-        return bytes as u32;
+/// `x` shifted left by `by`, or right by `-by` when `by` is negative (bits shifted past
+/// either end are lost, as in PyCUDA's `signed_left_shift`).
+fn signed_left_shift(x: usize, by: i64) -> usize {
+    if by < 0 {
+        x.checked_shr((-by) as u32).unwrap_or(0)
+    } else {
+        x.checked_shl(by as u32).unwrap_or(0)
     }
-    let exp = usize::BITS - 1 - bytes.leading_zeros(); // >= 2
-    let mut shift = exp - MANTISSA_BITS;
-    let top = (bytes >> shift) as u32; // 4..=7
-    let mut m = top - 4 + u32::from((top as usize) << shift != bytes);
-    if m == 1 << MANTISSA_BITS {
-        shift += 1;
-        m = 0;
-    }
-    4 * shift + m + 4
+}
+
+/// The bin of a request of `bytes` bytes, as PyCUDA's pools number them
+/// (`DeviceMemoryPool.bin_number`): the position of the leading one bit times 16, plus
+/// the next four bits below it. Sizes 0 and 1 share bin 0; sizes below 32 have a bin
+/// of their own.
+///
+/// ```
+/// use rucuda::tools::bin_number;
+/// assert_eq!(bin_number(1000), 159); // 1000 = 0b11111_01000: 9 << 4 | 0b1111
+/// assert_eq!(bin_number(1024), 160);
+/// ```
+pub fn bin_number(bytes: usize) -> u32 {
+    let log = bytes.checked_ilog2().unwrap_or(0);
+    let shifted = signed_left_shift(bytes, i64::from(LEADING_BITS) - i64::from(log));
+    let mantissa = shifted & ((1 << LEADING_BITS) - 1);
+    (log << LEADING_BITS) | mantissa as u32
 }
 
 /// The size of the blocks of `bin` (PyCUDA's `alloc_size`): the largest request that
-/// falls in it.
-pub(crate) fn alloc_size(bin: u32) -> usize {
-    if bin < 4 {
-        return bin as usize;
+/// falls in it, so `bin_number(alloc_size(bin)?) == bin`. Fails for a number that is no
+/// bin of any size (one [`bin_number`] never gives) or whose size overflows `usize`.
+///
+/// ```
+/// use rucuda::tools::{alloc_size, bin_number};
+/// assert_eq!(alloc_size(bin_number(1000))?, 1023);
+/// assert_eq!(alloc_size(bin_number(1024))?, 1087);
+/// assert!(alloc_size(1 << 20).is_err());
+/// # Ok::<(), rucuda::driver::Error>(())
+/// ```
+pub fn alloc_size(bin: u32) -> Result<usize> {
+    let exponent = bin >> LEADING_BITS;
+    let mantissa = (bin & ((1 << LEADING_BITS) - 1)) as usize;
+    let not_a_bin = || Error::InvalidArgument(format!("{bin} is not a memory pool bin number"));
+    if exponent >= usize::BITS {
+        return Err(not_a_bin());
     }
-    let (shift, m) = ((bin - 4) / 4, (bin - 4) % 4);
-    (4 + m as usize) << shift
+    let by = i64::from(exponent) - i64::from(LEADING_BITS);
+    let ones = signed_left_shift(1, by).saturating_sub(1);
+    let head = signed_left_shift((1 << LEADING_BITS) | mantissa, by);
+    let size = head | ones;
+    // A bin below 32 bytes with mantissa bits its exponent cannot hold, or one whose
+    // head bits were shifted out, maps to another bin.
+    if bin_number(size) != bin {
+        return Err(not_a_bin());
+    }
+    Ok(size)
 }
 
 /// Where a pool's blocks come from and go back to: the driver, through one kind of
@@ -101,7 +133,7 @@ impl<S: BlockSource> BinAllocator<S> {
     /// A block for a request of `bytes` bytes: one of its bin held for reuse, or a new one
     /// of the bin's size.
     pub(crate) fn allocate(&self, bytes: usize) -> Result<Taken<S::Block>> {
-        let bin = bin_number(bytes.max(1));
+        let bin = bin_number(bytes);
         // A panic while the lock was held cannot leave the map half-changed.
         let reused = self
             .held
@@ -115,7 +147,7 @@ impl<S: BlockSource> BinAllocator<S> {
                 b
             }
             None => {
-                let size = alloc_size(bin);
+                let size = alloc_size(bin)?;
                 let b = retry_after_freeing(|| self.source.allocate(size), || self.free_held())?;
                 self.managed_bytes.fetch_add(size, Ordering::Relaxed);
                 b
@@ -148,7 +180,7 @@ impl<S: BlockSource> BinAllocator<S> {
     /// Frees a block that is neither held nor in use.
     fn release(&self, taken: Taken<S::Block>) -> Result<()> {
         self.managed_bytes
-            .fetch_sub(alloc_size(taken.bin), Ordering::Relaxed);
+            .fetch_sub(alloc_size(taken.bin).unwrap_or(0), Ordering::Relaxed);
         self.source.free(taken.block)
     }
 
@@ -235,6 +267,18 @@ macro_rules! pool_counts {
             self.inner.active_bytes()
         }
 
+        /// The bin of a request of `bytes` bytes (PyCUDA's `bin_number`); see
+        /// [`bin_number`](crate::tools::bin_number).
+        pub fn bin_number(&self, bytes: usize) -> u32 {
+            crate::tools::bin_number(bytes)
+        }
+
+        /// The size of the blocks of `bin` (PyCUDA's `alloc_size`): what a request
+        /// in that bin gets from the driver; see [`alloc_size`](crate::tools::alloc_size).
+        pub fn alloc_size(&self, bin: u32) -> rucuda_driver::Result<usize> {
+            crate::tools::alloc_size(bin)
+        }
+
         /// Frees every held block (PyCUDA's `free_held`).
         pub fn free_held(&self) -> rucuda_driver::Result<()> {
             self.inner.free_held()
@@ -278,36 +322,88 @@ mod tests {
     use rucuda_driver::sys::CUresult;
     use rucuda_driver::{DriverError, Error};
 
-    #[test]
-    fn every_request_fits_its_bin_and_bins_are_tight() {
-        let mut prev_size = 0;
-        for bin in 1..200u32 {
-            let size = alloc_size(bin);
-            assert!(size > prev_size, "bin {bin}: {size} <= {prev_size}");
-            assert_eq!(bin_number(size), bin, "size {size}");
-            assert_eq!(bin_number(prev_size + 1), bin, "size {}", prev_size + 1);
-            prev_size = size;
-            if size > 1 << 40 {
-                break;
+    /// PyCUDA's `memory_pool::bin_number` and `alloc_size` (mempool.hpp), transcribed
+    /// with 128-bit integers so no shift overflows: the reference the fast versions
+    /// must match.
+    fn pycuda_bin(size: u128) -> u32 {
+        let l = if size == 0 {
+            0
+        } else {
+            127 - size.leading_zeros()
+        } as i64;
+        let by = l - 4;
+        let shifted = if by < 0 { size << -by } else { size >> by };
+        assert!(size == 0 || shifted & 16 != 0, "bitlog2 fault");
+        ((l as u32) << 4) | (shifted & 15) as u32
+    }
+
+    fn pycuda_alloc_size(bin: u32) -> u128 {
+        let (e, m) = (i64::from(bin >> 4), u128::from(bin & 15));
+        let sh = |x: u128| {
+            if e - 4 < 0 {
+                x >> (4 - e)
+            } else {
+                x << (e - 4)
             }
+        };
+        let ones = sh(1).saturating_sub(1);
+        let head = sh(16 | m);
+        assert_eq!(ones & head, 0, "bit-counting fault");
+        head | ones
+    }
+
+    #[test]
+    fn bins_match_pycuda_numbering() {
+        let mut sizes: Vec<usize> = (0..300).collect();
+        for shift in 5..usize::BITS {
+            let p = 1usize << shift;
+            sizes.extend([p - 1, p, p + 1, p + p / 3, p | (p - 1)]);
         }
-        for bytes in [
-            1usize,
-            3,
-            5,
-            100,
-            1000,
-            4096,
-            1 << 20,
-            (1 << 20) + 1,
-            123_456_789,
-        ] {
-            let size = alloc_size(bin_number(bytes));
+        sizes.extend([1000, 4096, 123_456_789, usize::MAX]);
+        for &size in &sizes {
+            let bin = bin_number(size);
+            assert_eq!(bin, pycuda_bin(size as u128), "bin_number({size})");
+            let got = alloc_size(bin).unwrap();
+            assert_eq!(got as u128, pycuda_alloc_size(bin), "alloc_size({bin})");
+            assert!(got >= size.max(1), "{size} -> {got}");
             assert!(
-                size >= bytes && size <= bytes + bytes / 4 + 4,
-                "{bytes} -> {size}"
+                got - size.max(1) <= size / 16,
+                "{size} -> {got}: a loose bin"
             );
+            assert_eq!(bin_number(got), bin, "alloc_size is in its bin");
         }
+        // Known values (PyCUDA: DeviceMemoryPool().bin_number(1000) == 159, ...).
+        assert_eq!((bin_number(0), bin_number(1), bin_number(2)), (0, 0, 16));
+        assert_eq!((bin_number(1000), alloc_size(159).unwrap()), (159, 1023));
+        assert_eq!((bin_number(1024), alloc_size(160).unwrap()), (160, 1087));
+        assert_eq!(alloc_size(0).unwrap(), 1);
+    }
+
+    #[test]
+    fn bins_are_ordered_and_tight() {
+        // Every valid bin: its size is above the previous bin's and one past the
+        // previous bin's size falls in it.
+        let mut prev: Option<usize> = None;
+        for bin in 0..(usize::BITS << 4) {
+            let Ok(size) = alloc_size(bin) else { continue };
+            if let Some(p) = prev {
+                assert!(size > p, "bin {bin}: {size} <= {p}");
+                assert_eq!(bin_number(p + 1), bin, "size {}", p + 1);
+            }
+            prev = Some(size);
+        }
+        assert_eq!(prev, Some(usize::MAX));
+    }
+
+    #[test]
+    fn numbers_that_are_no_bin_are_refused() {
+        // Bin 1 would be 1 byte with mantissa 1: no size gives it; 4 << 4 | 15 is
+        // 0b11111 = 31 (a valid bin 79); 2 << 4 | 1 is no bin (4 bytes is bin 32).
+        for bad in [1u32, 5, 15, 17, (2 << 4) | 1, usize::BITS << 4, u32::MAX] {
+            let e = alloc_size(bad).unwrap_err();
+            assert!(e.to_string().contains("bin number"), "{bad}: {e}");
+        }
+        assert_eq!(alloc_size((4 << 4) | 15).unwrap(), 31);
     }
 
     fn error(code: CUresult) -> Error {
@@ -393,7 +489,7 @@ mod tests {
     fn blocks_given_back_are_held_reused_by_bin_and_freed_when_asked() {
         let bins = BinAllocator::new(Counter::default());
         let a = bins.allocate(1000).unwrap();
-        let size = alloc_size(a.bin);
+        let size = alloc_size(a.bin).unwrap();
         assert_eq!((bins.active_blocks(), bins.active_bytes()), (1, 1000));
         assert_eq!(bins.managed_bytes(), size);
         bins.give_back(a, 1000).unwrap();
@@ -403,7 +499,7 @@ mod tests {
         assert_eq!(b.block, 1);
         let c = bins.allocate(size + 1).unwrap();
         assert_eq!(c.block, 2);
-        assert_eq!(bins.managed_bytes(), size + alloc_size(c.bin));
+        assert_eq!(bins.managed_bytes(), size + alloc_size(c.bin).unwrap());
         bins.give_back(b, size).unwrap();
         bins.give_back(c, size + 1).unwrap();
         bins.free_held().unwrap();

@@ -10,9 +10,12 @@ mod host_block;
 mod host_pool;
 mod host_pool_copy;
 mod memoize;
+#[cfg(feature = "ndarray")]
+mod ndarray_arrays;
 mod occupancy;
 mod pool;
 
+pub use bins::{alloc_size, bin_number};
 #[allow(deprecated)]
 pub use default_context::get_default_device;
 pub use default_context::{
@@ -23,5 +26,9 @@ pub use host_alloc::PageLockedAllocator;
 pub use host_block::PooledHostAllocation;
 pub use host_pool::PageLockedMemoryPool;
 pub use memoize::{clear_context_caches, context_dependent_memoize};
+#[cfg(feature = "ndarray")]
+pub use ndarray_arrays::{
+    ndarray_matrix_to_array, ndarray_to_array, ndarray_to_multichannel_2d_array,
+};
 pub use occupancy::{OccupancyLimit, OccupancyRecord};
 pub use pool::{DeviceMemoryPool, PooledDeviceAllocation};
