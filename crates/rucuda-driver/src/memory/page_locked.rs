@@ -3,7 +3,9 @@
 //! `cuMemHostRegister`): the elements, the context that page-locked them, the log of their
 //! uses by queued work, the mapped device address and views, and host access that waits
 //! for that work. Each kind adds how its memory is made and given back, and
-//! [`page_locked_api!`] writes the public methods they have in common once.
+//! [`page_locked_api!`] writes the public methods they have in common once;
+//! [`page_locked_device_api!`] those that lend the memory to queued work, for the kinds
+//! that own it.
 
 use std::ptr::NonNull;
 
@@ -184,32 +186,6 @@ macro_rules! page_locked_api {
                 self.mem.device_pointer()
             }
 
-            /// The mapped memory as a read-only device view, for kernels that read it.
-            /// Its uses go through this memory's log, which host access and the release
-            /// wait on.
-            pub fn device_view(&self) -> $crate::error::Result<$crate::memory::device_buffer::DeviceView<'_, T>> {
-                let range = self.mem.mapped_range()?;
-                // SAFETY: the mapping covers our `len` elements and lives as long as
-                // `self`, which the view borrows (so the host cannot write meanwhile).
-                Ok(unsafe { $crate::memory::device_buffer::DeviceView::from_range(range, self.len()) })
-            }
-
-            /// The mapped memory as a writable device view, for kernels that write it. The
-            /// host sees their writes through `Deref`, which waits for them.
-            pub fn device_view_mut(&mut self) -> $crate::error::Result<$crate::memory::device_buffer::DeviceViewMut<'_, T>> {
-                let len = self.len();
-                let range = self.mem.mapped_range()?;
-                // SAFETY: as for `device_view`; the view borrows `self` mutably.
-                Ok(unsafe { $crate::memory::device_buffer::DeviceViewMut::from_range(range, len) })
-            }
-
-            /// The host memory as a range for asynchronous copies: its "address" is the
-            /// host address, and its log is this memory's, which host access and the
-            /// release wait on.
-            pub fn host_range(&self) -> $crate::memory::tracking::DeviceRange<'_> {
-                self.mem.host_range()
-            }
-
             /// Waits for all queued work that uses this memory (copies, kernels through
             /// its mapped views).
             pub fn synchronize(&self) -> $crate::error::Result<()> {
@@ -244,3 +220,41 @@ macro_rules! page_locked_api {
     };
 }
 pub(crate) use page_locked_api;
+
+/// The methods that lend page-locked memory to queued work (device views, the range async
+/// copies use), for a type whose field `mem` is its [`PageLocked`] memory. Only for kinds
+/// that own their memory (`'static`): a registration borrowing a slice could be
+/// `mem::forget`-ed while queued work still wrote, ending the borrow under the GPU.
+macro_rules! page_locked_device_api {
+    ($ty:ident $(<$lt:lifetime>)?) => {
+        impl<T: DeviceRepr> $ty<$($lt,)? T> {
+            /// The mapped memory as a read-only device view, for kernels that read it.
+            /// Its uses go through this memory's log, which host access and the release
+            /// wait on.
+            pub fn device_view(&self) -> $crate::error::Result<$crate::memory::device_buffer::DeviceView<'_, T>> {
+                let range = self.mem.mapped_range()?;
+                // SAFETY: the mapping covers our `len` elements and lives as long as
+                // `self`, which the view borrows (so the host cannot write meanwhile).
+                Ok(unsafe { $crate::memory::device_buffer::DeviceView::from_range(range, self.len()) })
+            }
+
+            /// The mapped memory as a writable device view, for kernels that write it. The
+            /// host sees their writes through `Deref`, which waits for them.
+            pub fn device_view_mut(&mut self) -> $crate::error::Result<$crate::memory::device_buffer::DeviceViewMut<'_, T>> {
+                let len = self.len();
+                let range = self.mem.mapped_range()?;
+                // SAFETY: as for `device_view`; the view borrows `self` mutably.
+                Ok(unsafe { $crate::memory::device_buffer::DeviceViewMut::from_range(range, len) })
+            }
+
+            /// The host memory as a range for asynchronous copies: its "address" is the
+            /// host address, and its log is this memory's, which host access and the
+            /// release wait on.
+            pub fn host_range(&self) -> $crate::memory::tracking::DeviceRange<'_> {
+                self.mem.host_range()
+            }
+
+        }
+    };
+}
+pub(crate) use page_locked_device_api;

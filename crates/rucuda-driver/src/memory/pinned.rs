@@ -6,7 +6,7 @@ use std::ptr::NonNull;
 
 use crate::context::Context;
 use crate::error::{call, Error, Result};
-use crate::memory::page_locked::{page_locked_api, PageLocked};
+use crate::memory::page_locked::{page_locked_api, page_locked_device_api, PageLocked};
 use crate::memory::tracking::Access;
 use crate::repr::byte_size;
 use crate::repr::DeviceRepr;
@@ -66,6 +66,7 @@ impl<T: DeviceRepr> std::fmt::Debug for PinnedHostBuffer<T> {
 }
 
 page_locked_api!(PinnedHostBuffer);
+page_locked_device_api!(PinnedHostBuffer);
 
 impl<T: DeviceRepr> PinnedHostBuffer<T> {
     /// Allocates `len` elements of page-locked memory in `ctx` (PyCUDA's

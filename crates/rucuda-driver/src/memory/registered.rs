@@ -6,7 +6,7 @@ use std::ptr::NonNull;
 
 use crate::context::Context;
 use crate::error::{call, Result};
-use crate::memory::page_locked::{page_locked_api, PageLocked};
+use crate::memory::page_locked::{page_locked_api, page_locked_device_api, PageLocked};
 use crate::memory::tracking::Access;
 use crate::repr::byte_size;
 use crate::repr::DeviceRepr;
@@ -42,6 +42,26 @@ bitflags::bitflags! {
 /// let pinned = register_host_memory(&ctx, &mut data[..], HostRegisterFlags::empty())?;
 /// let dev = DeviceBuffer::from_slice(&ctx, &pinned)?;
 /// pinned.unregister()?;
+/// # Ok::<(), Error>(())
+/// ```
+///
+/// Only a registration that owns its memory (`'static`, from
+/// [`RegisteredHostMemory::from_vec`] or a `'static` slice) lends it to queued work
+/// (device views, async copies). A borrowing one could be `mem::forget`-ed while a queued
+/// write still runs, ending the borrow: the caller would then read (or free) memory the
+/// GPU is writing. So this does not compile:
+///
+/// ```compile_fail
+/// use rucuda_driver::*;
+/// let ctx = Device::get(0)?.primary_context()?;
+/// let stream = Stream::new(&ctx, StreamFlags::NON_BLOCKING)?;
+/// let mut local = vec![0u32; 16];
+/// let mut host = register_host_memory(&ctx, &mut local[..], HostRegisterFlags::DEVICEMAP)?;
+/// let mut view = host.device_view_mut()?; // borrowed registration: no device view
+/// memset_d32_async(&mut view, 7, 16, &stream)?;
+/// drop(view);
+/// std::mem::forget(host); // the borrow of `local` ends, the memset still runs
+/// println!("{}", local[0]); // a read racing the GPU's write
 /// # Ok::<(), Error>(())
 /// ```
 pub struct RegisteredHostMemory<'a, T: DeviceRepr> {
@@ -83,6 +103,7 @@ pub fn register_host_memory<'a, T: DeviceRepr>(
 }
 
 page_locked_api!(RegisteredHostMemory<'a>);
+page_locked_device_api!(RegisteredHostMemory<'static>);
 
 impl<'a, T: DeviceRepr> RegisteredHostMemory<'a, T> {
     /// # Safety
