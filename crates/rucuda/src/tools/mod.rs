@@ -3,6 +3,7 @@
 //! (PyCUDA's `mark_cuda_test`).
 
 mod bins;
+mod bitlog;
 mod default_context;
 mod device_data;
 mod host_alloc;
@@ -13,6 +14,7 @@ mod memoize;
 mod occupancy;
 mod pool;
 
+pub use bitlog::bitlog2;
 #[allow(deprecated)]
 pub use default_context::get_default_device;
 pub use default_context::{
