@@ -15,6 +15,7 @@ use crate::dtype::Element;
 use crate::elementwise::{ArrayValue, KernelValue};
 use crate::error::{ArrayError, Result};
 use crate::layout::{Layout, SliceArg};
+use crate::memory::ArrayMemory;
 use crate::GpuArray;
 use rucuda_driver::Stream;
 
@@ -158,7 +159,12 @@ impl ReductionKernel {
             .iter()
             .map(|v| match v {
                 KernelValue::Array(a) => match slots.next() {
+                    // Element 0 moves with the slice: the address comes from the view.
                     Some(Some(l)) => KernelValue::Array(ArrayValue {
+                        mem: ArrayMemory {
+                            range: a.mem.range,
+                            offset: l.offset() * a.dtype.size_bytes(),
+                        },
                         layout: l,
                         ..a.clone()
                     }),
