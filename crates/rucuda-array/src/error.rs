@@ -76,4 +76,16 @@ pub enum ArrayError {
     /// An argument out of range (e.g. `linspace` with zero points and an endpoint).
     #[error("invalid argument: {0}")]
     InvalidArgument(String),
+    /// An index outside the axis it indexes (NumPy's `IndexError`), found by a gather or
+    /// scatter in [`crate::ops::TakeMode::Raise`] mode (checked on the device, reported
+    /// after the kernel finished; nothing outside the array was touched).
+    #[error("index {index} is out of bounds for axis {axis} with size {size}")]
+    IndexOutOfBounds {
+        /// One offending index, as given (indices beyond `i64::MAX` show as `i64::MAX`).
+        index: i64,
+        /// The axis it indexed (0 for flat indexing).
+        axis: usize,
+        /// That axis' length.
+        size: usize,
+    },
 }

@@ -43,6 +43,7 @@
 //! # Ok::<(), rucuda_array::ArrayError>(())
 //! ```
 
+pub mod allocator;
 mod array;
 mod array_reduce;
 pub mod codegen;
@@ -59,6 +60,7 @@ mod memory;
 pub mod ops;
 mod ordering;
 mod pool;
+mod reduce_with;
 pub mod reduction;
 pub mod scan;
 mod transfer;

@@ -150,6 +150,8 @@ pub enum OpKey {
     /// A fused expression (see [`crate::fusion`]); the number names its interned
     /// structure.
     Fused(u64),
+    /// Masks, `nonzero`, axis gathers and scatters, `multi_take_put`, `mul_add`.
+    Indexing(super::IndexingKey),
 }
 
 fn arg(name: &str, dtype: DType, scalar: bool) -> ArgSpec {
@@ -472,6 +474,7 @@ impl OpKey {
                 arrays,
             } => indexed(false, dtype, index, mode, arrays),
             OpKey::Fused(id) => crate::fusion::source::spec_of_id(id),
+            OpKey::Indexing(k) => k.spec(),
         }
     }
 

@@ -36,6 +36,7 @@
 
 mod builtin;
 mod kernel;
+mod ranged;
 pub mod render;
 mod spec;
 
@@ -46,5 +47,6 @@ pub use builtin::builtin_specs;
 pub(crate) use builtin::{kernel as builtin_kernel, Builtin};
 pub(crate) use kernel::to_host_scalar;
 pub use kernel::ReductionKernel;
+pub use ranged::ReductionRange;
 pub use render::{RenderedReduction, Variant, BLOCK_SIZE, MAX_STRIDED_DIMS};
 pub use spec::{ReductionBuilder, ReductionSpec, ReductionType};

@@ -344,6 +344,30 @@ named_scan!(
     ScanKind::Inclusive
 );
 
+impl InclusiveScanKernel {
+    /// PyCUDA's `InclusiveScanKernel(dtype, scan_expr)` with no neutral element: the
+    /// operator is applied only to values that hold elements (see [`ScanSpec`]), so it
+    /// needs no identity (a max-scan of floats without `-inf`, a product of matrices).
+    ///
+    /// ```no_run
+    /// use rucuda_array::{DType, GpuArray, scan::InclusiveScanKernel};
+    /// # let stream = rucuda_driver::Stream::null(&rucuda_driver::Device::get(0)?.primary_context()?);
+    /// let running_max = unsafe { InclusiveScanKernel::without_neutral(DType::F32, "fmaxf(a, b)") }?;
+    /// let mut x = GpuArray::from_slice(&stream, &[-3.0f32, -5.0, -1.0, -2.0])?;
+    /// running_max.call_in_place(&stream, &mut x)?;
+    /// assert_eq!(x.to_vec()?, vec![-3.0, -3.0, -1.0, -1.0]);
+    /// # Ok::<(), rucuda_array::ArrayError>(())
+    /// ```
+    ///
+    /// # Safety
+    /// As for [`ScanKernel::from_spec`]: the operator runs as written.
+    pub unsafe fn without_neutral(dtype: DType, scan_expr: &str) -> Result<InclusiveScanKernel> {
+        let builder = ScanSpec::builder(dtype).scan(scan_expr);
+        // SAFETY: forwarded contract.
+        unsafe { Self::from_builder(builder) }
+    }
+}
+
 named_scan!(
     /// PyCUDA's `ExclusiveScanKernel`: `out[i] = neutral ⊕ x[0] ⊕ … ⊕ x[i-1]`.
     ///

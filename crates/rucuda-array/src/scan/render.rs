@@ -297,7 +297,15 @@ impl ScanSpec {
                 ("V", &v),
                 ("K", &kk),
                 ("EXPR", &self.scan_expr),
-                ("NEUTRAL", &self.neutral),
+                (
+                    "NEUTRAL",
+                    if self.has_neutral() {
+                        &self.neutral
+                    } else {
+                        "rucuda_placeholder()"
+                    },
+                ),
+                ("HAS_NEUTRAL", if self.has_neutral() { "1" } else { "0" }),
                 ("ENTRY", &entry),
                 (
                     "RESTRICT",

@@ -151,3 +151,29 @@ fn tunings_shape_the_tile_and_choose_hints() {
         assert!(bad.check().is_err(), "{bad:?}");
     }
 }
+
+#[test]
+fn inclusive_scans_without_a_neutral_carry_flags() {
+    let free = ScanSpec::builder(DType::F32)
+        .scan("fmaxf(a, b)")
+        .build()
+        .unwrap();
+    let k = free.render(Variant::ALL[0]).unwrap();
+    assert!(k.source.contains("#define RUCUDA_HAS_NEUTRAL 0"));
+    assert!(k
+        .source
+        .contains("return (rucuda_t)(rucuda_placeholder());"));
+    assert!(k.source.contains("rucuda_join(p, p_has, x[c].e[j])"));
+    // With a neutral element the flags fold away: same operator calls as before.
+    let with = spec(DType::F32, ScanKind::Inclusive)
+        .render(Variant::ALL[0])
+        .unwrap();
+    assert!(with.source.contains("#define RUCUDA_HAS_NEUTRAL 1"));
+    assert!(with.source.contains("return (rucuda_t)(0);"));
+    // Exclusive scans still need one.
+    assert!(ScanSpec::builder(DType::F32)
+        .scan("a + b")
+        .exclusive()
+        .build()
+        .is_err());
+}

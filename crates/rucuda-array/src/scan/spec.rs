@@ -21,7 +21,10 @@ pub enum ScanKind {
 /// `scan_expr` over `a` (the earlier part) and `b` (the later part) must be
 /// associative; it need not be commutative (the order of elements is kept everywhere).
 /// `neutral` must be its identity on both sides (`0` for `a+b`, the lowest value for
-/// `max`): it fills the end of the last tile and starts the look-back.
+/// `max`): it fills the end of the last tile and starts the look-back. Inclusive scans
+/// need none, as PyCUDA's `InclusiveScanKernel` does not: without one, every partial
+/// value carries a flag saying whether it holds an element yet, and the operator is
+/// applied only to values that do (a max-scan of floats needs no `-inf`).
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct ScanSpec {
     pub(crate) name: String,
@@ -70,9 +73,14 @@ impl ScanSpec {
         &self.scan_expr
     }
 
-    /// The neutral element (a C expression).
+    /// The neutral element (a C expression; empty when the scan has none).
     pub fn neutral(&self) -> &str {
         &self.neutral
+    }
+
+    /// True when a neutral element was given (always for exclusive scans).
+    pub fn has_neutral(&self) -> bool {
+        !self.neutral.trim().is_empty()
     }
 
     /// The preamble.
@@ -112,7 +120,8 @@ impl ScanBuilder {
         self
     }
 
-    /// Its identity, a C expression of the element type.
+    /// Its identity, a C expression of the element type (needed by exclusive scans
+    /// only; an empty string means none).
     pub fn neutral(mut self, neutral: impl Into<String>) -> Self {
         self.spec.neutral = neutral.into();
         self
@@ -158,9 +167,10 @@ impl ScanBuilder {
                 s.name
             )));
         }
-        if s.neutral.trim().is_empty() {
+        if s.neutral.trim().is_empty() && s.kind == ScanKind::Exclusive {
             return Err(ArrayError::InvalidArgument(format!(
-                "scan `{}` has no neutral element (the identity of its operator)",
+                "exclusive scan `{}` has no neutral element (the identity of its operator, \
+                 its first output)",
                 s.name
             )));
         }
@@ -177,7 +187,9 @@ mod tests {
         let b = || ScanSpec::builder(DType::I32).scan("a+b").neutral("0");
         assert!(b().build().is_ok());
         assert!(b().scan("").build().is_err());
-        assert!(b().neutral(" ").build().is_err());
+        assert!(b().neutral(" ").exclusive().build().is_err());
+        let free = b().neutral("").build().unwrap();
+        assert!(!free.has_neutral() && b().build().unwrap().has_neutral());
         assert!(b().name("2x").build().is_err());
         assert!(b().name("rucuda_scan").build().is_err());
         let s = b()

@@ -3,6 +3,7 @@
 //! (PyCUDA's `mark_cuda_test`).
 
 mod bins;
+mod bitlog;
 mod default_context;
 mod device_data;
 mod host_alloc;
@@ -16,6 +17,7 @@ mod occupancy;
 mod pool;
 
 pub use bins::{alloc_size, bin_number};
+pub use bitlog::bitlog2;
 #[allow(deprecated)]
 pub use default_context::get_default_device;
 pub use default_context::{

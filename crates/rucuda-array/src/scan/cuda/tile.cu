@@ -13,9 +13,38 @@ __device__ __forceinline__ rucuda_t rucuda_scan_op(rucuda_t a, rucuda_t b)
 {
   return ($EXPR$);
 }
+// 1 when the scan has a neutral element. Without one (inclusive scans only), a value
+// that may be empty (no element combined yet) travels with a flag, and rucuda_join /
+// rucuda_join2 skip empty sides; with one, the empty value is the neutral element and
+// both are the operator itself (the flags fold away at compile time).
+#define RUCUDA_HAS_NEUTRAL $HAS_NEUTRAL$
+// All-zero bits: the value of slots no element has filled yet when there is no neutral
+// element (never combined into a result that is stored).
+__device__ __forceinline__ rucuda_t rucuda_placeholder()
+{
+  rucuda_t v;
+  memset(&v, 0, sizeof(v));
+  return v;
+}
 __device__ __forceinline__ rucuda_t rucuda_neutral_value()
 {
   return (rucuda_t)($NEUTRAL$);
+}
+// earlier ⊕ later, where `earlier` may be empty (`has` false).
+__device__ __forceinline__ rucuda_t rucuda_join(rucuda_t earlier, bool has, rucuda_t later)
+{
+  return (RUCUDA_HAS_NEUTRAL || has) ? rucuda_scan_op(earlier, later) : later;
+}
+// a ⊕ b, where either may be empty.
+__device__ __forceinline__ rucuda_t rucuda_join2(rucuda_t a, bool a_has, rucuda_t b, bool b_has)
+{
+  if (RUCUDA_HAS_NEUTRAL || (a_has && b_has)) return rucuda_scan_op(a, b);
+  return a_has ? a : b;
+}
+// A flag from lane `lane + o` (scans without a neutral element only).
+__device__ __forceinline__ bool rucuda_flag_down(bool f, unsigned int o)
+{
+  return RUCUDA_HAS_NEUTRAL || __shfl_down_sync(RUCUDA_FULL_MASK, (int)f, o) != 0;
 }
 union rucuda_vec {
   uint4 raw;
@@ -38,6 +67,7 @@ __device__ __forceinline__ rucuda_t rucuda_look_back(const unsigned long long *r
 {
   const unsigned int lane = threadIdx.x & 31u;
   rucuda_t running = rucuda_neutral_value();
+  bool running_has = false;
   for (long long pred = tile - 1;; pred -= 32) {
     const long long idx = pred - (long long)lane;
     rucuda_t v = rucuda_neutral_value();
@@ -53,13 +83,20 @@ __device__ __forceinline__ rucuda_t rucuda_look_back(const unsigned long long *r
     }
     const unsigned int first = prefixes ? (unsigned int)(__ffs(prefixes) - 1) : 32u;
     if (lane > first) v = rucuda_neutral_value();
+    bool has = idx >= 0 && lane <= first;
     // Lane l holds tile pred - l: fold so that earlier tiles (higher lanes) come first.
 #pragma unroll
     for (unsigned int o = 1; o < 32u; o <<= 1) {
       const rucuda_t later = rucuda_shfl_down(v, o);
-      if (lane + o < 32u) v = rucuda_scan_op(later, v);
+      const bool later_has = rucuda_flag_down(has, o);
+      if (lane + o < 32u) {
+        v = rucuda_join2(later, later_has, v, has);
+        has = has || later_has;
+      }
     }
-    running = rucuda_scan_op(rucuda_shfl_idx(v, 0u), running);
+    const bool has0 = RUCUDA_HAS_NEUTRAL || __shfl_sync(RUCUDA_FULL_MASK, (int)has, 0) != 0;
+    running = rucuda_join2(rucuda_shfl_idx(v, 0u), has0, running, running_has);
+    running_has = running_has || has0;
     if (prefixes) return running;
   }
 }
@@ -78,7 +115,7 @@ __device__ __forceinline__ void rucuda_load_tile(rucuda_vec (&x)[RUCUDA_V], cons
 #pragma unroll
       for (int j = 0; j < RUCUDA_K; ++j) {
         const long long k = base + (long long)(c * RUCUDA_BLOCK + threadIdx.x) * RUCUDA_K + j;
-        x[c].e[j] = k < n ? rucuda_in[k] : rucuda_neutral_value();
+        x[c].e[j] = k < n ? rucuda_in[k] : (RUCUDA_HAS_NEUTRAL ? rucuda_neutral_value() : rucuda_in[n - 1]);
       }
     }
   }
@@ -145,13 +182,15 @@ __device__ __forceinline__ void rucuda_scan_tile(rucuda_vec (&x)[RUCUDA_V], long
     }
     rucuda_t incl = t[0];
 #pragma unroll
-    for (int p = 1; p < RUCUDA_PER_LANE; ++p) incl = rucuda_scan_op(incl, t[p]);
+    for (int p = 1; p < RUCUDA_PER_LANE; ++p)
+      if (RUCUDA_HAS_NEUTRAL || lane * RUCUDA_PER_LANE + p < RUCUDA_TOTALS) incl = rucuda_scan_op(incl, t[p]);
 #pragma unroll
     for (unsigned int o = 1; o < 32u; o <<= 1) {
       const rucuda_t earlier = rucuda_shfl_up(incl, o);
       if (lane >= o) incl = rucuda_scan_op(earlier, incl);
     }
-    const rucuda_t total = rucuda_shfl_idx(incl, 31u);
+    // Without a neutral element, lanes past the last total hold no value.
+    const rucuda_t total = rucuda_shfl_idx(incl, RUCUDA_HAS_NEUTRAL ? 31u : (RUCUDA_TOTALS - 1u) / RUCUDA_PER_LANE);
     rucuda_t before = rucuda_shfl_up(incl, 1u);
     if (lane == 0u) {
       before = rucuda_neutral_value();
@@ -162,18 +201,26 @@ __device__ __forceinline__ void rucuda_scan_tile(rucuda_vec (&x)[RUCUDA_V], long
       tile_prefix = rucuda_look_back(rucuda_status, tile);
       if (lane == 0u) rucuda_status_store(rucuda_status, tile, RUCUDA_STATUS_PREFIX, rucuda_scan_op(tile_prefix, total));
     }
-    rucuda_t run = rucuda_scan_op(tile_prefix, before);
+    // Empty only for the first total of tile 0 (no neutral element).
+    rucuda_t run = rucuda_join2(tile_prefix, tile > 0, before, lane != 0u);
+    bool run_has = tile > 0 || lane != 0u;
 #pragma unroll
     for (int p = 0; p < RUCUDA_PER_LANE; ++p) {
       const unsigned int i = lane * RUCUDA_PER_LANE + p;
       if (i < RUCUDA_TOTALS) totals[i] = run;
-      run = rucuda_scan_op(run, t[p]);
+      run = rucuda_join(run, run_has, t[p]);
+      run_has = true;
     }
   }
   __syncthreads();
 #pragma unroll
   for (int c = 0; c < RUCUDA_V; ++c) {
-    const rucuda_t p = rucuda_scan_op(totals[c * RUCUDA_WARPS + warp], agg[c]);
+    // The prefix of vector c of this thread: empty only for the tile's first element in
+    // tile 0 (no neutral element).
+    const bool totals_has = tile > 0 || c * RUCUDA_WARPS + warp > 0u;
+    const bool p_has = totals_has || lane != 0u;
+    const rucuda_t p = rucuda_join2(totals[c * RUCUDA_WARPS + warp], totals_has, agg[c], lane != 0u);
+    (void)p_has;
 $FINISH$
   }
 }

@@ -1,0 +1,1 @@
+if ($TEST$) out[pos[i] - 1] = a[i]

@@ -1,0 +1,1 @@
+out[$K$ * count + rucuda_p] = rucuda_r % d$K$; rucuda_r /= d$K$; 

@@ -1,0 +1,1 @@
+dst$K$[rucuda_d] = src$K$[$NORMALIZE$]; 

@@ -1,0 +1,259 @@
+//! Integer-array indexing of one axis: [`GpuArray::take_axis`] (NumPy's `take(a,
+//! indices, axis)`, the same as `a[:, idx]` for axis 1) and [`GpuArray::put_axis`]
+//! (`a[:, idx] = values`), with NumPy's index modes ([`TakeMode`]).
+//!
+//! `Raise` is checked on the device: the kernel clamps a bad index to element 0 (so no
+//! access leaves the array), records the first one it meets in a two-word flag, and the
+//! call reads the flag back (waiting for the stream) and returns
+//! [`ArrayError::IndexOutOfBounds`]. `Wrap` and `Clip` do not wait.
+
+use rucuda_driver::Stream;
+
+use super::engine::{run, Arg};
+use super::indexing_key::{IndexingKey, TakeMode};
+use super::key::OpKey;
+use crate::convert::{check_writable, contiguous_copy};
+use crate::dtype::Element;
+use crate::elementwise::ScalarValue;
+use crate::error::{ArrayError, Result};
+use crate::layout::{broadcast_shapes, LayoutError};
+use crate::ordering::{after_on, before_on};
+use crate::GpuArray;
+
+/// A contiguous version of `a` (itself when already contiguous).
+pub(crate) fn contiguous<T: Element>(a: &GpuArray<T>) -> Result<GpuArray<T>> {
+    if a.is_c_contiguous() {
+        Ok(a.view())
+    } else {
+        contiguous_copy(a)
+    }
+}
+
+/// The device-side flags of a `Raise` launch: two zeroed words (flag, first bad index)
+/// per checked index list.
+pub(crate) struct RaiseFlag {
+    words: Option<GpuArray<u64>>,
+}
+
+impl RaiseFlag {
+    /// `lists` flags on `stream` when `mode` is `Raise`, else nothing.
+    pub(crate) fn new(stream: &Stream, mode: TakeMode, lists: usize) -> Result<RaiseFlag> {
+        Ok(RaiseFlag {
+            words: match mode {
+                TakeMode::Raise => Some(GpuArray::<u64>::zeros(stream, &[2 * lists])?),
+                _ => None,
+            },
+        })
+    }
+
+    /// The kernel's last argument, if any.
+    pub(crate) fn arg(&self) -> Option<Arg<'_>> {
+        self.words
+            .as_ref()
+            .map(|w| Arg::WholeOut { mem: w.memory() })
+    }
+
+    /// Waits for the flags and returns the error the first raised one holds; `bounds`
+    /// gives (axis, size) for each index list.
+    pub(crate) fn check(&self, bounds: &[(usize, usize)]) -> Result<()> {
+        let Some(w) = &self.words else {
+            return Ok(());
+        };
+        let v = w.to_vec()?;
+        for (pair, &(axis, size)) in v.chunks(2).zip(bounds) {
+            if let [flag, bad] = pair {
+                if *flag != 0 {
+                    return Err(ArrayError::IndexOutOfBounds {
+                        index: *bad as i64,
+                        axis,
+                        size,
+                    });
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The shape `shape[..axis] + middle + shape[axis+1..]`.
+pub(crate) fn splice_shape(shape: &[usize], axis: usize, middle: &[usize]) -> Vec<usize> {
+    let mut s = shape[..axis].to_vec();
+    s.extend_from_slice(middle);
+    s.extend_from_slice(&shape[axis + 1..]);
+    s
+}
+
+fn empty_axis_error(what: &str, axis: usize) -> ArrayError {
+    ArrayError::InvalidArgument(format!(
+        "cannot {what} a non-empty index list along axis {axis}, which is empty"
+    ))
+}
+
+impl<T: Element> GpuArray<T> {
+    /// NumPy's `take(a, indices, axis)`: `out[pre, j.., post] = self[pre, indices[j..],
+    /// post]`, shaped `shape[..axis] + indices.shape + shape[axis+1..]`. This is also
+    /// integer-array indexing of one axis (`a[:, idx]` is `a.take_axis(&idx, 1,
+    /// TakeMode::Raise)`). `axis` may be negative; indices may be any integer type and
+    /// layout, negative ones counting from the end.
+    ///
+    /// ```no_run
+    /// # let stream = rucuda_driver::Stream::null(&rucuda_driver::Device::get(0)?.primary_context()?);
+    /// use rucuda_array::{ops::TakeMode, ArrayError, GpuArray};
+    /// let a = GpuArray::from_shape_slice(&stream, &[2, 3], &[1i32, 2, 3, 4, 5, 6])?;
+    /// let idx = GpuArray::from_slice(&stream, &[2i64, -3])?;
+    /// assert_eq!(a.take_axis(&idx, -1, TakeMode::Raise)?.to_vec()?, vec![3, 1, 6, 4]);
+    /// let bad = GpuArray::from_slice(&stream, &[5i64])?;
+    /// assert!(matches!(a.take_axis(&bad, 1, TakeMode::Raise),
+    ///                  Err(ArrayError::IndexOutOfBounds { index: 5, axis: 1, size: 3 })));
+    /// assert_eq!(a.take_axis(&bad, 1, TakeMode::Clip)?.to_vec()?, vec![3, 6]);
+    /// # Ok::<(), rucuda_array::ArrayError>(())
+    /// ```
+    pub fn take_axis<I: Element>(
+        &self,
+        indices: &GpuArray<I>,
+        axis: isize,
+        mode: TakeMode,
+    ) -> Result<GpuArray<T>> {
+        if self.context() != indices.context() {
+            return Err(ArrayError::ContextMismatch);
+        }
+        let ax = self.layout().axis(axis)?;
+        let shape = self.shape();
+        let size = shape[ax];
+        let inner: usize = shape[ax + 1..].iter().product();
+        let out_shape = splice_shape(shape, ax, indices.shape());
+        let stream = self.stream();
+        let out = GpuArray::<T>::empty(stream, &out_shape)?;
+        if out.is_empty() {
+            return Ok(out);
+        }
+        if size == 0 {
+            return Err(empty_axis_error("take", ax));
+        }
+        let src = contiguous(self)?;
+        let idx = contiguous(indices)?;
+        let flag = RaiseFlag::new(stream, mode, 1)?;
+        let homes = [src.stream(), idx.stream()];
+        before_on(stream, &homes)?;
+        {
+            let o = out.as_ref();
+            let mut args = vec![
+                Arg::Whole { mem: src.memory() },
+                Arg::Whole { mem: idx.memory() },
+                Arg::Scalar(ScalarValue::new(inner as i64)),
+                Arg::Scalar(ScalarValue::new(indices.len() as i64)),
+                Arg::Scalar(ScalarValue::new(size as i64)),
+                o.as_out(),
+            ];
+            args.extend(flag.arg());
+            let key = IndexingKey::TakeAxis {
+                dtype: T::DTYPE,
+                index: I::DTYPE,
+                mode,
+            };
+            run(stream, OpKey::Indexing(key), &out_shape, &args)?;
+        }
+        after_on(stream, &homes)?;
+        flag.check(&[(ax, size)])?;
+        Ok(out)
+    }
+
+    /// Integer-array assignment along one axis, NumPy's `a[:, idx] = values` (for axis
+    /// 1): `self[pre, indices[j..], post] = values[pre, j.., post]`, `values` broadcast
+    /// to `shape[..axis] + indices.shape + shape[axis+1..]`. Indices as in
+    /// [`GpuArray::take_axis`]. When several indices name one element, one of the values
+    /// lands there, which one is unspecified (NumPy: the last). In `Raise` mode the
+    /// error comes after the kernel ran: the valid indices' elements were written.
+    ///
+    /// ```no_run
+    /// # let stream = rucuda_driver::Stream::null(&rucuda_driver::Device::get(0)?.primary_context()?);
+    /// use rucuda_array::{ops::TakeMode, GpuArray};
+    /// let a = GpuArray::<f32>::zeros(&stream, &[2, 3])?;
+    /// let idx = GpuArray::from_slice(&stream, &[-1i32, 0])?;
+    /// let v = GpuArray::from_shape_slice(&stream, &[2, 2], &[1.0f32, 2.0, 3.0, 4.0])?;
+    /// a.put_axis(&idx, &v, 1, TakeMode::Raise)?;
+    /// assert_eq!(a.to_vec()?, vec![2.0, 0.0, 1.0, 4.0, 0.0, 3.0]);
+    /// # Ok::<(), rucuda_array::ArrayError>(())
+    /// ```
+    pub fn put_axis<I: Element>(
+        &self,
+        indices: &GpuArray<I>,
+        values: &GpuArray<T>,
+        axis: isize,
+        mode: TakeMode,
+    ) -> Result<()> {
+        if self.context() != indices.context() || self.context() != values.context() {
+            return Err(ArrayError::ContextMismatch);
+        }
+        let ax = self.layout().axis(axis)?;
+        let shape = self.shape();
+        let size = shape[ax];
+        let inner: usize = shape[ax + 1..].iter().product();
+        let vshape = splice_shape(shape, ax, indices.shape());
+        if broadcast_shapes(values.shape(), &vshape)? != vshape {
+            return Err(LayoutError::BroadcastTo {
+                from: values.shape().to_vec(),
+                to: vshape,
+            }
+            .into());
+        }
+        check_writable(self.layout())?;
+        if vshape.iter().product::<usize>() == 0 {
+            return Ok(());
+        }
+        if size == 0 {
+            return Err(empty_axis_error("put", ax));
+        }
+        let stream = self.stream();
+        let dst = contiguous(self)?;
+        // Values or indices sharing memory with the destination are copied first.
+        let vals = if values.shares_buffer_with(self) {
+            contiguous_copy(values)?
+        } else {
+            values.view()
+        };
+        let idx = if indices.shares_buffer_with(self) {
+            contiguous_copy(indices)?
+        } else {
+            contiguous(indices)?
+        };
+        let flag = RaiseFlag::new(stream, mode, 1)?;
+        let homes = [vals.stream(), idx.stream(), dst.stream()];
+        before_on(stream, &homes)?;
+        {
+            let v = vals.as_ref();
+            let mut args = vec![
+                v.as_in(),
+                Arg::Whole { mem: idx.memory() },
+                Arg::Scalar(ScalarValue::new(inner as i64)),
+                Arg::Scalar(ScalarValue::new(indices.len() as i64)),
+                Arg::Scalar(ScalarValue::new(size as i64)),
+                Arg::WholeOut { mem: dst.memory() },
+            ];
+            args.extend(flag.arg());
+            let key = IndexingKey::PutAxis {
+                dtype: T::DTYPE,
+                index: I::DTYPE,
+                mode,
+            };
+            run(stream, OpKey::Indexing(key), &vshape, &args)?;
+        }
+        after_on(stream, &homes)?;
+        if !self.is_c_contiguous() {
+            self.copy_from(&dst)?;
+        }
+        flag.check(&[(ax, size)])
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::splice_shape;
+
+    #[test]
+    fn spliced_shapes() {
+        assert_eq!(splice_shape(&[2, 3, 4], 1, &[5, 6]), vec![2, 5, 6, 4]);
+        assert_eq!(splice_shape(&[2, 3, 4], 0, &[]), vec![3, 4]);
+        assert_eq!(splice_shape(&[7], 0, &[2]), vec![2]);
+    }
+}
