@@ -31,6 +31,7 @@
 extern crate self as rucuda_jit;
 
 // The modules, bottom up; each uses only those on lines above its own:
+//   std_headers (the C/C++ standard headers served to NVRTC)
 //   toolkit (where a CUDA toolkit keeps files)
 //   nvrtc (the library: bindings, table, loader, getters)
 //   error, scratch, output
@@ -38,8 +39,9 @@ extern crate self as rucuda_jit;
 //   options (CompileOptions; its defaults name the cache folder and cap)
 //   memo (loaded modules per context)
 //   cache (the disk cache; re-exports memo and the defaults at their old paths)
-//   backend (NVRTC and nvcc runs)
+//   backend (NVRTC and nvcc runs), nvcc_tools (nvcc's version, preprocessing)
 //   target (which architecture for a device)
+//   fallback (nvcc in NVRTC's place when a header cannot be opened)
 //   compile
 //   module (SourceModule), link, fuzzing
 mod arch;
@@ -47,6 +49,7 @@ mod backend;
 pub mod cache;
 mod compile;
 mod error;
+mod fallback;
 #[cfg(feature = "fuzzing")]
 #[doc(hidden)]
 pub mod fuzzing;
@@ -57,6 +60,7 @@ pub mod nvrtc;
 mod options;
 mod output;
 mod scratch;
+pub mod std_headers;
 mod target;
 mod toolkit;
 

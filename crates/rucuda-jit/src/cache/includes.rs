@@ -6,8 +6,11 @@
 //!
 //! The scan over-approximates: an `#include` inside `#if 0` or a comment still counts.
 //! That can only make a key change more often, never miss a change. A header that is not
-//! found in any folder (NVRTC's built-in headers, a toolkit header with no `-I`) enters
-//! the key by name; the compiler's identity covers built-in ones.
+//! found in any folder but is one of the standard headers rucuda serves to NVRTC
+//! ([`crate::std_headers`], when the caller passes them) counts as found: its text enters
+//! the key, its own includes are scanned, and the scan reports it as one to serve. Any
+//! other header found nowhere (NVRTC's built-in headers, a toolkit header with no `-I`)
+//! enters the key by name; the compiler's identity covers built-in ones.
 
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
@@ -118,15 +121,43 @@ fn resolve(
         .find(|p| p.is_file())
 }
 
-/// The digest of every header `source` includes, directly or not. `source_dir` is the
-/// folder quoted includes of the source itself are searched in first (the working
-/// directory, as for NVRTC); `dirs` are the include folders in order.
+/// What the include scan found.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct IncludeScan {
+    /// The digest of every header included, directly or not.
+    pub digest: [u8; 32],
+    /// The built-in headers to serve (found in no folder), by name, in the order first
+    /// included.
+    pub builtins: Vec<&'static str>,
+}
+
+/// Built-in headers by name: the header's name and text, `None` for a name there is
+/// none of.
+pub(crate) type Builtins<'a> = &'a dyn Fn(&str) -> Option<(&'static str, &'static str)>;
+
+/// The digest of every header `source` includes, directly or not, with no built-in
+/// headers. `source_dir` is the folder quoted includes of the source itself are searched
+/// in first (the working directory, as for NVRTC); `dirs` are the include folders in order.
+#[cfg(test)]
 pub(crate) fn headers_digest(
     source: &str,
     source_dir: Option<&Path>,
     dirs: &[PathBuf],
 ) -> [u8; 32] {
+    scan_includes(source, source_dir, dirs, &|_| None).digest
+}
+
+/// [`headers_digest`] where a header found in no folder may be a built-in one
+/// (`builtins`): the scan hashes and follows its text and reports it in
+/// [`IncludeScan::builtins`].
+pub(crate) fn scan_includes(
+    source: &str,
+    source_dir: Option<&Path>,
+    dirs: &[PathBuf],
+    builtins: Builtins<'_>,
+) -> IncludeScan {
     let mut h = Sha256::new();
+    let mut served: Vec<&'static str> = Vec::new();
     let mut visited: HashSet<PathBuf> = HashSet::new();
     // Depth-first, in directive order: (directive, the includer's folder).
     let mut stack: Vec<(Directive, Option<PathBuf>)> = directives(source)
@@ -144,7 +175,24 @@ pub(crate) fn headers_digest(
         h.update(spelled.as_bytes());
         let found = resolve(&directive, includer_dir.as_deref(), dirs);
         let Some(path) = found else {
-            h.update(b"unresolved");
+            let builtin = match &directive {
+                Directive::Quoted(n) | Directive::Angled(n) => builtins(n),
+                Directive::Computed(_) => None,
+            };
+            let Some((name, text)) = builtin else {
+                h.update(b"unresolved");
+                continue;
+            };
+            h.update(b"builtin");
+            h.update(Sha256::digest(text.as_bytes()));
+            if !served.contains(&name) {
+                served.push(name);
+                // A built-in header's own includes are searched like a header in no
+                // folder: the include folders only.
+                for d in directives(text).into_iter().rev() {
+                    stack.push((d, None));
+                }
+            }
             continue;
         };
         let Some(scanned) = scan_file(&path) else {
@@ -160,7 +208,10 @@ pub(crate) fn headers_digest(
             }
         }
     }
-    h.finalize().into()
+    IncludeScan {
+        digest: h.finalize().into(),
+        builtins: served,
+    }
 }
 
 #[cfg(test)]
