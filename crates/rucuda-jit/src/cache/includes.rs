@@ -295,4 +295,47 @@ mod tests {
             headers_digest(angled, Some(&b), std::slice::from_ref(&b))
         );
     }
+
+    fn builtin(name: &str) -> Option<(&'static str, &'static str)> {
+        crate::std_headers::lookup(name)
+    }
+
+    #[test]
+    fn built_in_headers_are_served_with_their_own_includes() {
+        let src = "#include <cstdio>\n#include <vector>\n#include \"math.h\"\n";
+        let scan = scan_includes(src, None, &[], &builtin);
+        assert_eq!(scan.builtins, ["cstdio", "stdio.h", "stddef.h", "math.h"]);
+        // Their text is in the digest: not the same as leaving them unresolved.
+        assert_ne!(scan.digest, headers_digest(src, None, &[]));
+        // A header that only differs in a built-in's text gets another digest.
+        let edited = |name: &str| match name {
+            "stddef.h" => Some(("stddef.h", "/* another text */")),
+            other => builtin(other),
+        };
+        let other = scan_includes(src, None, &[], &edited);
+        assert_eq!(other.builtins, scan.builtins);
+        assert_ne!(other.digest, scan.digest);
+        assert!(scan_includes("int x;", None, &[], &builtin).builtins.is_empty());
+    }
+
+    #[test]
+    fn a_users_header_of_the_same_name_wins() {
+        let tmp = temp("shadow");
+        let inc = tmp.path().join("inc");
+        std::fs::create_dir_all(&inc).unwrap();
+        std::fs::write(inc.join("stdint.h"), "typedef int my_int;\n").unwrap();
+        let dirs = vec![inc.clone()];
+        let src = "#include <stdint.h>\n#include <cstdint>\n";
+        let scan = scan_includes(src, None, &dirs, &builtin);
+        // <stdint.h> is the user's, also where the built-in <cstdint> includes it.
+        assert_eq!(scan.builtins, ["cstdint"]);
+        // A quoted include finds a file beside the source first.
+        let beside = tmp.path().join("src");
+        std::fs::create_dir_all(&beside).unwrap();
+        std::fs::write(beside.join("limits.h"), "#define MINE 1\n").unwrap();
+        let quoted = scan_includes("#include \"limits.h\"\n", Some(&beside), &[], &builtin);
+        assert!(quoted.builtins.is_empty());
+        let angled = scan_includes("#include <limits.h>\n", Some(&beside), &[], &builtin);
+        assert_eq!(angled.builtins, ["limits.h"]);
+    }
 }
