@@ -8,10 +8,11 @@ use std::sync::{Mutex, OnceLock};
 use crate::cache::CacheKey;
 use crate::options::CompileOptions;
 
-/// The headers NVRTC's log says it could not open (`cannot open source file "vector"`),
-/// each once, in order.
+/// The headers NVRTC's log says it could not open (`cannot open source file "vector"`
+/// from NVRTC 13, `could not open source file "vector" (no directories in search list)`
+/// from NVRTC 12), each once, in order.
 pub(crate) fn missing_headers(log: &str) -> Vec<String> {
-    const MARK: &str = "cannot open source file \"";
+    const MARK: &str = "open source file \"";
     let mut out: Vec<String> = Vec::new();
     for line in log.lines() {
         let Some(at) = line.find(MARK) else {
@@ -98,9 +99,10 @@ mod tests {
         let log = "kernel.cu(1): catastrophic error: cannot open source file \"vector\"\n\
                    #include <vector>\n\
                    x.h(2): catastrophic error: cannot open source file \"sys/time.h\"\n\
+                   y.h(3): catastrophic error: could not open source file \"map\" (no directories in search list)\n\
                    kernel.cu(1): catastrophic error: cannot open source file \"vector\"\n\
                    1 catastrophic error detected in the compilation of \"kernel.cu\".";
-        assert_eq!(missing_headers(log), ["vector", "sys/time.h"]);
+        assert_eq!(missing_headers(log), ["vector", "sys/time.h", "map"]);
         assert!(missing_headers("kernel.cu(3): error: identifier \"y\" is undefined").is_empty());
         assert!(missing_headers("").is_empty());
     }

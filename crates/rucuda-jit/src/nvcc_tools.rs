@@ -58,7 +58,11 @@ pub fn preprocess_source(source: &str, options: &[&str], nvcc: Option<&Path>) ->
     let host_flag = if cfg!(windows) { "-EP" } else { "-P" };
     let mut command_line: Vec<String> = vec![path.display().to_string(), "--preprocess".into()];
     command_line.extend(options.iter().map(|o| o.to_string()));
-    command_line.extend([file.to_string(), "--compiler-options".into(), host_flag.into()]);
+    command_line.extend([
+        file.to_string(),
+        "--compiler-options".into(),
+        host_flag.into(),
+    ]);
     let run = Command::new(&path)
         .args(&command_line[1..])
         .current_dir(dir.path())

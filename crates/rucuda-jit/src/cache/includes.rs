@@ -315,7 +315,9 @@ mod tests {
         let other = scan_includes(src, None, &[], &edited);
         assert_eq!(other.builtins, scan.builtins);
         assert_ne!(other.digest, scan.digest);
-        assert!(scan_includes("int x;", None, &[], &builtin).builtins.is_empty());
+        assert!(scan_includes("int x;", None, &[], &builtin)
+            .builtins
+            .is_empty());
     }
 
     #[test]
