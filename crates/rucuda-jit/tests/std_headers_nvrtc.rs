@@ -272,3 +272,30 @@ fn a_missing_header_of_ones_own_fails_in_both_compilers() {
         assert!(shown.contains("nvcc was not found"), "{shown}");
     }
 }
+
+#[test]
+fn libcu_headers_and_ours_compile_together_quietly() {
+    rucuda_testkit::nvrtc_or_skip!();
+    let nvrtc_only = opts().nvcc_fallback(false).no_extern_c(true);
+    let probe = "#include <cuda/std/cstdint>\n__global__ void k() {}\n";
+    if compile(probe, &nvrtc_only).is_err() {
+        eprintln!("no libcu++ headers (cuda/std) beside this NVRTC: nothing to check");
+        return;
+    }
+    let src = r#"
+#include <cuda/std/cstdint>
+#include <cuda/std/climits>
+#include <cstdint>
+#include <climits>
+#include <cmath>
+#include <cfloat>
+__global__ void k(float *x)
+{
+    uint32_t a = UINT32_MAX;
+    cuda::std::uint32_t b = a;
+    x[0] = std::sqrt(x[1]) + (float) INT_MAX + (float) b + FLT_MAX;
+}
+"#;
+    let c = compile(src, &nvrtc_only).unwrap_or_else(|e| panic!("{e}"));
+    assert!(!c.log.contains("redefinition"), "{}", c.log);
+}
