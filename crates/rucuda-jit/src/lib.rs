@@ -12,6 +12,11 @@
 //!   includes; entries are checksummed, written atomically and evicted least recently
 //!   used past a size cap. `RUCUDA_CACHE_DIR`, `RUCUDA_DISABLE_CACHE` and
 //!   `RUCUDA_CACHE_MAX_SIZE` set it up.
+//! - NVRTC has no C library headers: [`std_headers`] serves small ones of rucuda's own
+//!   (`<stdio.h>`, `<cstdint>`, `<climits>`, `<cfloat>`, `<cmath>`, `<cstddef>`,
+//!   `<assert.h>`...) to sources that include them, and a source NVRTC still cannot open
+//!   a header of goes to nvcc where it is installed ([`Compiled::compiler`] says which
+//!   compiled). [`get_nvcc_version`] and [`preprocess_source`] are PyCUDA's nvcc helpers.
 //! - [`CompileOptions`] carries PyCUDA's `SourceModule` arguments (`options`, `keep`,
 //!   `no_extern_c`, `arch`, `code`, `cache_dir`, `include_dirs`) plus defines and name
 //!   expressions for C++ templates; [`CompileError`] carries the log, the command line
