@@ -294,7 +294,10 @@ pub(crate) fn compile_for(source: &str, options: &CompileOptions, arch: Arch) ->
         _ => None,
     };
     let first = plan(&prepared, options, arch, options.backend)?;
-    if first.backend == Backend::Nvrtc && fallback::is_known(&first.key) {
+    if first.backend == Backend::Nvrtc
+        && fallback::refusal(options).is_none()
+        && fallback::is_known(&first.key)
+    {
         // This process already saw NVRTC fail on this source for a header.
         if let Ok(nvcc_plan) = plan(&prepared, options, arch, Backend::Nvcc) {
             return run(&nvcc_plan, source, &prepared, options, arch, cache.as_ref());
