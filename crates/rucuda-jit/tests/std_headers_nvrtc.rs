@@ -299,3 +299,31 @@ __global__ void k(float *x)
     let c = compile(src, &nvrtc_only).unwrap_or_else(|e| panic!("{e}"));
     assert!(!c.log.contains("redefinition"), "{}", c.log);
 }
+
+#[test]
+fn a_users_file_beside_a_quoted_include_is_never_hidden() {
+    rucuda_testkit::nvrtc_or_skip!();
+    // base/sub/a.h includes "stdint.h", which is base/sub/stdint.h (the user's), while
+    // the source's own <stdint.h> is found in no folder. NVRTC would give a served
+    // stdint.h to both includes, hiding the user's file: rucuda serves none, so NVRTC
+    // cannot open <stdint.h> (and nvcc, which can do both, compiles it where installed).
+    let base = temp_dir("std-beside");
+    let sub = base.path().join("sub");
+    std::fs::create_dir_all(&sub).unwrap();
+    std::fs::write(sub.join("a.h"), "#include \"stdint.h\"\n").unwrap();
+    std::fs::write(sub.join("stdint.h"), "#define USERS_BESIDE 5\n").unwrap();
+    let src = "#include <stdint.h>\n#include \"sub/a.h\"\n\
+               __global__ void k(int *x) { x[0] = USERS_BESIDE; }\n";
+    let e = compile(src, &opts().include_dir(base.path()).nvcc_fallback(false)).unwrap_err();
+    let ce = e.as_compile_error().expect("NVRTC's compile error");
+    assert!(
+        ce.log.contains("open source file \"stdint.h\""),
+        "{}",
+        ce.log
+    );
+    // Without the source's own <stdint.h>, the user's file is found as usual.
+    let alone = "#include \"sub/a.h\"\n__global__ void k(int *x) { x[0] = USERS_BESIDE; }\n";
+    let c = compile(alone, &opts().include_dir(base.path())).unwrap_or_else(|e| panic!("{e}"));
+    assert!(c.std_headers.is_empty());
+    assert_eq!(c.compiler, Backend::Nvrtc);
+}

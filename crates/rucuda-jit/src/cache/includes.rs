@@ -158,6 +158,9 @@ pub(crate) fn scan_includes(
 ) -> IncludeScan {
     let mut h = Sha256::new();
     let mut served: Vec<&'static str> = Vec::new();
+    // Names an include found a user's file for (NVRTC would give the built-in header of
+    // that name to every include of it, the user's included).
+    let mut found_names: HashSet<String> = HashSet::new();
     let mut visited: HashSet<PathBuf> = HashSet::new();
     // Depth-first, in directive order: (directive, the includer's folder).
     let mut stack: Vec<(Directive, Option<PathBuf>)> = directives(source)
@@ -200,6 +203,9 @@ pub(crate) fn scan_includes(
             continue;
         };
         h.update(b"found");
+        if let Directive::Quoted(n) | Directive::Angled(n) = &directive {
+            found_names.insert(n.clone());
+        }
         h.update(scanned.digest);
         if visited.insert(path.clone()) {
             let parent = path.parent().map(Path::to_path_buf);
@@ -208,6 +214,11 @@ pub(crate) fn scan_includes(
             }
         }
     }
+    // NVRTC gives an in-memory header to every include of its name, even a quoted one
+    // that would find a user's file beside its includer: a name that found a user's
+    // file anywhere is not served, so the user's file is never hidden (the include that
+    // found nothing then fails, and goes to nvcc where installed).
+    served.retain(|name| !found_names.contains(*name));
     IncludeScan {
         digest: h.finalize().into(),
         builtins: served,
@@ -339,5 +350,10 @@ mod tests {
         assert!(quoted.builtins.is_empty());
         let angled = scan_includes("#include <limits.h>\n", Some(&beside), &[], &builtin);
         assert_eq!(angled.builtins, ["limits.h"]);
+        // Both: NVRTC would give the built-in one to the quoted include too, so neither
+        // is served.
+        let both = "#include <limits.h>\n#include \"limits.h\"\n";
+        let both = scan_includes(both, Some(&beside), &[], &builtin);
+        assert!(both.builtins.is_empty(), "{:?}", both.builtins);
     }
 }

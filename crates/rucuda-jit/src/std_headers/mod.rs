@@ -6,9 +6,10 @@
 //! device-side part of each.
 //!
 //! A header is given to NVRTC only when a source includes it (directly or through
-//! another header) and no include folder of the compile has a file of that name: a
-//! user's own `stdint.h` in an include folder always wins. Their text is part of the
-//! cache key of every compile that uses them.
+//! another header) and no include of that name finds a file of the user's (in an include
+//! folder, or beside the including file for `#include "..."`): NVRTC hands an in-memory
+//! header to every include of its name, so serving it then would hide the user's file.
+//! Their text is part of the cache key of every compile that uses them.
 //!
 //! ```
 //! use rucuda_jit::std_headers;
