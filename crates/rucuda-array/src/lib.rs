@@ -45,6 +45,7 @@
 
 mod array;
 mod array_reduce;
+pub mod axis_reduce;
 pub mod codegen;
 mod compile;
 mod convert;
@@ -64,6 +65,7 @@ pub mod scan;
 mod transfer;
 
 pub use array::GpuArray;
+pub use axis_reduce::AxisElement;
 pub use compile::{
     default_compiler, set_default_compiler, JitCompiler, KernelCompiler, LoadedKernels,
 };
