@@ -57,3 +57,21 @@ fn axis_kernels_compile_for_the_oldest_architecture() {
             .unwrap_or_else(|e| panic!("{label} (sm_75) failed: {e}"));
     }
 }
+
+/// The f32 sum's kernels keep everything in registers (no local-memory frame), so that
+/// the strided odometer and the unrolled loads cost no memory traffic.
+#[test]
+fn f32_sum_kernels_use_no_local_memory() {
+    let (_, source) = kernel_sources()
+        .into_iter()
+        .find(|(l, _)| l == "Sum float32")
+        .expect("the f32 sum");
+    let ptx = compiler(OutputKind::Ptx)
+        .compile_for(&source, Arch::SM_90)
+        .expect("compiles");
+    let text = String::from_utf8_lossy(&ptx.image);
+    for body in text.split(".entry ").skip(1) {
+        let name = body.split('(').next().unwrap_or_default();
+        assert!(!body.contains(".local"), "{name} uses local memory");
+    }
+}

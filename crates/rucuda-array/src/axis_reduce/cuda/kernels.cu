@@ -84,11 +84,13 @@ extern "C" __global__ void __launch_bounds__(256) rucuda_axis_rows(const rucuda_
     const long long j0 = s * g.chunk;
     const long long j1 = rucuda_min_ll(j0 + g.chunk, g.len);
     rucuda_acc_t acc = rucuda_identity();
-    if (contiguous) {
-      const rucuda_in_t *row = x + base;
-      // Scalar head up to a 16-byte boundary, vectors, scalar tail.
-      const unsigned long long mis = (unsigned long long)(row + j0) & 15ull;
-      const long long head = rucuda_min_ll((long long)(((16ull - mis) & 15ull) / sizeof(rucuda_in_t)), j1 - j0);
+    const rucuda_in_t *row = x + base;
+    // Bytes from this chunk's first element to the next 16-byte boundary: a whole number
+    // of elements unless the element is wider than its alignment (complex128 at 8 mod 16).
+    const unsigned long long gap = (16ull - ((unsigned long long)(row + j0) & 15ull)) & 15ull;
+    if (contiguous && gap % sizeof(rucuda_in_t) == 0) {
+      // Scalar head up to the boundary, vectors, scalar tail.
+      const long long head = rucuda_min_ll((long long)(gap / sizeof(rucuda_in_t)), j1 - j0);
       if (lane < head) acc = rucuda_combine(acc, rucuda_map(row[j0 + lane], j0 + lane));
       const long long jb = j0 + head;
       const long long nvec = (j1 - jb) / RUCUDA_V;
