@@ -183,12 +183,47 @@ pub(crate) struct DeviceFill {
 
 /// Shortest reduced axis a warp per output is used for.
 const MIN_ROW: usize = 64;
-/// Shortest chunk of a split (elements) per kernel kind.
+/// Shortest chunk of a split (elements) per kernel kind: partials stay a few percent of
+/// the traffic at most.
 const MIN_CHUNK_ROWS: usize = 2048;
-const MIN_CHUNK_COLS: usize = 64;
-/// Work units (warps for rows, threads for cols) asked for per resident one.
-const FILL_ROWS: usize = 4;
-const FILL_COLS: usize = 2;
+const MIN_CHUNK_COLS: usize = 128;
+/// The share of the resident work units (warps for rows, threads for cols) a split aims
+/// to keep busy over the whole run: the grid-stride loop runs `ceil(units / resident)`
+/// rounds, and a last round with few units leaves the rest of the device idle.
+const BALANCE: f64 = 0.95;
+/// Rounds past which the last round's imbalance no longer matters.
+const ENOUGH_ROUNDS: usize = 32;
+/// Most chunks tried.
+const MAX_SPLITS: usize = 1 << 16;
+
+/// The fewest chunks (and their length, a multiple of `round_to`) that keep at least
+/// [`BALANCE`] of `resident` units busy, or the best balance found.
+fn split(
+    nout: usize,
+    len: usize,
+    resident: usize,
+    min_chunk: usize,
+    round_to: usize,
+) -> (usize, usize) {
+    let resident = resident.max(1);
+    let chunk_of = |s: usize| len.div_ceil(s).max(1).div_ceil(round_to) * round_to;
+    let most = (len / min_chunk).clamp(1, MAX_SPLITS);
+    let mut best = (0.0f64, 1usize, chunk_of(1));
+    for s in 1..=most {
+        let chunk = chunk_of(s);
+        let splits = len.div_ceil(chunk).max(1);
+        let units = nout.saturating_mul(splits);
+        let rounds = units.div_ceil(resident);
+        let busy = units as f64 / (rounds as f64 * resident as f64);
+        if busy >= BALANCE || rounds >= ENOUGH_ROUNDS {
+            return (splits, chunk);
+        }
+        if busy > best.0 {
+            best = (busy, splits, chunk);
+        }
+    }
+    (best.1, best.2)
+}
 
 /// Picks the kernel and the split of `plan` on a device of `fill`.
 pub(crate) fn schedule(plan: &Plan, fill: DeviceFill) -> Schedule {
@@ -200,40 +235,24 @@ pub(crate) fn schedule(plan: &Plan, fill: DeviceFill) -> Schedule {
         Kind::Cols
     };
     let sms = fill.sms.max(1) as usize;
-    let (resident, fill_factor, min_chunk, per_block) = match kind {
+    let (blocks_cap, per_block, min_chunk, round_to) = match kind {
+        // Chunks of whole 16-byte vectors (128 elements covers every element size).
         Kind::Rows => (
-            sms * fill.rows_per_sm.max(1) as usize * (BLOCK as usize / 32),
-            FILL_ROWS,
-            MIN_CHUNK_ROWS,
+            sms * fill.rows_per_sm.max(1) as usize,
             BLOCK as usize / 32,
+            MIN_CHUNK_ROWS,
+            128,
         ),
         Kind::Cols => (
-            sms * fill.cols_per_sm.max(1) as usize * BLOCK as usize,
-            FILL_COLS,
-            MIN_CHUNK_COLS,
+            sms * fill.cols_per_sm.max(1) as usize,
             BLOCK as usize,
+            MIN_CHUNK_COLS,
+            1,
         ),
     };
-    let target = resident * fill_factor;
     let nout = plan.nout.max(1);
-    let mut splits = 1;
-    if nout < target {
-        let wanted = target.div_ceil(nout);
-        let most = (plan.len / min_chunk).max(1);
-        splits = wanted.min(most);
-    }
-    // Chunks of whole 16-byte vectors (128 elements covers every element size).
-    let mut chunk = plan.len.div_ceil(splits).max(1);
-    if splits > 1 && kind == Kind::Rows {
-        chunk = chunk.div_ceil(128) * 128;
-    }
-    splits = plan.len.div_ceil(chunk).max(1);
+    let (splits, chunk) = split(nout, plan.len, blocks_cap * per_block, min_chunk, round_to);
     let units = nout.saturating_mul(splits);
-    let blocks_cap = sms
-        * match kind {
-            Kind::Rows => fill.rows_per_sm.max(1),
-            Kind::Cols => fill.cols_per_sm.max(1),
-        } as usize;
     let grid = units
         .div_ceil(per_block)
         .clamp(1, blocks_cap.min(u32::MAX as usize)) as u32;
@@ -286,14 +305,23 @@ mod tests {
         let s = schedule(&p, H100);
         assert_eq!(s.kind, Kind::Rows);
         assert!(s.splits * s.chunk >= 16384 && s.chunk % 128 == 0);
+        // 16384 rows on 8448 resident warps are 1.94 rounds: split until at least 95%
+        // of the warps are busy over all rounds.
+        let units = 16384 * s.splits;
+        let rounds = units.div_ceil(8448);
+        assert!(units * 100 >= rounds * 8448 * 95, "{s:?}");
         let p = normalize(&shape, &c_strides(&shape), &[true, false], true, false);
         assert_eq!(p.kept, vec![(16384, 1)]);
         assert_eq!(p.reduced, vec![(16384, 16384)]);
         assert_eq!(p.out_shape, vec![1, 16384]);
         let s = schedule(&p, H100);
         assert_eq!(s.kind, Kind::Cols);
-        // The device is filled at least FILL_COLS times over.
-        assert!(p.nout * s.splits >= 132 * 8 * 256 * FILL_COLS);
+        // One round of the resident threads, at least 95% of them busy.
+        let resident = 132 * 8 * 256;
+        assert!(
+            p.nout * s.splits <= resident && p.nout * s.splits * 100 >= resident * 95,
+            "{s:?}"
+        );
         assert!(s.splits * s.chunk >= 16384 && (s.splits - 1) * s.chunk < 16384);
     }
 
@@ -369,6 +397,23 @@ mod tests {
         assert_eq!(p.reduced, vec![(4, -5)]);
         let p = normalize(&[3, 0], &[1, 1], &[true, false], false, false);
         assert_eq!(p.nout, 0);
+    }
+
+    #[test]
+    fn splits_balance_the_rounds() {
+        // Many outputs: no split.
+        assert_eq!(split(1 << 24, 100, 1000, 64, 1), (1, 100));
+        // An empty reduction: one chunk of one.
+        assert_eq!(split(10, 0, 1000, 64, 1), (1, 1));
+        // 3 outputs of 10^6 on 1000 units: about 333 chunks each.
+        let (s, c) = split(3, 1_000_000, 1000, 64, 1);
+        assert!(
+            3 * s <= 1000 && 3 * s >= 950 && s * c >= 1_000_000,
+            "{s} {c}"
+        );
+        // Too short to split further: the best balance within the minimum chunk.
+        let (s, c) = split(3, 640, 1000, 64, 1);
+        assert_eq!((s, c), (10, 64));
     }
 
     #[test]
