@@ -13,6 +13,7 @@ $SHUFFLES$
 $OPS$
 #define RUCUDA_MAXD $MAXD$
 #define RUCUDA_V (16 / (int)sizeof(rucuda_in_t))
+#define RUCUDA_U (sizeof(rucuda_in_t) <= 4 ? 16 : 8)
 
 __device__ __forceinline__ long long rucuda_min_ll(long long a, long long b) { return a < b ? a : b; }
 
@@ -131,15 +132,20 @@ extern "C" __global__ void __launch_bounds__(256) rucuda_axis_cols(const rucuda_
     if (g.rn == 1) {
       const long long st = g.rstride[0];
       rucuda_acc_t a1 = rucuda_identity(), a2 = rucuda_identity(), a3 = rucuda_identity();
+      // RUCUDA_U loads in flight per thread (64 bytes of small elements), folded into
+      // four accumulators.
       long long j = j0;
-      for (; j + 8 <= j1; j += 8) {
-        rucuda_in_t v[8];
+      for (; j + RUCUDA_U <= j1; j += RUCUDA_U) {
+        rucuda_in_t v[RUCUDA_U];
 #pragma unroll
-        for (int k = 0; k < 8; ++k) v[k] = p[(j + k) * st];
-        acc = rucuda_combine(acc, rucuda_combine(rucuda_map(v[0], j), rucuda_map(v[1], j + 1)));
-        a1 = rucuda_combine(a1, rucuda_combine(rucuda_map(v[2], j + 2), rucuda_map(v[3], j + 3)));
-        a2 = rucuda_combine(a2, rucuda_combine(rucuda_map(v[4], j + 4), rucuda_map(v[5], j + 5)));
-        a3 = rucuda_combine(a3, rucuda_combine(rucuda_map(v[6], j + 6), rucuda_map(v[7], j + 7)));
+        for (int k = 0; k < RUCUDA_U; ++k) v[k] = p[(j + k) * st];
+#pragma unroll
+        for (int k = 0; k < RUCUDA_U; k += 4) {
+          acc = rucuda_combine(acc, rucuda_map(v[k], j + k));
+          a1 = rucuda_combine(a1, rucuda_map(v[k + 1], j + k + 1));
+          a2 = rucuda_combine(a2, rucuda_map(v[k + 2], j + k + 2));
+          a3 = rucuda_combine(a3, rucuda_map(v[k + 3], j + k + 3));
+        }
       }
       for (; j < j1; ++j) acc = rucuda_combine(acc, rucuda_map(p[j * st], j));
       acc = rucuda_combine(rucuda_combine(acc, a1), rucuda_combine(a2, a3));
