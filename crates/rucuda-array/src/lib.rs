@@ -16,6 +16,9 @@
 //!   mixed types and scalars on either side; `astype`, `fill`, strided copies,
 //!   `reinterpret`; async `get`/`set` through pinned staging.
 //! - [`math`]: PyCUDA's `cumath` (sin ... frexp) for f16/bf16/f32/f64 and complex types.
+//! - [`axis_reduce`]: NumPy's reductions along axes (`sum_axes`, `mean_axes`, `var_axes`,
+//!   `argmax_axis`...) with `keepdims`, `ddof` and NumPy's result types, one kernel per call
+//!   on any strides.
 //! - [`fusion`]: a whole expression compiled into one kernel ([`fuse!`], [`fusion::Expr`]).
 //!
 //! ```no_run
@@ -46,6 +49,7 @@
 pub mod allocator;
 mod array;
 mod array_reduce;
+pub mod axis_reduce;
 pub mod codegen;
 mod compile;
 mod convert;
@@ -66,6 +70,7 @@ pub mod scan;
 mod transfer;
 
 pub use array::GpuArray;
+pub use axis_reduce::AxisElement;
 pub use compile::{
     default_compiler, set_default_compiler, JitCompiler, KernelCompiler, LoadedKernels,
 };

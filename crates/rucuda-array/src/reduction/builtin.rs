@@ -73,7 +73,7 @@ fn sum_accumulator(d: DType) -> DType {
 }
 
 /// The C expression of `d`'s lowest value (`-inf` for floats), or its highest.
-fn extreme(d: DType, highest: bool) -> Result<&'static str> {
+pub(crate) fn extreme(d: DType, highest: bool) -> Result<&'static str> {
     Ok(match (d, highest) {
         (DType::Bool, false) => "false",
         (DType::Bool, true) => "true",
@@ -104,12 +104,12 @@ fn extreme(d: DType, highest: bool) -> Result<&'static str> {
 }
 
 /// `max` (`>`) or `min` (`<`) that propagates NaN (`a != a` is false for integers).
-fn pick_expr(cmp: &str) -> String {
+pub(crate) fn pick_expr(cmp: &str) -> String {
     format!("((a {cmp} b || a != a) ? a : b)")
 }
 
 /// The "is nonzero" test of one element expression of type `d`.
-fn nonzero(d: DType, x: &str) -> String {
+pub(crate) fn nonzero(d: DType, x: &str) -> String {
     match d.kind() {
         DTypeKind::Bool => format!("(bool){x}"),
         DTypeKind::Complex => format!("({x}.re != 0 || {x}.im != 0)"),
@@ -119,7 +119,7 @@ fn nonzero(d: DType, x: &str) -> String {
 
 /// Preamble of argmax/argmin: a (value, index) pair, ordered by `cmp` then by index,
 /// NaN first; it converts to its index.
-fn argpair_preamble(d: DType, cmp: &str) -> Result<String> {
+pub(crate) fn argpair_preamble(d: DType, cmp: &str) -> Result<String> {
     Ok(render(ARGPAIR, &[("T", d.c_type()), ("CMP", cmp)])?)
 }
 
