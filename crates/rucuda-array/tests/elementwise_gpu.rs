@@ -359,3 +359,55 @@ fn more_than_2_pow_31_elements() {
         }
     }
 }
+
+#[test]
+#[ignore = "needs a CUDA device"]
+fn negative_range_bounds_are_refused_and_slices_count_from_the_end() {
+    let s = stream();
+    // SAFETY: the kernel's code touches only element i of each array argument, in bounds.
+    let k = unsafe {
+        ElementwiseKernel::new("long long *x, long long mark", "x[i] = mark + i", "marker2")
+    }
+    .unwrap();
+    let n = 1000usize;
+    let mut x = GpuArray::full(&s, &[n], -7i64).unwrap();
+    // PyCUDA-style `range(1000, -1, 1)`: never a silent no-op.
+    for (start, stop, step) in [(1000, -1, 1), (-5, 10, 1), (0, -3, 2), (-1, -10, -1)] {
+        let e = k
+            .call_range(&s, start, stop, step, &[(&mut x).into(), 0i64.into()])
+            .unwrap_err();
+        assert!(
+            matches!(
+                e,
+                ArrayError::Codegen(rucuda_array::codegen::CodegenError::NegativeRangeBound { .. })
+            ),
+            "{e}"
+        );
+        assert!(e.to_string().contains("call_slice"), "{e}");
+    }
+    // stop == -1 with a negative step walks down to index 0.
+    k.call_range(&s, 9, -1, -1, &[(&mut x).into(), 100i64.into()])
+        .unwrap();
+    // Slices: the last 10 with step 3 counting from the end, and a reversed slice.
+    k.call_slice(&s, Some(-10), None, 3, &[(&mut x).into(), 2000i64.into()])
+        .unwrap();
+    k.call_slice(&s, Some(-20), Some(-30), -4, &[(&mut x).into(), 5000i64.into()])
+        .unwrap();
+    // An empty slice runs nothing, without error (Python's semantics).
+    k.call_slice(&s, Some(1000), Some(-1), 1, &[(&mut x).into(), 9i64.into()])
+        .unwrap();
+    let got = x.to_vec().unwrap();
+    let mut want = vec![-7i64; n];
+    for (i, w) in want.iter_mut().enumerate().take(10) {
+        *w = 100 + i as i64;
+    }
+    for i in (n - 10..n).step_by(3) {
+        want[i] = 2000 + i as i64;
+    }
+    let mut i = n - 20;
+    while i > n - 30 {
+        want[i] = 5000 + i as i64;
+        i -= 4;
+    }
+    assert_eq!(got, want);
+}
