@@ -94,6 +94,17 @@ pub enum CodegenError {
         /// What was passed.
         got: String,
     },
+    /// A scalar argument that does not convert to its declared type (see
+    /// [`crate::elementwise::ScalarValue::convert_to`] for the rules).
+    #[error("argument `{name}` of kernel `{kernel}`: {reason}")]
+    ScalarConversion {
+        /// The kernel.
+        kernel: String,
+        /// The argument's name.
+        name: String,
+        /// Why (the types and the rule).
+        reason: String,
+    },
     /// Array arguments of different lengths or shapes.
     #[error("argument `{name}` of kernel `{kernel}` has shape {got:?}, the first array argument has {expected:?}")]
     ShapeMismatch {

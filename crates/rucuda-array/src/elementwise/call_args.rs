@@ -126,6 +126,38 @@ pub enum KernelValue<'a> {
     Array(ArrayValue<'a>),
 }
 
+/// The arguments with every scalar converted to the type its declaration gives
+/// ([`ScalarValue::convert_to`]); borrowed unchanged when no scalar needs converting.
+/// Kinds are checked later; a scalar passed for an array stays as it is.
+pub(crate) fn convert_scalars<'a, 'v>(
+    kernel: &str,
+    specs: &[crate::codegen::ArgSpec],
+    args: &'a [KernelValue<'v>],
+) -> crate::Result<std::borrow::Cow<'a, [KernelValue<'v>]>> {
+    let needs = specs.iter().zip(args).any(|(spec, v)| {
+        matches!(v, KernelValue::Scalar(s) if !spec.is_vector() && s.dtype() != spec.dtype())
+    });
+    if !needs {
+        return Ok(std::borrow::Cow::Borrowed(args));
+    }
+    let mut out = args.to_vec();
+    for (spec, v) in specs.iter().zip(out.iter_mut()) {
+        if let KernelValue::Scalar(s) = v {
+            if !spec.is_vector() && s.dtype() != spec.dtype() {
+                let converted = s.convert_to(spec.dtype()).map_err(|reason| {
+                    crate::codegen::CodegenError::ScalarConversion {
+                        kernel: kernel.to_string(),
+                        name: spec.name().to_string(),
+                        reason,
+                    }
+                })?;
+                *s = converted;
+            }
+        }
+    }
+    Ok(std::borrow::Cow::Owned(out))
+}
+
 impl KernelValue<'_> {
     /// What it is, for error messages (`"float32 scalar"`, `"int8 array of shape [3]"`).
     pub fn describe(&self) -> String {

@@ -6,7 +6,7 @@ use std::sync::{Arc, Mutex};
 
 use rucuda_driver::{ArgBuffer, DeviceAttribute, Function, LaunchConfig, Stream};
 
-use super::call_args::{ArrayValue, KernelValue};
+use super::call_args::{convert_scalars, ArrayValue, KernelValue};
 use super::render::{RenderedKernel, Variant};
 use super::ElementwiseSpec;
 use crate::codegen::{ArgSpec, CodegenError};
@@ -153,6 +153,8 @@ impl ElementwiseKernel {
     /// Runs the operation for every index of the (broadcast) array arguments, ordered
     /// on `stream`.
     pub fn call(&self, stream: &Stream, args: &[KernelValue<'_>]) -> Result<()> {
+        let converted = convert_scalars(&self.spec.name, &self.spec.args, args)?;
+        let args = &*converted;
         let (scalars_and_arrays, arrays) = self.check_args(stream, args)?;
         let shapes: Vec<&[usize]> = arrays.iter().map(|a| a.value.layout.shape()).collect();
         let shape = broadcast_shapes_many(&shapes)?;
@@ -253,6 +255,8 @@ impl ElementwiseKernel {
         if start < 0 || (step > 0 && stop < 0) {
             return Err(CodegenError::NegativeRangeBound { start, stop, step }.into());
         }
+        let converted = convert_scalars(&self.spec.name, &self.spec.args, args)?;
+        let args = &*converted;
         let (values, arrays) = self.check_args(stream, args)?;
         let count = range_count(start, stop, step);
         if count == 0 {

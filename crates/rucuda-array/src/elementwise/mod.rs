@@ -10,11 +10,13 @@
 mod call_args;
 mod kernel;
 mod render;
+mod scalar_convert;
 mod spec;
 
 #[cfg(test)]
 mod render_tests;
 
+pub(crate) use call_args::convert_scalars;
 pub use call_args::{ArrayValue, KernelValue, ScalarValue};
 pub use kernel::{ElementwiseKernel, DEFAULT_BLOCK_SIZE};
 pub use render::{Param, RenderedKernel, Variant, MAX_STRIDED_DIMS};

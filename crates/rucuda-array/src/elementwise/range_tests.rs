@@ -23,7 +23,10 @@ fn slices_resolve_as_python_slice_indices() {
     // slice(0, -1, 1).indices(10): 0..9.
     assert_eq!(resolve_slice(Some(0), Some(-1), 1, 10).unwrap(), (0, 9, 1));
     // slice(-100, 100, 2).indices(7): 0, 2, 4, 6.
-    assert_eq!(resolve_slice(Some(-100), Some(100), 2, 7).unwrap(), (0, 4, 2));
+    assert_eq!(
+        resolve_slice(Some(-100), Some(100), 2, 7).unwrap(),
+        (0, 4, 2)
+    );
     // slice(7, -1, -1).indices(8): -1 counts from the end, so 7..7: empty (Python's
     // gotcha; call_range(7, -1, -1) is the walk down to 0).
     assert_eq!(resolve_slice(Some(7), Some(-1), -1, 8).unwrap().1, 0);

@@ -428,4 +428,3 @@ fn chained_expressions_infer(
     let _ = c.len();
     Ok(())
 }
-
