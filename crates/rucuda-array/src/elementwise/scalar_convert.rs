@@ -124,7 +124,7 @@ impl ScalarValue {
     /// ```
     pub fn convert_to(&self, to: DType) -> Result<ScalarValue, String> {
         if self.dtype() == to {
-            return Ok(*self);
+            return Ok(self.clone());
         }
         let from = self.dtype();
         let refuse = |why: &str| Err(format!("cannot convert a {from} scalar to {to}: {why}"));
