@@ -62,12 +62,13 @@ mod pool;
 pub mod reduction;
 pub mod scan;
 mod transfer;
+pub mod vec;
 
 pub use array::GpuArray;
 pub use compile::{
     default_compiler, set_default_compiler, JitCompiler, KernelCompiler, LoadedKernels,
 };
-pub use dtype::{DType, DTypeKind, Element};
+pub use dtype::{DType, DTypeKind, Element, StructElement};
 pub use error::{ArrayError, Result};
 pub use layout::{Layout, LayoutError, Order, SliceArg};
 pub use transfer::{PendingGet, PendingSet};
@@ -84,3 +85,9 @@ pub use half;
 pub use ndarray;
 /// The `num-complex` crate (`Complex<f32>`, `Complex<f64>`), as this crate uses it.
 pub use num_complex;
+
+/// What [`struct_element!`] expands to; not a public API.
+#[doc(hidden)]
+pub mod __private {
+    pub use bytemuck;
+}

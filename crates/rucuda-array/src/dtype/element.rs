@@ -17,7 +17,7 @@ use rucuda_driver::DeviceRepr;
 
 use super::DType;
 
-mod sealed {
+pub(crate) mod sealed {
     pub trait Sealed {}
 }
 

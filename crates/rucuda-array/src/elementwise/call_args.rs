@@ -72,6 +72,15 @@ impl ScalarValue {
             DType::F64 => ScalarValue::new(value),
             DType::C64 => ScalarValue::new(Complex::<f32>::from_f64(value)),
             DType::C128 => ScalarValue::new(Complex::<f64>::from_f64(value)),
+            // Not a number: all-zero bytes of the struct's size.
+            DType::Record(_) => ScalarValue {
+                dtype,
+                bytes: if dtype.size_bytes() <= 16 {
+                    ScalarBytes::Inline([0; 16])
+                } else {
+                    ScalarBytes::Shared(vec![0u8; dtype.size_bytes()].into())
+                },
+            },
         }
     }
 
