@@ -244,3 +244,46 @@ fn reductions_over_vectors_and_structs_compile() {
         }
     }
 }
+
+#[test]
+fn struct_reductions_with_aggregate_initialisers_compile() {
+    rucuda_testkit::nvrtc_or_skip!();
+    #[repr(C)]
+    #[derive(Debug, Clone, Copy, PartialEq)]
+    struct Stats {
+        count: i64,
+        sum: f64,
+        max_id: u32,
+        min_id: u32,
+    }
+    rucuda_array::struct_element!(Stats as "nv_stats" { count: i64, sum: f64, max_id: u32, min_id: u32 });
+    let spec = ReductionSpec::builder("particle_stats")
+        .output_dtype(Stats::DTYPE)
+        .neutral("nv_stats{0, 0.0, 0u, 0xffffffffu}")
+        .reduce("a + b")
+        .map("nv_stats{1, (double)p[i].mass * p[i].vel.x, (unsigned int)p[i].flags[0], 0u}")
+        .preamble(
+            "__device__ __forceinline__ nv_stats operator+(nv_stats a, nv_stats b) {\n\
+             \x20 return nv_stats{a.count + b.count, a.sum + b.sum,\n\
+             \x20   a.max_id > b.max_id ? a.max_id : b.max_id,\n\
+             \x20   a.min_id < b.min_id ? a.min_id : b.min_id};\n}",
+        )
+        .input::<Particle>("p")
+        .build()
+        .unwrap();
+    let mut variants = vec![
+        ReductionVariant::Contiguous,
+        ReductionVariant::Strided {
+            ndim: 1,
+            strided: vec![true],
+        },
+    ];
+    if spec.render(&ReductionVariant::Vectorized).is_ok() {
+        variants.push(ReductionVariant::Vectorized);
+    }
+    assert_eq!(variants.len(), 3, "Particle is 64 bytes: tiled");
+    for v in variants {
+        let k = spec.render(&v).unwrap();
+        compile(&k.source, &[&k.stage1, &k.stage2]);
+    }
+}
