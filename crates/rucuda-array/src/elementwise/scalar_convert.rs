@@ -57,8 +57,7 @@ fn decode(v: &ScalarValue) -> Option<Num> {
         DType::F64 => Num::Float(f64_at(0)),
         DType::C64 => Num::Complex(f64::from(f32_at(0)), f64::from(f32_at(4))),
         DType::C128 => Num::Complex(f64_at(0), f64_at(8)),
-        #[allow(unreachable_patterns)]
-        _ => return None,
+        DType::Record(_) => return None,
     })
 }
 
