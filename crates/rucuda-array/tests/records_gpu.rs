@@ -116,7 +116,11 @@ fn storage_round_trip<T: Random>(rng: &mut Rng) {
             .unwrap();
         let got = b.to_vec().unwrap();
         for (k, v) in got.iter().enumerate() {
-            assert_eq!(*v, if k % 2 == 1 { v2 } else { v1 }, "{name}: strided fill {k}");
+            assert_eq!(
+                *v,
+                if k % 2 == 1 { v2 } else { v1 },
+                "{name}: strided fill {k}"
+            );
         }
 
         // Copies: a reversed view's contiguous copy, a strided view into a fresh array.
@@ -204,8 +208,8 @@ fn elementwise_kernels_read_and_write_fields() {
         let p = GpuArray::from_slice(&s, &host).unwrap();
         let force = Float3::random(&mut rng);
         let dt = f(&mut rng) / 100.0;
-        let mut pos = GpuArray::full(&s, &[n], vec::make_float3(f32::NAN, f32::NAN, f32::NAN))
-            .unwrap();
+        let mut pos =
+            GpuArray::full(&s, &[n], vec::make_float3(f32::NAN, f32::NAN, f32::NAN)).unwrap();
         let mut q = GpuArray::from_slice(&s, &randoms::<Particle>(&mut rng, n)).unwrap();
         // A strided (reversed) view of p takes the strided variant.
         let p_rev = p.reverse().unwrap();
@@ -320,8 +324,16 @@ fn reductions_fold_vectors_and_structs() {
         });
         // f32 accumulation in a tree: error bounded by ~log2(n) ulps of the |sum|.
         let tol = |abs: f64| abs * f64::from(f32::EPSILON) * 64.0;
-        assert!((f64::from(got.x) - wx).abs() <= tol(ax), "n={n}: x {} vs {wx}", got.x);
-        assert!((f64::from(got.y) - wy).abs() <= tol(ay), "n={n}: y {} vs {wy}", got.y);
+        assert!(
+            (f64::from(got.x) - wx).abs() <= tol(ax),
+            "n={n}: x {} vs {wx}",
+            got.x
+        );
+        assert!(
+            (f64::from(got.y) - wy).abs() <= tol(ay),
+            "n={n}: y {} vs {wy}",
+            got.y
+        );
         // Strided input (every other element, reversed): the strided variant.
         let view = x.slice(&[SliceArg::stepped(None, None, -2)]).unwrap();
         let got: Float2 = sum2.call_to_host(&s, &[(&view).into()]).unwrap();
@@ -331,10 +343,7 @@ fn reductions_fold_vectors_and_structs() {
         let parts: Vec<Particle> = randoms(&mut rng, n);
         let p = GpuArray::from_slice(&s, &parts).unwrap();
         let got: Stats = stats.call_to_host(&s, &[(&p).into()]).unwrap();
-        let want_sum: f64 = parts
-            .iter()
-            .map(|q| f64::from(q.mass) * q.vel.x)
-            .sum();
+        let want_sum: f64 = parts.iter().map(|q| f64::from(q.mass) * q.vel.x).sum();
         let abs_sum: f64 = parts
             .iter()
             .map(|q| (f64::from(q.mass) * q.vel.x).abs())
@@ -361,13 +370,15 @@ fn operations_that_need_numbers_are_refused() {
     assert!(unsupported(a.astype::<f32>().unwrap_err()));
     assert!(unsupported((-&a).unwrap_err()));
     // Comparisons and binary arithmetic do not compile for struct types (no Promote).
-    assert!(unsupported(
-        GpuArray::<Float3>::ones(&s, &[3]).unwrap_err()
-    ));
+    assert!(unsupported(GpuArray::<Float3>::ones(&s, &[3]).unwrap_err()));
     assert!(unsupported(
         GpuArray::<Float3>::arange(&s, 0.0, 3.0, 1.0).unwrap_err()
     ));
     // Zeros are all-zero bytes: fine for any plain type.
     let z = GpuArray::<Particle>::zeros(&s, &[3]).unwrap();
-    assert!(z.to_vec().unwrap().iter().all(|p| p.mass == 0.0 && p.id == 0));
+    assert!(z
+        .to_vec()
+        .unwrap()
+        .iter()
+        .all(|p| p.mass == 0.0 && p.id == 0));
 }

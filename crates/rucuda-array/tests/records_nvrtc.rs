@@ -114,7 +114,10 @@ fn struct_definitions_follow_their_fields() {
     let o = src.find("struct alignas(16) rec_outer").expect(&src);
     assert!(p < o, "{src}");
     assert!(src.contains("struct rucuda_half") && src.contains("rucuda_complex64"));
-    assert!(src.contains("  rec_particle inner;\n  long long id;\n"), "{src}");
+    assert!(
+        src.contains("  rec_particle inner;\n  long long id;\n"),
+        "{src}"
+    );
     assert!(src.contains("  unsigned char flags[6];\n"), "{src}");
     // CUDA defines its vector types: nothing to declare.
     assert!(rucuda_array::codegen::prelude_for([Float3::DTYPE]).is_empty());
@@ -198,7 +201,10 @@ fn reductions_over_vectors_and_structs_compile() {
         .neutral("make_float2(0.0f, 0.0f)")
         .reduce("make_float2(a.x + b.x, a.y + b.y)")
         .map("x[i]")
-        .arg(rucuda_array::codegen::ArgSpec::const_vector("x", Float2::DTYPE))
+        .arg(rucuda_array::codegen::ArgSpec::const_vector(
+            "x",
+            Float2::DTYPE,
+        ))
         .build()
         .unwrap();
     let float3_sum = ReductionSpec::builder("sum_float3")
@@ -210,7 +216,10 @@ fn reductions_over_vectors_and_structs_compile() {
             "__device__ __forceinline__ float3 operator+(float3 a, float3 b) \
              { return make_float3(a.x + b.x, a.y + b.y, a.z + b.z); }",
         )
-        .arg(rucuda_array::codegen::ArgSpec::const_vector("x", Float3::DTYPE))
+        .arg(rucuda_array::codegen::ArgSpec::const_vector(
+            "x",
+            Float3::DTYPE,
+        ))
         .build()
         .unwrap();
     let particle_sum = ReductionSpec::builder("sum_particles")
@@ -223,7 +232,10 @@ fn reductions_over_vectors_and_structs_compile() {
              { a.pos.x += b.pos.x; a.pos.y += b.pos.y; a.pos.z += b.pos.z; a.mass += b.mass; \
              a.vel.x += b.vel.x; a.vel.y += b.vel.y; return a; }",
         )
-        .arg(rucuda_array::codegen::ArgSpec::const_vector("p", Particle::DTYPE))
+        .arg(rucuda_array::codegen::ArgSpec::const_vector(
+            "p",
+            Particle::DTYPE,
+        ))
         .build()
         .unwrap();
     for spec in [float2_sum, float3_sum, particle_sum] {

@@ -186,7 +186,9 @@ impl OperationAnalysis {
                 let mut j = k + 4;
                 loop {
                     match sig.get(j).map(|t| text(t)) {
-                        Some("." | "->") if sig.get(j + 1).is_some_and(|t| t.kind == Kind::Ident) => {
+                        Some("." | "->")
+                            if sig.get(j + 1).is_some_and(|t| t.kind == Kind::Ident) =>
+                        {
                             j += 2;
                         }
                         Some("[") => {
@@ -207,8 +209,8 @@ impl OperationAnalysis {
                     }
                 }
                 match sig.get(j).map_or("", |t| text(t)) {
-                    "=" | "+=" | "-=" | "*=" | "/=" | "%=" | "&=" | "|=" | "^=" | "<<="
-                    | ">>=" | "++" | "--" => ".",
+                    "=" | "+=" | "-=" | "*=" | "/=" | "%=" | "&=" | "|=" | "^=" | "<<=" | ">>="
+                    | "++" | "--" => ".",
                     _ if pre_modify => ".",
                     _ => "",
                 }

@@ -179,7 +179,22 @@ macro_rules! number_fields {
     )*};
 }
 
-number_fields!(i8, i16, i32, i64, u8, u16, u32, u64, f16, bf16, f32, f64, Complex<f32>, Complex<f64>);
+number_fields!(
+    i8,
+    i16,
+    i32,
+    i64,
+    u8,
+    u16,
+    u32,
+    u64,
+    f16,
+    bf16,
+    f32,
+    f64,
+    Complex<f32>,
+    Complex<f64>
+);
 
 // SAFETY: a struct element's DTYPE describes it (StructElement's contract).
 unsafe impl<T: StructElement> FieldType for T {

@@ -180,13 +180,10 @@ impl ElementwiseSpec {
     /// 3-vectors such as `float3`, 12 bytes, which take the contiguous variant).
     pub fn vectorizable(&self) -> bool {
         let a = self.analysis();
-        self.args
-            .iter()
-            .filter(|x| x.is_vector())
-            .all(|x| {
-                a.usage(x.name()).is_none_or(|u| u.only_at_i())
-                    && x.dtype().size_bytes().is_power_of_two()
-            })
+        self.args.iter().filter(|x| x.is_vector()).all(|x| {
+            a.usage(x.name()).is_none_or(|u| u.only_at_i())
+                && x.dtype().size_bytes().is_power_of_two()
+        })
     }
 
     fn vectorized_loop(&self) -> Result<Loop> {

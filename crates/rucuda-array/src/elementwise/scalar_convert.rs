@@ -80,7 +80,7 @@ fn int_to(v: i128, to: DType) -> Option<ScalarValue> {
 /// nearest; `None` when a finite part overflows to infinity.
 fn float_to(re: f64, im: f64, to: DType, from_int: Option<i128>) -> Option<ScalarValue> {
     let finite_ok = |src: f64, dst: f64| !(src.is_finite() && dst.is_infinite());
-    let value = match to {
+    match to {
         DType::F16 => {
             let r = f16::from_f64(re);
             finite_ok(re, r.to_f64()).then(|| ScalarValue::new(r))
@@ -105,8 +105,7 @@ fn float_to(re: f64, im: f64, to: DType, from_int: Option<i128>) -> Option<Scala
             im,
         ))),
         _ => None,
-    };
-    value
+    }
 }
 
 impl ScalarValue {

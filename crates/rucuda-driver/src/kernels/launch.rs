@@ -179,7 +179,8 @@ impl<'a> ArgBuffer<'a> {
     /// ```
     pub fn push_bytes(&mut self, bytes: &[u8]) -> &mut Self {
         let start = self.storage.len();
-        self.storage.resize(start + bytes.len().div_ceil(8).max(1), 0);
+        self.storage
+            .resize(start + bytes.len().div_ceil(8).max(1), 0);
         let words = &mut self.storage[start..];
         for (k, chunk) in bytes.chunks(8).enumerate() {
             let mut w = [0u8; 8];
