@@ -3,7 +3,7 @@
 //! - [`GpuArray`]: an n-dimensional array in device memory (a shared buffer plus a
 //!   [`layout::Layout`]: shape, strides in elements, offset), for every [`Element`] type:
 //!   `bool`, the integers, `f16`, `bf16`, `f32`, `f64`, `Complex<f32>`, `Complex<f64>`.
-//!   Also CUDA's vector types ([`vec`]: `float3`, `double2`, ...) and `#[repr(C)]` structs
+//!   Also CUDA's vector types ([`vec`](mod@crate::vec): `float3`, `double2`, ...) and `#[repr(C)]` structs
 //!   of yours ([`struct_element!`]), for fills, copies, gathers and your own kernels.
 //!   Created from slices and `ndarray` arrays of any layout, brought back as `ndarray`
 //!   arrays (views gathered), sliced, transposed and reshaped without copies.

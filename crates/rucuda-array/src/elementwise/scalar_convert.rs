@@ -109,8 +109,12 @@ fn float_to(re: f64, im: f64, to: DType, from_int: Option<i128>) -> Option<Scala
 }
 
 impl ScalarValue {
-    /// This scalar as type `to`, by the rules of the [module](self) (PyCUDA's packing,
-    /// NumPy's `same_kind`): `Err` says why it cannot be.
+    /// This scalar as type `to`, as PyCUDA's argument packing and NumPy's `same_kind`
+    /// agree: `bool` to any number; an integer to an integer type it fits, or to any
+    /// float or complex type; a float to any float or complex type (rounded; a finite
+    /// value overflowing to infinity is refused); complex to complex. Float to integer,
+    /// complex to real, a number to `bool`, and struct or vector scalars of another type
+    /// are refused. `Err` says why.
     ///
     /// ```
     /// use rucuda_array::{elementwise::ScalarValue, DType};
