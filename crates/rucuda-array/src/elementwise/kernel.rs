@@ -33,7 +33,9 @@ struct LoadedVariant {
 /// arguments, compiled on first use per context and per variant, then cached.
 ///
 /// Calls check each argument against its declaration (kind, element type, mutability
-/// for arrays the operation writes), broadcast the array shapes (NumPy rules; written
+/// for arrays the operation writes; a scalar of another type is converted to the
+/// declared one as PyCUDA packs it, see [`ScalarValue::convert_to`](crate::elementwise::ScalarValue::convert_to)),
+/// broadcast the array shapes (NumPy rules; written
 /// arrays must have the full shape), and choose the variant:
 /// contiguous and 16-byte aligned arrays used only as `x[i]` get the vectorized kernel;
 /// other contiguous ones the plain grid-stride kernel; non-contiguous or broadcast

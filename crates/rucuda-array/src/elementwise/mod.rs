@@ -5,7 +5,8 @@
 //!   PyCUDA's C string, operation, preamble, loop_prep, after_loop, name).
 //! - [`Variant`] and [`ElementwiseSpec::render`]: the source of each kernel variant
 //!   (contiguous, vectorized, ranged, strided) and its parameter layout.
-//! - [`ElementwiseKernel`]: checked calls (`call`, `call_range`) that choose a variant.
+//! - [`ElementwiseKernel`]: checked calls (`call`, `call_range`, `call_slice`) that choose a
+//!   variant; scalar arguments convert to their declared types ([`ScalarValue::convert_to`]).
 
 mod call_args;
 mod kernel;
