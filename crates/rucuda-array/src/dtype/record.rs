@@ -349,3 +349,102 @@ macro_rules! struct_element {
         };
     };
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const F32: DType = DType::F32;
+
+    fn rec(fields: &'static [RecordField], size: usize, align: usize) -> RecordType {
+        RecordType {
+            name: "t",
+            size,
+            align,
+            fields,
+            builtin: false,
+        }
+    }
+
+    #[test]
+    fn c_layouts_are_checked_field_by_field() {
+        let field = |name, dtype, len, offset| RecordField {
+            name,
+            dtype,
+            len,
+            offset,
+        };
+        static OK: [RecordField; 2] = [
+            RecordField {
+                name: "a",
+                dtype: F32,
+                len: 0,
+                offset: 0,
+            },
+            RecordField {
+                name: "b",
+                dtype: DType::I16,
+                len: 2,
+                offset: 4,
+            },
+        ];
+        assert!(rec(&OK, 8, 4).c_layout_matches());
+        // Tail padding (size 16 for 8 bytes of fields), a wrong alignment, a gap.
+        assert!(!rec(&OK, 16, 4).c_layout_matches());
+        assert!(!rec(&OK, 8, 2).c_layout_matches());
+        assert!(!rec(&OK, 8, 3).c_layout_matches());
+        static GAP: [RecordField; 2] = [
+            RecordField {
+                name: "a",
+                dtype: DType::U8,
+                len: 0,
+                offset: 0,
+            },
+            RecordField {
+                name: "b",
+                dtype: F32,
+                len: 0,
+                offset: 4,
+            },
+        ];
+        assert!(!rec(&GAP, 8, 4).c_layout_matches());
+        let f = field("x", DType::C128, 3, 0);
+        assert_eq!(f.size_bytes(), 48);
+        assert_eq!(
+            rec(&OK, 8, 4).c_definition(),
+            "struct alignas(4) t {\n  float a;\n  short b[2];\n};\n"
+        );
+        assert!(require_number(DType::F32, "x").is_ok());
+    }
+
+    #[repr(C)]
+    #[derive(Debug, Clone, Copy, PartialEq)]
+    struct Pair {
+        a: f32,
+        b: f32,
+    }
+    crate::struct_element!(Pair as "rucuda_test_pair" { a: f32, b: f32 });
+
+    #[repr(C)]
+    #[derive(Debug, Clone, Copy, PartialEq)]
+    struct OtherPair {
+        a: i32,
+        b: i32,
+    }
+    crate::struct_element!(OtherPair as "rucuda_test_pair" { a: i32, b: i32 });
+
+    #[test]
+    fn registration_refuses_a_name_taken_by_another_type() {
+        let d = super::super::register_dtype::<Pair>().unwrap();
+        assert_eq!(super::super::register_dtype::<Pair>().unwrap(), d);
+        assert!(super::super::register_dtype::<OtherPair>().is_err());
+        assert_eq!(DType::from_name("rucuda_test_pair"), Some(d));
+        assert!(require_number(d, "ones").is_err());
+        let v = [Pair { a: 1.0, b: -2.0 }];
+        assert_eq!(
+            Pair::vec_from_storage(Pair::slice_to_storage(&v).into_owned()),
+            v
+        );
+        assert_eq!(Pair::from_f64(3.0), Pair { a: 0.0, b: 0.0 });
+    }
+}
