@@ -10,7 +10,8 @@ use crate::repr::{vector, DeviceRepr};
 ///
 /// Implemented for the 8/16/32-bit integers and `f32` (one channel), `[T; 1|2|4]` and the
 /// CUDA vector types (several channels), and, like PyCUDA's `np_to_array`, for `f64`
-/// (two `I32` channels; read with `__hiloint2double`) and [`vector::Double2`] (four).
+/// (two `I32` channels; read with `__hiloint2double`), [`vector::Double1`] (two) and
+/// [`vector::Double2`] (four); the 1-, 2- and 4-vectors of 8-, 16- and 32-bit components.
 /// `size_of::<Self>()` is checked against the format at run time.
 pub trait ArrayElement: DeviceRepr {
     /// The channel type.
@@ -35,6 +36,12 @@ array_element! {
     vector::Int2 => I32, 2; vector::Int4 => I32, 4;
     vector::Uint2 => U32, 2; vector::Uint4 => U32, 4;
     vector::Double2 => I32, 4;
+    vector::Char1 => I8, 1; vector::Char2 => I8, 2; vector::Char4 => I8, 4;
+    vector::Uchar1 => U8, 1; vector::Uchar2 => U8, 2; vector::Uchar4 => U8, 4;
+    vector::Short1 => I16, 1; vector::Short2 => I16, 2; vector::Short4 => I16, 4;
+    vector::Ushort1 => U16, 1; vector::Ushort2 => U16, 2; vector::Ushort4 => U16, 4;
+    vector::Int1 => I32, 1; vector::Uint1 => U32, 1; vector::Float1 => F32, 1;
+    vector::Double1 => I32, 2;
 }
 
 impl<T: ArrayElement> ArrayElement for [T; 1] {
@@ -94,6 +101,22 @@ mod tests {
         ok::<vector::Uint2>();
         ok::<vector::Uint4>();
         ok::<vector::Double2>();
+        ok::<vector::Char1>();
+        ok::<vector::Char2>();
+        ok::<vector::Char4>();
+        ok::<vector::Uchar1>();
+        ok::<vector::Uchar2>();
+        ok::<vector::Uchar4>();
+        ok::<vector::Short1>();
+        ok::<vector::Short2>();
+        ok::<vector::Short4>();
+        ok::<vector::Ushort1>();
+        ok::<vector::Ushort2>();
+        ok::<vector::Ushort4>();
+        ok::<vector::Int1>();
+        ok::<vector::Uint1>();
+        ok::<vector::Float1>();
+        ok::<vector::Double1>();
         // Eight channels is not an array element.
         assert!(check_element::<[f64; 4]>().is_err());
     }
