@@ -105,6 +105,44 @@ impl RecordType {
             && end == self.size
     }
 
+    /// True when `name` is a C identifier (`[A-Za-z_][A-Za-z0-9_]*`) and not one of the
+    /// C type keywords: what a struct element's C name must be
+    /// ([`crate::struct_element!`] checks it at compile time).
+    pub const fn is_c_identifier(name: &str) -> bool {
+        let b = name.as_bytes();
+        if b.is_empty() || b[0].is_ascii_digit() {
+            return false;
+        }
+        let mut k = 0;
+        while k < b.len() {
+            if !(b[k].is_ascii_alphanumeric() || b[k] == b'_') {
+                return false;
+            }
+            k += 1;
+        }
+        const KEYWORDS: [&str; 12] = [
+            "bool", "char", "short", "int", "long", "float", "double", "void", "signed",
+            "unsigned", "struct", "union",
+        ];
+        let mut w = 0;
+        while w < KEYWORDS.len() {
+            let kw = KEYWORDS[w].as_bytes();
+            if kw.len() == b.len() {
+                let mut same = true;
+                let mut j = 0;
+                while j < kw.len() {
+                    same &= kw[j] == b[j];
+                    j += 1;
+                }
+                if same {
+                    return false;
+                }
+            }
+            w += 1;
+        }
+        true
+    }
+
     /// The C++ definition generated kernels put in their prelude (empty for CUDA's own
     /// types): `struct alignas(A) NAME { T field; U items[N]; ... };`.
     ///
@@ -329,6 +367,10 @@ macro_rules! struct_element {
                 builtin: false,
             };
             assert!(
+                $crate::dtype::RecordType::is_c_identifier($c_name),
+                concat!("struct_element!(", stringify!($t), "): the C name must be a C identifier")
+            );
+            assert!(
                 RECORD.c_layout_matches(),
                 concat!(
                     "struct_element!(", stringify!($t), "): the struct must be #[repr(C)] ",
@@ -415,6 +457,10 @@ mod tests {
             "struct alignas(4) t {\n  float a;\n  short b[2];\n};\n"
         );
         assert!(require_number(DType::F32, "x").is_ok());
+        assert!(RecordType::is_c_identifier("particle_2"));
+        for bad in ["", "2x", "a-b", "float", "my struct"] {
+            assert!(!RecordType::is_c_identifier(bad), "{bad}");
+        }
     }
 
     #[repr(C)]
