@@ -157,6 +157,11 @@ pub(crate) fn cast_into<T: Element, U: Element>(
         return Ok(());
     }
     let same_type = T::DTYPE == U::DTYPE;
+    if !same_type {
+        // Struct and vector types copy only into themselves.
+        crate::dtype::require_number(T::DTYPE, "astype")?;
+        crate::dtype::require_number(U::DTYPE, "astype")?;
+    }
     if src.shares_buffer_with(out) {
         if same_type && src.layout() == out.layout() && src.memory().same_start(&out.memory()) {
             return Ok(());

@@ -3,6 +3,8 @@
 //! - [`GpuArray`]: an n-dimensional array in device memory (a shared buffer plus a
 //!   [`layout::Layout`]: shape, strides in elements, offset), for every [`Element`] type:
 //!   `bool`, the integers, `f16`, `bf16`, `f32`, `f64`, `Complex<f32>`, `Complex<f64>`.
+//!   Also CUDA's vector types ([`vec`](mod@crate::vec): `float3`, `double2`, ...) and `#[repr(C)]` structs
+//!   of yours ([`struct_element!`]), for fills, copies, gathers and your own kernels.
 //!   Created from slices and `ndarray` arrays of any layout, brought back as `ndarray`
 //!   arrays (views gathered), sliced, transposed and reshaped without copies.
 //! - [`elementwise::ElementwiseKernel`]: PyCUDA's `ElementwiseKernel` with typed
@@ -68,13 +70,14 @@ mod reduce_with;
 pub mod reduction;
 pub mod scan;
 mod transfer;
+pub mod vec;
 
 pub use array::GpuArray;
 pub use axis_reduce::AxisElement;
 pub use compile::{
     default_compiler, set_default_compiler, JitCompiler, KernelCompiler, LoadedKernels,
 };
-pub use dtype::{DType, DTypeKind, Element};
+pub use dtype::{DType, DTypeKind, Element, StructElement};
 pub use error::{ArrayError, Result};
 pub use layout::{Layout, LayoutError, Order, SliceArg};
 pub use transfer::{PendingGet, PendingSet};
@@ -91,3 +94,9 @@ pub use half;
 pub use ndarray;
 /// The `num-complex` crate (`Complex<f32>`, `Complex<f64>`), as this crate uses it.
 pub use num_complex;
+
+/// What [`struct_element!`] expands to; not a public API.
+#[doc(hidden)]
+pub mod __private {
+    pub use bytemuck;
+}

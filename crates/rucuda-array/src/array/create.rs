@@ -34,6 +34,7 @@ impl<T: Element> GpuArray<T> {
 
     /// An array of ones.
     pub fn ones(stream: &Stream, shape: &[usize]) -> Result<Self> {
+        crate::dtype::require_number(T::DTYPE, "ones")?;
         Self::full(stream, shape, T::from_f64(1.0))
     }
 
@@ -123,6 +124,7 @@ impl<T: Element> GpuArray<T> {
     /// # Ok::<(), rucuda_array::ArrayError>(())
     /// ```
     pub fn arange(stream: &Stream, start: f64, stop: f64, step: f64) -> Result<Self> {
+        crate::dtype::require_number(T::DTYPE, "arange")?;
         let values = arange_values(start, stop, step)?;
         let data: Vec<T> = values.into_iter().map(T::from_f64).collect();
         Self::from_slice(stream, &data)
@@ -144,6 +146,7 @@ impl<T: Element> GpuArray<T> {
         num: usize,
         endpoint: bool,
     ) -> Result<Self> {
+        crate::dtype::require_number(T::DTYPE, "linspace")?;
         let data: Vec<T> = linspace_values(start, stop, num, endpoint)?
             .into_iter()
             .map(T::from_f64)

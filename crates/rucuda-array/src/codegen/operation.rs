@@ -179,6 +179,44 @@ impl OperationAnalysis {
             usage.indexed.push(t.span.start..sig[k + 3].span.end);
             let next = sig.get(k + 4).map_or("", |t| text(t));
             let pre_modify = matches!(prev, "++" | "--");
+            // A member access (`x[i].re`, `p[i].pos.x`, `p[i].ids[2]`): the element is
+            // written (and read: its other members stay) only when the member chain is
+            // assigned or modified; otherwise it is only read.
+            let next = if next == "." {
+                let mut j = k + 4;
+                loop {
+                    match sig.get(j).map(|t| text(t)) {
+                        Some("." | "->")
+                            if sig.get(j + 1).is_some_and(|t| t.kind == Kind::Ident) =>
+                        {
+                            j += 2;
+                        }
+                        Some("[") => {
+                            let mut depth = 0usize;
+                            while let Some(t) = sig.get(j) {
+                                match text(t) {
+                                    "[" => depth += 1,
+                                    "]" => depth -= 1,
+                                    _ => {}
+                                }
+                                j += 1;
+                                if depth == 0 {
+                                    break;
+                                }
+                            }
+                        }
+                        _ => break,
+                    }
+                }
+                match sig.get(j).map_or("", |t| text(t)) {
+                    "=" | "+=" | "-=" | "*=" | "/=" | "%=" | "&=" | "|=" | "^=" | "<<=" | ">>="
+                    | "++" | "--" => ".",
+                    _ if pre_modify => ".",
+                    _ => "",
+                }
+            } else {
+                next
+            };
             match next {
                 "=" => usage.written = true,
                 "+=" | "-=" | "*=" | "/=" | "%=" | "&=" | "|=" | "^=" | "<<=" | ">>=" | "++"
@@ -284,6 +322,25 @@ fn snippet_end(sig: &[&Token], k: usize, _src: &str) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn member_access_reads_unless_the_member_is_assigned() {
+        let a = OperationAnalysis::new(
+            "out[i] = p[i].pos.x * s.x + q[i].ids[2]; r[i].mass = 1; t[i].v.x += 2; ++u[i].n",
+            &["out", "p", "q", "r", "t", "u"],
+        );
+        let rw = |n: &str| {
+            let u = a.usage(n).unwrap();
+            (u.read, u.written)
+        };
+        assert_eq!(rw("p"), (true, false));
+        assert_eq!(rw("q"), (true, false));
+        assert_eq!(rw("r"), (true, true));
+        assert_eq!(rw("t"), (true, true));
+        assert_eq!(rw("u"), (true, true));
+        assert_eq!(rw("out"), (false, true));
+        assert!(a.usage("p").unwrap().only_at_i());
+    }
 
     #[test]
     fn reads_writes_and_modifications() {

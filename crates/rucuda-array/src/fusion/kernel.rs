@@ -71,7 +71,7 @@ impl<'a> Expr<'a> {
                         dtype: s.dtype(),
                         scalar: true,
                     });
-                    scalars.push((slots.len() - 1, *s));
+                    scalars.push((slots.len() - 1, s.clone()));
                     leaf_slot.push(slots.len() - 1);
                 }
                 Leaf::Symbol(_) => {
@@ -269,7 +269,7 @@ fn launch<T: Element>(
                 a.array.as_in()
             });
         } else if let Some((_, s)) = p.scalars.iter().find(|(slot, _)| *slot == k) {
-            args.push(Arg::Scalar(*s));
+            args.push(Arg::Scalar(s.clone()));
         }
     }
     if out_slot.is_none() {

@@ -27,7 +27,12 @@ pub(crate) fn can_store(from: DType, to: DType) -> bool {
             DTypeKind::SignedInt | DTypeKind::UnsignedInt => 1,
             DTypeKind::Float => 2,
             DTypeKind::Complex => 3,
+            DTypeKind::Record => 4,
         }
+    }
+    // Struct types store only into themselves.
+    if from.is_record() || to.is_record() {
+        return from == to;
     }
     cat(from) <= cat(to)
 }
@@ -122,6 +127,13 @@ fn copy_erased(a: &ArrayRef<'_>) -> Result<Box<dyn ErasedArray>> {
         ($($d:ident => $t:ty),*) => {
             match a.dtype {
                 $(DType::$d => Box::new(copy_typed::<$t>(a)?) as Box<dyn ErasedArray>,)*
+                // The operations that copy overlapping operands refuse struct types.
+                DType::Record(_) => {
+                    return Err(ArrayError::UnsupportedType {
+                        operation: "copy of an overlapping operand",
+                        dtype: a.dtype,
+                    })
+                }
             }
         };
     }

@@ -29,7 +29,7 @@ const BLOCK: u32 = 256;
 const BLOCKS_PER_SM: u32 = 16;
 
 /// One argument of a built-in kernel, in the order of its spec's arguments.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 pub(crate) enum Arg<'a> {
     /// An array read as `x[i]`; its layout broadcasts to the iteration shape.
     In {

@@ -94,7 +94,7 @@ pub(crate) fn extreme(d: DType, highest: bool) -> Result<&'static str> {
         (DType::F16 | DType::BF16 | DType::F32, true) => "__int_as_float(0x7f800000)",
         (DType::F64, false) => "__longlong_as_double(0xfff0000000000000ULL)",
         (DType::F64, true) => "__longlong_as_double(0x7ff0000000000000ULL)",
-        (DType::C64 | DType::C128, _) => {
+        (DType::C64 | DType::C128 | DType::Record(_), _) => {
             return Err(ArrayError::UnsupportedType {
                 operation: "ordering (max, min, argmax, argmin)",
                 dtype: d,
@@ -140,6 +140,26 @@ fn ordering(d: DType) -> Result<()> {
 
 /// The spec of a built-in.
 pub(crate) fn spec(b: Builtin) -> Result<ReductionSpec> {
+    // Struct and vector types are not numbers: no built-in reduction applies (write a
+    // ReductionKernel with your own reduce expression).
+    let types = match b {
+        Builtin::Sum { input, output } => [input, output],
+        Builtin::Dot(d)
+        | Builtin::Max(d)
+        | Builtin::Min(d)
+        | Builtin::ArgMax(d)
+        | Builtin::ArgMin(d)
+        | Builtin::Any(d)
+        | Builtin::All(d)
+        | Builtin::IndexRange(d) => [d, d],
+        Builtin::SubsetSum { value, index }
+        | Builtin::SubsetDot { value, index }
+        | Builtin::SubsetMax { value, index }
+        | Builtin::SubsetMin { value, index } => [value, index],
+    };
+    for d in types {
+        crate::dtype::require_number(d, "built-in reduction")?;
+    }
     let x = |d: DType| ArgSpec::const_vector("x", d);
     let y = |d: DType| ArgSpec::const_vector("y", d);
     let subset = |d: DType| ArgSpec::const_vector("subset", d);
