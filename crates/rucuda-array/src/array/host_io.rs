@@ -22,7 +22,7 @@ impl<T: Element> GpuArray<T> {
             device_copy::device_to_host(self.stream(), elements, &mut stored)?;
             return Ok(T::vec_from_storage(stored));
         }
-        self.copy()?.to_vec()
+        crate::convert::contiguous_copy(self)?.to_vec()
     }
 
     /// Overwrites the elements with `data` given in row-major order (PyCUDA's `set`).

@@ -5,6 +5,7 @@ mod create;
 mod host_io;
 #[cfg(feature = "ndarray")]
 mod ndarray_io;
+mod order;
 mod views;
 
 use std::sync::Arc;
