@@ -49,6 +49,7 @@ pub mod codegen;
 mod compile;
 mod convert;
 mod device_copy;
+pub mod dlpack;
 pub mod dtype;
 pub mod elementwise;
 mod error;
