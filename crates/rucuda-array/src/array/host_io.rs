@@ -27,7 +27,8 @@ impl<T: Element> GpuArray<T> {
 
     /// The elements in the order they lie in memory, for an array whose elements lie
     /// densely from element 0 up (C- or F-contiguous, not reversed); else the row-major
-    /// `to_vec`.
+    /// `to_vec`. (Used by the `ndarray` download in column-major order.)
+    #[cfg(feature = "ndarray")]
     pub(crate) fn dense_to_vec(&self) -> Result<Vec<T>> {
         if self.is_empty() || !self.layout.is_dense_forward() {
             return self.to_vec();
