@@ -33,7 +33,9 @@ pub fn build(ws: &Workspace) -> XResult<usize> {
     }
     let mut copied = 0;
     for path in shared_libraries(&out.stdout)? {
-        let name = path.file_name().ok_or("a shared library without a file name")?;
+        let name = path
+            .file_name()
+            .ok_or("a shared library without a file name")?;
         bundle::copy_executable(&path, &dir.join(name))?;
         copied += 1;
     }

@@ -168,8 +168,7 @@ pub(crate) fn cast_into<T: Element, U: Element>(
     // One driver copy when both lie densely in the same memory order (C, F or another
     // axis order): the bytes from element 0 on are the elements in the same order.
     let (sl, ol) = (src.layout(), out.layout());
-    let same_dense =
-        sl.is_dense_forward() && ol.is_dense_forward() && sl.same_memory_order(ol);
+    let same_dense = sl.is_dense_forward() && ol.is_dense_forward() && sl.same_memory_order(ol);
     if same_type && src.len() == out.len() && same_dense {
         let (o, i) = (
             out.memory().elements(out.nbytes())?,

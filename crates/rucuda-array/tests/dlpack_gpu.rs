@@ -28,7 +28,12 @@ fn round_trip<T: RandomElement + std::fmt::Debug>(rng: &mut Rng) {
     let host: Vec<T> = rng.vec(6 * 7);
     let c = GpuArray::from_shape_slice(&s, &[6, 7], &host).unwrap();
     let f = c.copy_order(Order::F).unwrap();
-    let strided = c.slice(&[SliceArg::stepped(None, None, 2), SliceArg::stepped(None, None, -3)]).unwrap();
+    let strided = c
+        .slice(&[
+            SliceArg::stepped(None, None, 2),
+            SliceArg::stepped(None, None, -3),
+        ])
+        .unwrap();
     for (what, a) in [("C", c.view()), ("F", f), ("strided reversed", strided)] {
         let want = a.to_vec().unwrap();
         let t = a.to_dlpack().unwrap();
@@ -41,7 +46,11 @@ fn round_trip<T: RandomElement + std::fmt::Debug>(rng: &mut Rng) {
         // SAFETY: the tensor holds ndim strides.
         let strides = unsafe { std::slice::from_raw_parts(dl.strides, a.ndim()) };
         let want_strides: Vec<i64> = a.strides().iter().map(|&v| v as i64).collect();
-        assert_eq!(strides, want_strides.as_slice(), "{what}: strides in elements");
+        assert_eq!(
+            strides,
+            want_strides.as_slice(),
+            "{what}: strides in elements"
+        );
         // SAFETY: our own live tensor, handed over once.
         let b = unsafe { GpuArray::<T>::from_dlpack(&s, t) }.unwrap();
         assert_eq!(b.shape(), a.shape());
@@ -87,11 +96,12 @@ fn writes_through_an_import_reach_the_exporter_and_the_export_keeps_memory_alive
     let t = a.to_dlpack().unwrap();
     let address = element0(&a);
     drop(a); // the tensor's view keeps the memory
-    // SAFETY: our own live tensor, handed over once.
+             // SAFETY: our own live tensor, handed over once.
     let mut b = unsafe { GpuArray::<f32>::from_dlpack(&s, t) }.unwrap();
     assert_eq!(element0(&b), address);
     assert_eq!(b.to_vec().unwrap(), host);
-    b.binary_assign(rucuda_array::ops::BinaryOp::Add, 1.0f32).unwrap();
+    b.binary_assign(rucuda_array::ops::BinaryOp::Add, 1.0f32)
+        .unwrap();
     let want: Vec<f32> = host.iter().map(|x| x + 1.0).collect();
     assert_eq!(b.to_vec().unwrap(), want);
     drop(b); // calls the deleter, which drops the last view and frees the memory
@@ -150,7 +160,10 @@ fn refused_imports_are_typed_errors_and_still_call_the_deleter_once() {
     // The wrong element type.
     // SAFETY: as above.
     let e = unsafe { GpuArray::<i32>::from_dlpack(&s, NonNull::from(&mut managed)) }.unwrap_err();
-    assert!(e.to_string().contains("float32") && e.to_string().contains("as int32"), "{e}");
+    assert!(
+        e.to_string().contains("float32") && e.to_string().contains("as int32"),
+        "{e}"
+    );
     assert_eq!(DELETED.load(Ordering::SeqCst), before + 2);
     // Host memory.
     managed.dl_tensor.device = DLDevice {
@@ -226,6 +239,10 @@ fn cupy_round_trip_in_one_process_without_copies() {
     if let Some(line) = stdout.lines().find(|l| l.starts_with("RUCUDA_SKIPPED:")) {
         rucuda_testkit::skip_test!("{}", line.trim_start_matches("RUCUDA_SKIPPED:").trim());
     }
-    assert!(out.status.success(), "the CuPy round trip failed ({})", out.status);
+    assert!(
+        out.status.success(),
+        "the CuPy round trip failed ({})",
+        out.status
+    );
     assert!(stdout.contains("all DLPack round-trip checks passed"));
 }

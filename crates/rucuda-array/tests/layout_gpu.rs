@@ -38,11 +38,17 @@ fn f_ordered_creation_and_like() {
     assert!(z.is_f_contiguous() && z.to_vec().unwrap().iter().all(|&x| x == 0));
     let o = GpuArray::<Complex<f32>>::ones_order(&s, &shape, Order::F).unwrap();
     assert!(o.is_f_contiguous());
-    assert!(o.to_vec().unwrap().iter().all(|&x| x == Complex::new(1.0, 0.0)));
+    assert!(o
+        .to_vec()
+        .unwrap()
+        .iter()
+        .all(|&x| x == Complex::new(1.0, 0.0)));
     let e = GpuArray::<u8>::empty_order(&s, &shape, Order::F).unwrap();
     assert_eq!(e.strides(), &[1, 5, 35]);
     // A and K without an array to follow: C.
-    assert!(GpuArray::<u8>::empty_order(&s, &shape, Order::K).unwrap().is_c_contiguous());
+    assert!(GpuArray::<u8>::empty_order(&s, &shape, Order::K)
+        .unwrap()
+        .is_c_contiguous());
     // *_like follows the array (K by default), with another element type.
     let l = GpuArray::<i64>::zeros_like(&f).unwrap();
     assert_eq!(l.strides(), f.strides());
@@ -51,10 +57,16 @@ fn f_ordered_creation_and_like() {
     assert!(GpuArray::<f32>::ones_like(&f).unwrap().is_f_contiguous());
     let v = GpuArray::<u16>::full_like(&f, 9).unwrap();
     assert!(v.is_f_contiguous() && v.to_vec().unwrap().iter().all(|&x| x == 9));
-    assert!(GpuArray::<f32>::empty_like_order(&f, Order::C).unwrap().is_c_contiguous());
-    assert!(GpuArray::<f32>::zeros_like_order(&f, Order::A).unwrap().is_f_contiguous());
+    assert!(GpuArray::<f32>::empty_like_order(&f, Order::C)
+        .unwrap()
+        .is_c_contiguous());
+    assert!(GpuArray::<f32>::zeros_like_order(&f, Order::A)
+        .unwrap()
+        .is_f_contiguous());
     let c = GpuArray::<f32>::zeros(&s, &shape).unwrap();
-    assert!(GpuArray::<f32>::ones_like_order(&c, Order::A).unwrap().is_c_contiguous());
+    assert!(GpuArray::<f32>::ones_like_order(&c, Order::A)
+        .unwrap()
+        .is_c_contiguous());
     // A permuted view: K keeps its axis order, densely.
     let p = c.permute(&[2, 0, 1]).unwrap();
     let k = GpuArray::<f64>::full_like(&p, 1.0).unwrap();
@@ -68,7 +80,10 @@ fn copies_and_casts_keep_or_change_the_order() {
     let mut rng = Rng::fresh();
     let h = host_f::<f32>(&mut rng, &[33, 17, 4]);
     let a = GpuArray::from_ndarray(&s, &h).unwrap();
-    assert!(a.is_f_contiguous() && !a.is_c_contiguous(), "uploaded as it lies");
+    assert!(
+        a.is_f_contiguous() && !a.is_c_contiguous(),
+        "uploaded as it lies"
+    );
     let c = a.copy().unwrap();
     assert!(c.is_f_contiguous() && !c.shares_buffer_with(&a));
     assert_eq!(c.to_ndarray().unwrap(), h);
@@ -114,7 +129,11 @@ fn reshape_and_ravel_in_f_order_match_numpy() {
     assert_eq!(f.ravel_order(Order::K).unwrap().to_vec().unwrap(), f_elems);
     assert_eq!(f.ravel_order(Order::A).unwrap().to_vec().unwrap(), f_elems);
     assert_eq!(c.ravel_order(Order::A).unwrap().to_vec().unwrap(), c_order);
-    assert_eq!(f.ravel().unwrap().to_vec().unwrap(), c_order, "ravel() stays C");
+    assert_eq!(
+        f.ravel().unwrap().to_vec().unwrap(),
+        c_order,
+        "ravel() stays C"
+    );
     // K of a transposed, reversed view: memory order, forward.
     let t = c.transpose().flip(0).unwrap();
     assert_eq!(t.ravel_order(Order::K).unwrap().to_vec().unwrap(), c_order);
@@ -126,7 +145,10 @@ fn reshape_and_ravel_in_f_order_match_numpy() {
             let r = a.reshape_order(&req, Order::F).unwrap();
             assert_eq!(r.to_ndarray().unwrap(), want, "{shape:?}");
         }
-        assert!(f.reshape_order(&req, Order::F).unwrap().shares_buffer_with(&f));
+        assert!(f
+            .reshape_order(&req, Order::F)
+            .unwrap()
+            .shares_buffer_with(&f));
     }
     let r = f.reshape_order(&[2, -1, 5], Order::A).unwrap();
     assert!(r.shares_buffer_with(&f) && r.is_f_contiguous());
@@ -208,7 +230,11 @@ fn elementwise_operations_on_f_ordered_operands() {
     // A user kernel's `i` is the row-major index also for F arrays.
     // SAFETY: writes out[i] for i < n only.
     let k = unsafe {
-        rucuda_array::elementwise::ElementwiseKernel::new("long long *out", "out[i] = i", "index_of")
+        rucuda_array::elementwise::ElementwiseKernel::new(
+            "long long *out",
+            "out[i] = i",
+            "index_of",
+        )
     }
     .unwrap();
     let mut idx = GpuArray::<i64>::zeros_order(&s, &[4, 3], Order::F).unwrap();
@@ -255,7 +281,9 @@ fn view_as_other_element_sizes() {
     let want_bytes: Vec<u8> = h.iter().flat_map(|x| x.to_le_bytes()).collect();
     assert_eq!(bytes.to_vec().unwrap(), want_bytes);
     // A row slice with a column range: strides scale; writes go through.
-    let part = a.slice(&[SliceArg::range(1, 3), SliceArg::range(2, 5)]).unwrap();
+    let part = a
+        .slice(&[SliceArg::range(1, 3), SliceArg::range(2, 5)])
+        .unwrap();
     let halves = part.view_as::<f32>().unwrap();
     assert_eq!(halves.shape(), &[2, 6]);
     assert_eq!(halves.strides(), &[12, 1]);
@@ -264,12 +292,20 @@ fn view_as_other_element_sizes() {
     for r in 0..4 {
         for c in 0..6 {
             let zeroed = (1..3).contains(&r) && (2..5).contains(&c);
-            assert_eq!(got[r * 6 + c] == 0.0, zeroed || h[r * 6 + c] == 0.0, "({r}, {c})");
+            assert_eq!(
+                got[r * 6 + c] == 0.0,
+                zeroed || h[r * 6 + c] == 0.0,
+                "({r}, {c})"
+            );
         }
     }
     // Complex as its parts.
-    let z = GpuArray::from_slice(&s, &[Complex::new(1.0f32, -2.0), Complex::new(3.5, 4.0)]).unwrap();
-    assert_eq!(z.view_as::<f32>().unwrap().to_vec().unwrap(), vec![1.0, -2.0, 3.5, 4.0]);
+    let z =
+        GpuArray::from_slice(&s, &[Complex::new(1.0f32, -2.0), Complex::new(3.5, 4.0)]).unwrap();
+    assert_eq!(
+        z.view_as::<f32>().unwrap().to_vec().unwrap(),
+        vec![1.0, -2.0, 3.5, 4.0]
+    );
     // Refusals name the axis and sizes.
     let e = a.transpose().view_as::<u32>().unwrap_err();
     assert!(
@@ -327,7 +363,13 @@ fn foreign_memory_is_tracked_and_outlives_its_queued_work() {
     // SAFETY: `region` holds rows * cols f32 of this context at `ptr` and lives as long
     // as the array; nothing else uses it.
     let a = unsafe {
-        GpuArray::<f32>::from_device_ptr(&home, ptr, &[rows, cols], Some(&[1, rows as isize]), region)
+        GpuArray::<f32>::from_device_ptr(
+            &home,
+            ptr,
+            &[rows, cols],
+            Some(&[1, rows as isize]),
+            region,
+        )
     }
     .unwrap();
     assert!(a.is_f_contiguous());
@@ -335,11 +377,20 @@ fn foreign_memory_is_tracked_and_outlives_its_queued_work() {
     let h = host_f::<f32>(&mut rng, &[rows, cols]);
     a.set_ndarray(&h).unwrap();
     assert_eq!(a.to_ndarray().unwrap(), h);
-    assert_eq!((&a * 2.0f32).unwrap().to_ndarray().unwrap(), h.mapv(|x| x * 2.0));
+    assert_eq!(
+        (&a * 2.0f32).unwrap().to_ndarray().unwrap(),
+        h.mapv(|x| x * 2.0)
+    );
     // A reversed view over the same region (element 0 at the top end).
     // SAFETY: a borrowed view of the same live region; the guard does nothing.
     let r = unsafe {
-        GpuArray::<f32>::from_device_ptr(&home, ptr + (bytes - 4) as u64, &[rows * cols], Some(&[-1]), ())
+        GpuArray::<f32>::from_device_ptr(
+            &home,
+            ptr + (bytes - 4) as u64,
+            &[rows * cols],
+            Some(&[-1]),
+            (),
+        )
     }
     .unwrap();
     let mut flat = f_order(&h);
@@ -351,7 +402,11 @@ fn foreign_memory_is_tracked_and_outlives_its_queued_work() {
     spin::spin(&m, &home);
     a.fill(7.0).unwrap();
     drop(a);
-    assert_eq!(*finished.lock().unwrap(), Some(true), "the owner went before the work ended");
+    assert_eq!(
+        *finished.lock().unwrap(),
+        Some(true),
+        "the owner went before the work ended"
+    );
     ctx.check_deferred_errors().unwrap();
     // Refusals: a misaligned address, strides of another rank.
     // SAFETY: refused before any use.
@@ -359,5 +414,8 @@ fn foreign_memory_is_tracked_and_outlives_its_queued_work() {
     assert!(e.to_string().contains("aligned"), "{e}");
     // SAFETY: as above.
     let e = unsafe { GpuArray::<f32>::from_device_ptr(&home, 256, &[4], Some(&[1, 1]), ()) };
-    assert!(matches!(e, Err(ArrayError::Layout(LayoutError::RankMismatch { .. }))));
+    assert!(matches!(
+        e,
+        Err(ArrayError::Layout(LayoutError::RankMismatch { .. }))
+    ));
 }

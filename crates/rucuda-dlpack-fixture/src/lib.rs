@@ -30,7 +30,8 @@ fn element0(a: &GpuArray<f32>) -> u64 {
 }
 
 fn report<T>(what: &str, r: Result<T, ArrayError>) -> Option<T> {
-    r.map_err(|e| eprintln!("rucuda-dlpack-fixture: {what}: {e}")).ok()
+    r.map_err(|e| eprintln!("rucuda-dlpack-fixture: {what}: {e}"))
+        .ok()
 }
 
 /// Uploads `rows x cols` f32 values (row-major at `host`) into a new array, in column-major
@@ -53,7 +54,11 @@ pub unsafe extern "C" fn rucuda_fixture_export(
         // SAFETY: the caller's contract.
         let data = unsafe { std::slice::from_raw_parts(host, n) };
         let c = GpuArray::from_shape_slice(&s, &[rows as usize, cols as usize], data)?;
-        let a = if fortran != 0 { c.copy_order(Order::F)? } else { c };
+        let a = if fortran != 0 {
+            c.copy_order(Order::F)?
+        } else {
+            c
+        };
         // SAFETY: the caller's contract.
         unsafe { *data_out = element0(&a) };
         let t = a.to_dlpack()?;
@@ -71,8 +76,7 @@ pub extern "C" fn rucuda_fixture_kept_sum() -> f64 {
     let Some(a) = kept else {
         return f64::NAN;
     };
-    report("kept sum", a.to_vec())
-        .map_or(f64::NAN, |v| v.iter().map(|&x| f64::from(x)).sum())
+    report("kept sum", a.to_vec()).map_or(f64::NAN, |v| v.iter().map(|&x| f64::from(x)).sum())
 }
 
 /// Imports a `DLManagedTensor` of f32 (consumed: its deleter runs before this returns),

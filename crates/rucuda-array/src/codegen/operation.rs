@@ -110,9 +110,7 @@ pub fn index_only_in_subscripts(source: &str) -> bool {
     sig.iter().enumerate().all(|(k, t)| {
         t.kind != Kind::Ident
             || text(t) != "i"
-            || (k > 0
-                && text(sig[k - 1]) == "["
-                && sig.get(k + 1).is_some_and(|n| text(n) == "]"))
+            || (k > 0 && text(sig[k - 1]) == "[" && sig.get(k + 1).is_some_and(|n| text(n) == "]"))
     })
 }
 

@@ -151,7 +151,12 @@ unsafe fn import<T: Element, O: Send + Sync + 'static>(
     }
     if dl_data_type(T::DTYPE) != Some(t.dtype) {
         let what = dtype_of(t.dtype).map_or_else(
-            || format!("code {} bits {} lanes {}", t.dtype.code, t.dtype.bits, t.dtype.lanes),
+            || {
+                format!(
+                    "code {} bits {} lanes {}",
+                    t.dtype.code, t.dtype.bits, t.dtype.lanes
+                )
+            },
             |d| d.to_string(),
         );
         return Err(ArrayError::InvalidArgument(format!(

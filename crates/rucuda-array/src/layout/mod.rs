@@ -28,7 +28,6 @@ pub use order::Order;
 pub use reshape::resolve_shape;
 pub use slice::{SliceArg, SliceRange};
 
-
 /// Shape, strides (in elements) and offset (in elements) of an array in its buffer.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct Layout {

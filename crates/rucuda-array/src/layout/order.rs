@@ -253,11 +253,23 @@ mod tests {
     #[test]
     fn creation_orders_give_numpy_strides() {
         let shape = [2, 3, 4];
-        assert_eq!(Layout::contiguous(&shape, Order::C).unwrap().strides(), &[12, 4, 1]);
-        assert_eq!(Layout::contiguous(&shape, Order::F).unwrap().strides(), &[1, 2, 6]);
+        assert_eq!(
+            Layout::contiguous(&shape, Order::C).unwrap().strides(),
+            &[12, 4, 1]
+        );
+        assert_eq!(
+            Layout::contiguous(&shape, Order::F).unwrap().strides(),
+            &[1, 2, 6]
+        );
         // Without an array to follow, A and K are C.
-        assert_eq!(Layout::contiguous(&shape, Order::A).unwrap().strides(), &[12, 4, 1]);
-        assert_eq!(Layout::contiguous(&shape, Order::K).unwrap().strides(), &[12, 4, 1]);
+        assert_eq!(
+            Layout::contiguous(&shape, Order::A).unwrap().strides(),
+            &[12, 4, 1]
+        );
+        assert_eq!(
+            Layout::contiguous(&shape, Order::K).unwrap().strides(),
+            &[12, 4, 1]
+        );
         let c = Layout::c_contiguous(&shape).unwrap();
         let f = Layout::f_contiguous(&shape).unwrap();
         for order in [Order::C, Order::F, Order::A, Order::K] {
@@ -296,7 +308,10 @@ mod tests {
         let a = Layout::c_contiguous(&[6]).unwrap();
         let r = a.reshape_order(&[2, 3], Order::F).unwrap();
         assert_eq!(r.strides(), &[1, 2]);
-        assert_eq!(r.element_offsets().collect::<Vec<_>>(), vec![0, 2, 4, 1, 3, 5]);
+        assert_eq!(
+            r.element_offsets().collect::<Vec<_>>(),
+            vec![0, 2, 4, 1, 3, 5]
+        );
         // A C array reshaped in F order needs a copy unless it is 1-D.
         let c = Layout::c_contiguous(&[2, 3]).unwrap();
         assert!(matches!(
@@ -306,7 +321,10 @@ mod tests {
         // F arrays reshape in F order as views; A follows them.
         let f = Layout::f_contiguous(&[2, 3, 4]).unwrap();
         let v = f.reshape_order(&[6, -1], Order::A).unwrap();
-        assert_eq!((v.shape(), v.strides()), (&[6usize, 4][..], &[1isize, 6][..]));
+        assert_eq!(
+            (v.shape(), v.strides()),
+            (&[6usize, 4][..], &[1isize, 6][..])
+        );
         assert!(f.reshape_order(&[24], Order::K).is_err());
         // Ravel: C of an F array needs a copy; F, A and K are views in memory order.
         assert!(f.ravel_order(Order::C).is_err());
@@ -322,7 +340,10 @@ mod tests {
         let k = p.ravel_order(Order::K).unwrap();
         assert_eq!(k.strides(), &[1]);
         assert_eq!(k.offset(), 0);
-        assert_eq!(k.element_offsets().collect::<Vec<_>>(), (0..12).collect::<Vec<_>>());
+        assert_eq!(
+            k.element_offsets().collect::<Vec<_>>(),
+            (0..12).collect::<Vec<_>>()
+        );
     }
 
     #[test]

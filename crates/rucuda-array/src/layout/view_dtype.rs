@@ -27,7 +27,11 @@ impl Layout {
     /// let h = Layout::c_contiguous(&[3, 3]).unwrap();
     /// assert!(h.view_item_size(2, 4).is_err());
     /// ```
-    pub fn view_item_size(&self, from_bytes: usize, to_bytes: usize) -> Result<Layout, LayoutError> {
+    pub fn view_item_size(
+        &self,
+        from_bytes: usize,
+        to_bytes: usize,
+    ) -> Result<Layout, LayoutError> {
         if from_bytes == to_bytes {
             return Ok(self.clone());
         }
@@ -111,7 +115,10 @@ mod tests {
         let m = Layout::c_contiguous(&[2, 4]).unwrap();
         let s = m.slice(&[SliceArg::All, SliceArg::range(2, 4)]).unwrap();
         let v = s.view_item_size(2, 4).unwrap();
-        assert_eq!((v.shape(), v.strides(), v.offset()), (&[2usize, 1][..], &[2isize, 1][..], 1));
+        assert_eq!(
+            (v.shape(), v.strides(), v.offset()),
+            (&[2usize, 1][..], &[2isize, 1][..], 1)
+        );
         // The same slice starting at column 1: element 0 at byte 2, not a multiple of 4.
         let s1 = m.slice(&[SliceArg::All, SliceArg::range(1, 3)]).unwrap();
         let e = s1.view_item_size(2, 4).unwrap_err().to_string();
@@ -133,8 +140,14 @@ mod tests {
         let e = l.view_item_size(2, 4).unwrap_err().to_string();
         assert!(e.contains("axis 1") && e.contains("10 bytes"), "{e}");
         let e = l.transpose().view_item_size(4, 2).unwrap_err().to_string();
-        assert!(e.contains("must be contiguous") && e.contains("stride is 5"), "{e}");
-        let e = Layout::c_contiguous(&[]).unwrap().view_item_size(4, 2).unwrap_err();
+        assert!(
+            e.contains("must be contiguous") && e.contains("stride is 5"),
+            "{e}"
+        );
+        let e = Layout::c_contiguous(&[])
+            .unwrap()
+            .view_item_size(4, 2)
+            .unwrap_err();
         assert!(e.to_string().contains("0-d"), "{e}");
         // A row stride of 3 two-byte elements (6 bytes) is no multiple of 4.
         let m = Layout::c_contiguous(&[4, 3]).unwrap();

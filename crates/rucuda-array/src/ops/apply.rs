@@ -81,8 +81,11 @@ pub(crate) fn binary_new<R: Element>(
         b.array().map_or(stream, |x| x.stream),
     ];
     before_on(stream, &homes)?;
-    let layouts: Vec<&crate::layout::Layout> =
-        [&a, &b].iter().filter_map(|x| x.array()).map(|x| x.layout).collect();
+    let layouts: Vec<&crate::layout::Layout> = [&a, &b]
+        .iter()
+        .filter_map(|x| x.array())
+        .map(|x| x.layout)
+        .collect();
     let out = GpuArray::<R>::empty_for_operands(stream, &shape, &layouts)?;
     let key = OpKey::Binary {
         op,

@@ -473,7 +473,10 @@ mod tests {
             None
         );
         let t = a.transpose();
-        assert_eq!(contiguous_plan(20, &[arr(&t, false, 0), arr(&a, true, 0)], true), None);
+        assert_eq!(
+            contiguous_plan(20, &[arr(&t, false, 0), arr(&a, true, 0)], true),
+            None
+        );
         // All F-ordered (the transpose of a C array, and an F output): the contiguous
         // loop over memory, unless the operation uses `i` as a value.
         let f = Layout::f_contiguous(&[4, 5]).unwrap();
@@ -483,10 +486,19 @@ mod tests {
         assert_eq!(contiguous_plan(20, &args, true), Some(true));
         assert_eq!(contiguous_plan(20, &args, false), None);
         // F beside C, or a reversed F view: strided.
-        assert_eq!(contiguous_plan(20, &[arr(&f, false, 0), arr(&a, true, 0)], true), None);
-        assert_eq!(contiguous_plan(20, &[arr(&a, false, 0), arr(&f, true, 0)], true), None);
+        assert_eq!(
+            contiguous_plan(20, &[arr(&f, false, 0), arr(&a, true, 0)], true),
+            None
+        );
+        assert_eq!(
+            contiguous_plan(20, &[arr(&a, false, 0), arr(&f, true, 0)], true),
+            None
+        );
         let rf = f.flip(0).unwrap();
-        assert_eq!(contiguous_plan(20, &[arr(&rf, false, 0), arr(&f, true, 0)], true), None);
+        assert_eq!(
+            contiguous_plan(20, &[arr(&rf, false, 0), arr(&f, true, 0)], true),
+            None
+        );
         // Scalars and gather sources do not count.
         let args = [
             Arg::Scalar(ScalarValue::new(1.0f32)),
