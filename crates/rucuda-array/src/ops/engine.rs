@@ -320,6 +320,12 @@ fn push_args<'s>(buf: &mut ArgBuffer<'s>, stream: &Stream, args: &'s [Arg<'_>]) 
 /// element (broadcasting can only have added axes of length 1). `aligned` tells whether
 /// all their addresses are 16-byte aligned; `None` when the strided kernel is needed.
 fn contiguous_plan(n: usize, args: &[Arg<'_>], any_dense_order: bool) -> Option<bool> {
+    // Arrays the kernel indexes itself are laid out row-major: with one of them, the
+    // iteration order must stay row-major too.
+    let any_dense_order = any_dense_order
+        && !args
+            .iter()
+            .any(|a| matches!(a, Arg::Whole { .. } | Arg::WholeOut { .. }));
     let mut aligned = true;
     let mut all_c = true;
     let mut first: Option<&Layout> = None;
@@ -494,6 +500,13 @@ mod tests {
             contiguous_plan(20, &[arr(&a, false, 0), arr(&f, true, 0)], true),
             None
         );
+        // A gather source beside F operands: row-major iteration (strided).
+        let args = [
+            arr(&tf, false, 0),
+            Arg::Whole { mem: mem(0) },
+            arr(&f, true, 0),
+        ];
+        assert_eq!(contiguous_plan(20, &args, true), None);
         let rf = f.flip(0).unwrap();
         assert_eq!(
             contiguous_plan(20, &[arr(&rf, false, 0), arr(&f, true, 0)], true),
