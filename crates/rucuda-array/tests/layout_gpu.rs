@@ -227,6 +227,30 @@ fn elementwise_operations_on_f_ordered_operands() {
         &want.iter().copied().collect::<Vec<_>>(),
         1e-4, // the device may fuse 2a + b into one rounding
     );
+    // A user kernel over F arrays (the contiguous variants: `i` only as a subscript).
+    // SAFETY: reads x[i], y[i] and writes z[i] for i < n only.
+    let saxpy = unsafe {
+        rucuda_array::elementwise::ElementwiseKernel::new(
+            "float a, const float *x, const float *y, float *z",
+            "z[i] = a * x[i] + y[i]",
+            "saxpy_f",
+        )
+    }
+    .unwrap();
+    let mut z = GpuArray::<f32>::empty_like(&a).unwrap();
+    assert!(z.is_f_contiguous());
+    saxpy
+        .call(
+            &s,
+            &[2.0f32.into(), (&a).into(), (&b).into(), (&mut z).into()],
+        )
+        .unwrap();
+    let want = ha.mapv(|x| 2.0 * x) + &hb;
+    common::assert_close(
+        &z.to_ndarray().unwrap().iter().copied().collect::<Vec<_>>(),
+        &want.iter().copied().collect::<Vec<_>>(),
+        1e-4,
+    );
     // A user kernel's `i` is the row-major index also for F arrays.
     // SAFETY: writes out[i] for i < n only.
     let k = unsafe {
