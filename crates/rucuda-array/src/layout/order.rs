@@ -185,11 +185,14 @@ impl Layout {
     /// assert_eq!(Layout::result_order(&[&f, &c], 12), Order::C);
     /// ```
     pub fn result_order(layouts: &[&Layout], len: usize) -> Order {
-        let full: Vec<&&Layout> = layouts.iter().filter(|l| l.len() == len).collect();
-        let f = !full.is_empty()
-            && full.iter().all(|l| l.is_f_contiguous())
-            && full.iter().any(|l| !l.is_c_contiguous());
-        if f {
+        // No allocation: this runs for every operator's result.
+        let (mut any_full, mut all_f, mut any_not_c) = (false, true, false);
+        for l in layouts.iter().filter(|l| l.len() == len) {
+            any_full = true;
+            all_f &= l.is_f_contiguous();
+            any_not_c |= !l.is_c_contiguous();
+        }
+        if any_full && all_f && any_not_c {
             Order::F
         } else {
             Order::C

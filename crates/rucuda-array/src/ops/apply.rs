@@ -81,12 +81,16 @@ pub(crate) fn binary_new<R: Element>(
         b.array().map_or(stream, |x| x.stream),
     ];
     before_on(stream, &homes)?;
-    let layouts: Vec<&crate::layout::Layout> = [&a, &b]
-        .iter()
-        .filter_map(|x| x.array())
-        .map(|x| x.layout)
-        .collect();
-    let out = GpuArray::<R>::empty_for_operands(stream, &shape, &layouts)?;
+    // F-ordered operands give an F-ordered result (NumPy's `K`), keeping the fast path.
+    let out = match (a.array(), b.array()) {
+        (Some(x), Some(y)) => {
+            GpuArray::<R>::empty_for_operands(stream, &shape, &[x.layout, y.layout])?
+        }
+        (Some(x), None) | (None, Some(x)) => {
+            GpuArray::<R>::empty_for_operands(stream, &shape, &[x.layout])?
+        }
+        (None, None) => GpuArray::<R>::empty(stream, &shape)?,
+    };
     let key = OpKey::Binary {
         op,
         a: a.dtype(),
