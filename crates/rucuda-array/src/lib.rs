@@ -10,6 +10,12 @@
 //! - [`elementwise::ElementwiseKernel`]: PyCUDA's `ElementwiseKernel` with typed
 //!   arguments (or PyCUDA's C argument strings), 64-bit indices, ranged calls, strided
 //!   (non-contiguous and broadcast) arguments, and a vectorized contiguous path.
+//! - Memory order ([`Order`]: C, F, A, K as NumPy) on creation, `*_like`, copies, casts,
+//!   reshapes and ravels; F-ordered arrays are first class (ndarray in and out as they
+//!   lie, operators through the contiguous kernels). [`GpuArray::view_as`] sees the bytes
+//!   as another element type of any size.
+//! - Memory rucuda did not allocate: [`GpuArray::from_device_ptr`] (PyCUDA's `gpudata=`)
+//!   and [`dlpack`] (export and import of DLPack tensors, no copy).
 //! - [`DType`] and [`DType::promote`]: NumPy's type promotion for mixed-type operations.
 //! - [`ops`]: NumPy-style operations as built-in kernels memoized per (context, kernel
 //!   signature): `+ - * / // % **` (std operators returning `Result`), comparisons,
@@ -56,6 +62,7 @@ pub mod codegen;
 mod compile;
 mod convert;
 mod device_copy;
+pub mod dlpack;
 pub mod dtype;
 pub mod elementwise;
 mod error;

@@ -46,6 +46,7 @@ mod plan;
 use crate::array::GpuArray;
 use crate::dtype::Element;
 use crate::error::{ArrayError, Result};
+use crate::layout::Order;
 use half::{bf16, f16};
 use num_complex::Complex;
 
@@ -211,7 +212,9 @@ impl<T: AxisElement> GpuArray<T> {
             .filter(|&k| !mask[k])
             .chain((0..mask.len()).filter(|&k| mask[k]))
             .collect();
-        let packed = self.permute(&order)?.copy()?;
+        // Row-major (`Order::C`), not `copy`'s default `K`, which would keep the input's
+        // memory order and so the unmerged strides.
+        let packed = self.permute(&order)?.copy_order(Order::C)?;
         let packed_mask: Vec<bool> = order.iter().map(|&k| mask[k]).collect();
         let out_shape = std::mem::take(&mut p.out_shape);
         p = plan::normalize(

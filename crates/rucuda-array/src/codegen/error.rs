@@ -121,7 +121,7 @@ pub enum CodegenError {
     #[error(
         "argument `{name}` of kernel `{kernel}` is not contiguous, and the operation uses it \
          other than as `{name}[i]` (at `{usage}`), so it cannot be indexed through its strides: \
-         pass a contiguous copy"
+         pass a row-major copy (`copy_order(Order::C)`)"
     )]
     StridedUnsupported {
         /// The kernel.

@@ -93,6 +93,27 @@ fn lex(src: &str) -> Vec<Token> {
     out
 }
 
+/// True when the loop index `i` appears in `source` only as a subscript, `name[i]` (so a
+/// kernel that visits the elements in another order than row-major computes the same
+/// values): no `i + 1`, no `out[i] = i`.
+///
+/// ```
+/// use rucuda_array::codegen::index_only_in_subscripts;
+/// assert!(index_only_in_subscripts("z[i] = x[i] * 2; // i"));
+/// assert!(!index_only_in_subscripts("z[i] = i"));
+/// assert!(!index_only_in_subscripts("z[i] = x[i + 1]"));
+/// ```
+pub fn index_only_in_subscripts(source: &str) -> bool {
+    let tokens = lex(source);
+    let sig: Vec<&Token> = tokens.iter().filter(|t| t.kind != Kind::Trivia).collect();
+    let text = |t: &Token| &source[t.span.clone()];
+    sig.iter().enumerate().all(|(k, t)| {
+        t.kind != Kind::Ident
+            || text(t) != "i"
+            || (k > 0 && text(sig[k - 1]) == "[" && sig.get(k + 1).is_some_and(|n| text(n) == "]"))
+    })
+}
+
 /// How an operation touches one array argument.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct ArgUsage {

@@ -62,6 +62,10 @@ pub struct ElementwiseKernel {
     /// Per array argument (in order): the operation writes it.
     written: Vec<bool>,
     vectorizable: bool,
+    /// Arrays are used only as `x[i]` and `i` only as such a subscript: the elements may
+    /// be visited in any order shared by all arrays (all F-ordered arrays take the
+    /// contiguous variants).
+    any_dense_order: bool,
     block_size: u32,
     compiler: Arc<dyn KernelCompiler>,
     loaded: Mutex<HashMap<(u64, Variant), LoadedVariant>>,
@@ -120,10 +124,12 @@ impl ElementwiseKernel {
             .map(|a| analysis.usage(a.name()).is_some_and(|u| u.written))
             .collect();
         let vectorizable = spec.vectorizable();
+        let any_dense_order = vectorizable && spec.index_only_in_subscripts();
         ElementwiseKernel {
             spec,
             written,
             vectorizable,
+            any_dense_order,
             block_size: DEFAULT_BLOCK_SIZE,
             compiler: default_compiler(),
             loaded: Mutex::new(HashMap::new()),
@@ -190,7 +196,8 @@ impl ElementwiseKernel {
         if n == 0 {
             return Ok(());
         }
-        let all_contiguous = resolved.iter().all(|a| a.layout.is_c_contiguous());
+        let all_contiguous = resolved.iter().all(|a| a.layout.is_c_contiguous())
+            || (self.any_dense_order && one_dense_order(resolved.iter().map(|a| &a.layout)));
         let mut extra: Vec<i64> = vec![n as i64];
         let (variant, work) = if all_contiguous {
             let aligned = resolved.iter().all(|a| a.value.mem.is_aligned(16));
@@ -485,5 +492,34 @@ pub(crate) fn range_count(start: i64, stop: i64, step: i64) -> usize {
         0
     } else {
         ((span - 1) / step + 1) as usize
+    }
+}
+
+/// True when every layout lies densely from element 0 up in one and the same memory
+/// order (all F-ordered, say): element `k` in memory is then the same element of each.
+fn one_dense_order<'l>(mut layouts: impl Iterator<Item = &'l Layout>) -> bool {
+    let Some(first) = layouts.next() else {
+        return true;
+    };
+    first.is_dense_forward() && layouts.all(|l| l.is_dense_forward() && l.same_memory_order(first))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_one_shared_dense_order_counts() {
+        let f = Layout::f_contiguous(&[3, 4]).unwrap();
+        let c = Layout::c_contiguous(&[3, 4]).unwrap();
+        assert!(one_dense_order([&f, &f].into_iter()));
+        assert!(one_dense_order([&c, &c].into_iter()));
+        assert!(!one_dense_order([&f, &c].into_iter()));
+        let reversed = f.flip(1).unwrap();
+        assert!(!one_dense_order([&reversed, &reversed].into_iter()));
+        let spec = ElementwiseSpec::parse("float *x, float *y", "y[i] = 2 * x[i]", "k").unwrap();
+        assert!(spec.vectorizable() && spec.index_only_in_subscripts());
+        let spec = ElementwiseSpec::parse("float *x, float *y", "y[i] = x[i] + i", "k").unwrap();
+        assert!(!spec.index_only_in_subscripts());
     }
 }

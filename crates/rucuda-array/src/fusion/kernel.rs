@@ -148,7 +148,9 @@ impl<'a> Expr<'a> {
         p: Prepared<'_>,
         stream: &Stream,
     ) -> Result<GpuArray<T>> {
-        let out = GpuArray::<T>::empty(stream, &p.shape)?;
+        let layouts: Vec<&crate::layout::Layout> =
+            p.arrays.iter().map(|a| a.array.layout).collect();
+        let out = GpuArray::<T>::empty_for_operands(stream, &p.shape, &layouts)?;
         launch(p, &out, None, stream)?;
         Ok(out)
     }
