@@ -204,22 +204,45 @@ fn long_reductions_split_and_stay_accurate() {
     }
 }
 
-/// Many unmergeable axes (more than the kernels take) go through a packed copy; an
-/// offset, misaligned start exercises the scalar head of the vector path.
+/// Many unmergeable axes (more than the kernels take) go through a packed row-major copy;
+/// past the copy kernel's dimensions the call is a typed error, not a panic. An offset,
+/// misaligned start exercises the scalar head of the vector path.
 #[test]
 #[ignore = "needs a CUDA device"]
 fn many_axes_and_misaligned_rows() {
     let s = stream();
     let mut rng = Rng::fresh();
-    let shape = vec![2usize; 18];
-    let n = 1 << 18;
+    // A [4; 11] array sliced with step 2 on every axis: strides 2 * 4^k never merge, so
+    // reducing 9 axes needs 9 reduced groups, more than the kernels take.
+    let full = vec![4usize; 11];
+    let n: usize = full.iter().product();
     let data: Vec<i32> = (0..n).map(|_| (rng.next_u64() % 1000) as i32).collect();
-    let a = GpuArray::from_shape_slice(&s, &shape, &data).unwrap();
-    let h: Vec<i128> = data.iter().map(|&x| x as i128).collect();
-    let axes: Vec<usize> = (0..18).step_by(2).collect();
+    let a = GpuArray::from_shape_slice(&s, &full, &data).unwrap();
+    let v = a
+        .slice(&vec![SliceArg::stepped(None, None, 2); 11])
+        .unwrap();
+    let shape = vec![2usize; 11];
+    let host = ndarray::ArrayD::from_shape_vec(ndarray::IxDyn(&full), data).unwrap();
+    let picked: Vec<i128> = host
+        .slice_each_axis(|_| ndarray::Slice::new(0, None, 2))
+        .iter()
+        .map(|&x| x as i128)
+        .collect();
+    let axes: Vec<usize> = vec![0, 1, 2, 3, 5, 6, 7, 9, 10];
     let given: Vec<isize> = axes.iter().map(|&d| d as isize).collect();
-    let want: Vec<i64> = reference(&shape, &h, &axes, 0i64, |acc, x, _| *acc += x as i64);
-    assert_eq!(a.sum_axes(&given, false).unwrap().to_vec().unwrap(), want);
+    let want: Vec<i64> = reference(&shape, &picked, &axes, 0i64, |acc, x, _| *acc += x as i64);
+    assert_eq!(v.sum_axes(&given, false).unwrap().to_vec().unwrap(), want);
+    // 18 axes, every other one reduced: 9 kept and 9 reduced groups that do not merge,
+    // and the packing copy takes at most 12 dimensions: a typed error.
+    let wide = GpuArray::<i32>::zeros(&s, &[2usize; 18]).unwrap();
+    let every_other: Vec<isize> = (0..18).step_by(2).collect();
+    match wide.sum_axes(&every_other, false) {
+        Err(rucuda_array::ArrayError::Codegen(e)) => {
+            assert!(e.to_string().contains("dimensions"), "{e}")
+        }
+        Err(e) => panic!("another error than too many dimensions: {e}"),
+        Ok(_) => panic!("18 unmergeable axes were taken: update this test's premise"),
+    }
     // Rows starting at every offset mod 16 bytes: a slice from column 1..k of an odd width.
     let (rows, cols) = (37usize, 1031usize);
     let data: Vec<u8> = rng.vec(rows * cols);
