@@ -247,19 +247,7 @@ impl<T: AxisElement> GpuArray<T> {
 /// assert!(sources.iter().any(|(label, src)| label == "Var float32" && src.contains("rucuda_axis_cols")));
 /// ```
 pub fn kernel_sources() -> Vec<(String, String)> {
-    let ops = [
-        AxisOp::Sum,
-        AxisOp::Prod,
-        AxisOp::Max,
-        AxisOp::Min,
-        AxisOp::ArgMax,
-        AxisOp::ArgMin,
-        AxisOp::Any,
-        AxisOp::All,
-        AxisOp::Mean,
-        AxisOp::Var,
-        AxisOp::Std,
-    ];
+    let ops = AxisOp::ALL;
     let mut out = Vec::new();
     for op in ops {
         for d in crate::DType::ALL {

@@ -34,6 +34,21 @@ pub(crate) enum AxisOp {
 }
 
 impl AxisOp {
+    /// Every operation.
+    pub(crate) const ALL: [AxisOp; 11] = [
+        AxisOp::Sum,
+        AxisOp::Prod,
+        AxisOp::Max,
+        AxisOp::Min,
+        AxisOp::ArgMax,
+        AxisOp::ArgMin,
+        AxisOp::Any,
+        AxisOp::All,
+        AxisOp::Mean,
+        AxisOp::Var,
+        AxisOp::Std,
+    ];
+
     /// The method's name, for errors.
     pub(crate) fn name(self) -> &'static str {
         match self {
@@ -330,20 +345,7 @@ mod tests {
 
     #[test]
     fn every_supported_fold_renders() {
-        let ops = [
-            AxisOp::Sum,
-            AxisOp::Prod,
-            AxisOp::Max,
-            AxisOp::Min,
-            AxisOp::ArgMax,
-            AxisOp::ArgMin,
-            AxisOp::Any,
-            AxisOp::All,
-            AxisOp::Mean,
-            AxisOp::Var,
-            AxisOp::Std,
-        ];
-        for op in ops {
+        for op in AxisOp::ALL {
             for d in DType::ALL {
                 match fold(op, d) {
                     Ok(f) => {
