@@ -9,7 +9,9 @@ use rucuda_driver_sys::CUdeviceptr;
 
 use crate::context::Context;
 use crate::error::{call, Error, Result};
+use crate::memory::graph_pool::{GraphPool, PoolLease};
 use crate::memory::staged;
+use crate::memory::tracking::capture;
 use crate::memory::tracking::{
     finish_legacy_stream, Access, DevicePtr, DeviceRange, InUse, UseLog,
 };
@@ -38,8 +40,11 @@ pub struct DeviceBuffer<T: DeviceRepr> {
     ctx: Context,
     free_on: Option<Stream>,
     uses: Arc<UseLog>,
-    /// False for a handle that sees memory another buffer owns (never freed).
+    /// False for a handle that sees memory another buffer owns (never freed), and for a
+    /// block of a capture's pool (the pool frees it).
     owns: bool,
+    /// The block of a capture's pool this buffer holds (given back on drop).
+    _lease: Option<PoolLease>,
     _marker: PhantomData<T>,
 }
 
@@ -76,6 +81,7 @@ impl<T: DeviceRepr> DeviceBuffer<T> {
             free_on: None,
             uses: Arc::new(UseLog::new()),
             owns: true,
+            _lease: None,
             _marker: PhantomData,
         })
     }
@@ -91,6 +97,9 @@ impl<T: DeviceRepr> DeviceBuffer<T> {
         }
         let bytes = byte_size::<T>(len)?;
         ctx.bind_verified()?;
+        if let Some(session) = capture::session_on(stream) {
+            return Self::from_capture_pool(&session, len, bytes);
+        }
         let mut ptr: CUdeviceptr = 0;
         if bytes > 0 {
             // SAFETY: writes one device pointer; freed on drop on this stream.
@@ -103,6 +112,25 @@ impl<T: DeviceRepr> DeviceBuffer<T> {
             free_on: Some(stream.clone()),
             uses: Arc::new(UseLog::written_on(stream)),
             owns: true,
+            _lease: None,
+            _marker: PhantomData,
+        })
+    }
+
+    /// A block of the pool of the capture session `session` (see `graph_pool.rs`).
+    fn from_capture_pool(session: &capture::Session, len: usize, bytes: usize) -> Result<Self> {
+        let pool = Arc::clone(&session.pool)
+            .downcast::<GraphPool>()
+            .map_err(|_| Error::invalid("a capture session without a graph pool"))?;
+        let (ptr, uses, lease) = GraphPool::allocate(&pool, session, bytes)?;
+        Ok(DeviceBuffer {
+            ptr,
+            len,
+            ctx: session.stream.context().clone(),
+            free_on: None,
+            uses,
+            owns: false,
+            _lease: Some(lease),
             _marker: PhantomData,
         })
     }
@@ -140,6 +168,7 @@ impl<T: DeviceRepr> DeviceBuffer<T> {
             free_on: None,
             uses: Arc::new(UseLog::new()),
             owns: true,
+            _lease: None,
             _marker: PhantomData,
         }
     }
@@ -160,6 +189,7 @@ impl<T: DeviceRepr> DeviceBuffer<T> {
             free_on: owner.free_on.clone(),
             uses: Arc::clone(&owner.uses),
             owns: false,
+            _lease: None,
             _marker: PhantomData,
         }
     }
@@ -172,6 +202,7 @@ impl<T: DeviceRepr> DeviceBuffer<T> {
             drop(std::ptr::read(&me.ctx));
             drop(std::ptr::read(&me.free_on));
             drop(std::ptr::read(&me.uses));
+            drop(std::ptr::read(&me._lease));
         }
         me.ptr
     }
@@ -303,6 +334,7 @@ impl<T: DeviceRepr> DeviceBuffer<T> {
             drop(std::ptr::read(&me.ctx));
             drop(std::ptr::read(&me.free_on));
             drop(std::ptr::read(&me.uses));
+            drop(std::ptr::read(&me._lease));
         }
         r
     }

@@ -217,6 +217,7 @@ impl UseLog {
         access: Access,
         ptr: CUdeviceptr,
     ) -> Result<InUse<'_>> {
+        super::capture::on_use(self as *const UseLog as usize, stream, access)?;
         let me = User::of(stream);
         let key = me.key();
         let st = self.lock();
