@@ -54,6 +54,7 @@ pub mod dtype;
 pub mod elementwise;
 mod error;
 pub mod fusion;
+pub mod graph;
 pub mod layout;
 pub mod math;
 mod memory;

@@ -97,7 +97,7 @@ pub use memory::{
     RegisteredHostMemory, DEFAULT_HOST_ALIGNMENT, IPC_HANDLE_SIZE,
 };
 pub use memory::{
-    keep_alive_for_capture, tracking, Access, CaptureSession, CapturedGraph, DeviceBuffer, DevicePointerArg, DevicePtr, DeviceRange, DeviceView,
+    keep_alive_for_capture, tracking, Access, CaptureSession, CapturedGraph, DeviceBuffer, Observed, UseObserver, DevicePointerArg, DevicePtr, DeviceRange, DeviceView,
     DeviceViewMut, InUse, KernelArg, Param, UseLog,
 };
 #[doc(hidden)]

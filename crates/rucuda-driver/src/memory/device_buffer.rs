@@ -83,7 +83,14 @@ impl<T: DeviceRepr> DeviceBuffer<T> {
             owns: true,
             _lease: None,
             _marker: PhantomData,
-        })
+        }
+        .observed())
+    }
+
+    /// Notes this new allocation for an observing thread (`tracking/capture.rs`).
+    fn observed(self) -> Self {
+        capture::on_allocation(Arc::as_ptr(&self.uses) as usize);
+        self
     }
 
     /// Allocates `len` elements stream-ordered (`cuMemAllocAsync` on `stream`); freed on
@@ -114,7 +121,8 @@ impl<T: DeviceRepr> DeviceBuffer<T> {
             owns: true,
             _lease: None,
             _marker: PhantomData,
-        })
+        }
+        .observed())
     }
 
     /// A block of the pool of the capture session `session` (see `graph_pool.rs`).
@@ -132,7 +140,8 @@ impl<T: DeviceRepr> DeviceBuffer<T> {
             owns: false,
             _lease: Some(lease),
             _marker: PhantomData,
-        })
+        }
+        .observed())
     }
 
     /// Allocates `len` zeroed elements; they are zero when it returns, for work on any

@@ -46,6 +46,7 @@ use std::sync::Arc;
 
 use crate::error::{is_capture_code, take_capture_refusal, Error, Result};
 use crate::memory::graph_pool::GraphPool;
+pub use crate::memory::tracking::capture::Observed;
 use crate::memory::tracking::capture::{self, Keeper, Session};
 use crate::memory::tracking::{keep_alive_for_capture, Access, DevicePtr, UseLog};
 use crate::streams::graph::{CaptureMode, Graph, GraphExec};
@@ -265,5 +266,48 @@ impl CapturedGraph {
     /// The graph as captured (for [`Graph::write_dot`]).
     pub fn graph(&self) -> &Graph {
         &self.graph
+    }
+}
+
+/// Records which memory the eager work this thread queues uses, and which device
+/// buffers it allocates, in order ([`Observed`]): how rucuda-array's automatic graph mode
+/// checks that iterations of a loop body repeat the same work before capturing one.
+/// While any thread observes, uses everywhere take a slower path (a driver query each).
+///
+/// ```no_run
+/// # use rucuda_driver::*;
+/// let watch = UseObserver::begin();
+/// // ... eager work ...
+/// let seen = watch.finish();
+/// println!("{} uses, {} allocations", seen.uses.len(), seen.allocated.len());
+/// ```
+#[derive(Debug)]
+pub struct UseObserver {
+    finished: bool,
+    _thread_bound: PhantomData<*const ()>,
+}
+
+impl UseObserver {
+    /// Starts recording on this thread (a second observer restarts the recording).
+    pub fn begin() -> UseObserver {
+        capture::observe_begin();
+        UseObserver {
+            finished: false,
+            _thread_bound: PhantomData,
+        }
+    }
+
+    /// Stops recording and returns what was recorded.
+    pub fn finish(mut self) -> Observed {
+        self.finished = true;
+        capture::observe_end()
+    }
+}
+
+impl Drop for UseObserver {
+    fn drop(&mut self) {
+        if !self.finished {
+            let _ = capture::observe_end();
+        }
     }
 }

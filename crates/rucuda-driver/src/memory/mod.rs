@@ -61,7 +61,7 @@ pub use copy::{
     from_device, from_device_like, memcpy_dtod, memcpy_dtod_async, memcpy_dtoh, memcpy_dtoh_async,
     memcpy_htod, memcpy_htod_async, memcpy_peer, memcpy_peer_async, to_device,
 };
-pub use graph_capture::{CaptureSession, CapturedGraph};
+pub use graph_capture::{CaptureSession, CapturedGraph, Observed, UseObserver};
 pub use ipc::{IpcMemFlags, IpcMemHandle, IpcMemory, IPC_HANDLE_SIZE};
 pub use managed::{
     managed_empty, managed_empty_like, managed_zeros, managed_zeros_like, ManagedBuffer, MemAdvice,

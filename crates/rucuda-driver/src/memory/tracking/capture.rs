@@ -39,6 +39,54 @@ static SESSIONS: Mutex<Vec<Arc<Session>>> = Mutex::new(Vec::new());
 thread_local! {
     /// Sessions begun on this thread and not yet ended, innermost last.
     static ON_THIS_THREAD: RefCell<Vec<Arc<Session>>> = const { RefCell::new(Vec::new()) };
+    /// What this thread's eager work used and allocated while observed (`observe_*`).
+    static OBSERVED: RefCell<Option<Observed>> = const { RefCell::new(None) };
+}
+
+/// The uses (log address, stream handle, access) and allocations (log address) of the
+/// eager work one thread queued while observed, in order.
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub struct Observed {
+    /// Each use: the memory's log (by address), the stream (by handle), the access.
+    pub uses: Vec<(usize, usize, Access)>,
+    /// The logs (by address) of the device buffers allocated meanwhile, in order.
+    pub allocated: Vec<usize>,
+}
+
+/// Starts recording this thread's uses and allocations (see [`Observed`]). While any
+/// thread observes, every use in the process takes the slower path of a capture.
+pub(crate) fn observe_begin() {
+    OBSERVED.with(|o| {
+        let mut o = o.borrow_mut();
+        if o.is_none() {
+            ACTIVE.fetch_add(1, Ordering::SeqCst);
+        }
+        *o = Some(Observed::default());
+    });
+}
+
+/// Stops recording and returns what was recorded (empty when nothing was observed).
+pub(crate) fn observe_end() -> Observed {
+    OBSERVED.with(|o| match o.borrow_mut().take() {
+        Some(seen) => {
+            ACTIVE.fetch_sub(1, Ordering::SeqCst);
+            seen
+        }
+        None => Observed::default(),
+    })
+}
+
+/// Notes an allocation whose log is at `log`, for an observing thread.
+#[inline]
+pub(crate) fn on_allocation(log: usize) {
+    if ACTIVE.load(Ordering::Relaxed) == 0 {
+        return;
+    }
+    OBSERVED.with(|o| {
+        if let Some(seen) = o.borrow_mut().as_mut() {
+            seen.allocated.push(log);
+        }
+    });
 }
 
 /// What keeps a piece of memory alive for as long as a graph may replay work on it.
@@ -85,6 +133,12 @@ impl Session {
             problem,
         }
     }
+}
+
+/// True while any session captures (one atomic load).
+#[inline]
+pub(crate) fn any_active() -> bool {
+    ACTIVE.load(Ordering::Relaxed) != 0
 }
 
 /// Registers a session whose capture has begun on `stream` (on this thread).
@@ -159,6 +213,11 @@ pub(crate) fn on_use(log: usize, stream: &Stream, access: Access) -> Result<()> 
 fn on_use_while_capturing(log: usize, stream: &Stream, access: Access) -> Result<()> {
     let (status, id) = capture_info(stream)?;
     if status == CUstreamCaptureStatus::CU_STREAM_CAPTURE_STATUS_NONE {
+        OBSERVED.with(|o| {
+            if let Some(seen) = o.borrow_mut().as_mut() {
+                seen.uses.push((log, stream.raw() as usize, access));
+            }
+        });
         let mine = ON_THIS_THREAD.with(|t| t.borrow().last().cloned());
         return match mine {
             Some(s) => Err(s.refuse(

@@ -184,7 +184,11 @@ impl<P: DevicePtr + ?Sized> DevicePtr for &mut P {
 /// keep_alive_for_capture(&buf); // before queueing captured work on `buf`
 /// # Ok::<(), Error>(())
 /// ```
+#[inline]
 pub fn keep_alive_for_capture<P: DevicePtr + Send + Sync + 'static>(owner: &std::sync::Arc<P>) {
+    if !super::capture::any_active() {
+        return;
+    }
     let range = owner.device_range();
     if let Some(log) = range.log() {
         super::capture::keep_alive(log as *const UseLog as usize, || {
