@@ -23,6 +23,7 @@ mod alloc;
 mod array_ops;
 mod compile;
 mod copy;
+mod graph;
 mod launch;
 mod nccl;
 mod reduce;
@@ -91,6 +92,7 @@ pub fn registry() -> Vec<Case> {
     reduce::register(&mut cases);
     scan::register(&mut cases);
     array_ops::register(&mut cases);
+    graph::register(&mut cases);
     nccl::register(&mut cases);
     sweep::register(&mut cases);
     cases
