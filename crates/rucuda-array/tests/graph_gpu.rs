@@ -82,9 +82,16 @@ fn a_captured_sequence_gives_the_eager_bits_and_reads_new_inputs() {
     let axpy = axpy();
     let eager = bits(&sequence(&axpy, &x, &y, &k).unwrap());
     let (g, out) = graph::capture_with(&s, |_s| sequence(&axpy, &x, &y, &k)).unwrap();
-    assert!(g.node_count().unwrap() >= 8, "{} nodes", g.node_count().unwrap());
+    assert!(
+        g.node_count().unwrap() >= 8,
+        "{} nodes",
+        g.node_count().unwrap()
+    );
     let (blocks, bytes) = g.pool_footprint();
-    assert!(blocks >= 5 && bytes >= 5 * N * 4, "pool: {blocks} blocks, {bytes} bytes");
+    assert!(
+        blocks >= 5 && bytes >= 5 * N * 4,
+        "pool: {blocks} blocks, {bytes} bytes"
+    );
     for round in 0..3 {
         if round > 0 {
             // New inputs written into the arrays the graph reads.
@@ -125,7 +132,9 @@ fn temporaries_dropped_inside_the_capture_are_reused_and_replays_accumulate() {
         Ok(())
     };
     step(&mut x_eager).unwrap(); // compiles; x_eager is one step ahead
-    x_eager.copy_from(&GpuArray::from_slice(&s, &v).unwrap()).unwrap();
+    x_eager
+        .copy_from(&GpuArray::from_slice(&s, &v).unwrap())
+        .unwrap();
     let g = graph::capture(&s, |_s| step(&mut x)).unwrap();
     let (blocks, _) = g.pool_footprint();
     assert!(blocks <= 3, "temporaries were not reused: {blocks} blocks");
@@ -134,7 +143,12 @@ fn temporaries_dropped_inside_the_capture_are_reused_and_replays_accumulate() {
         step(&mut x_eager).unwrap();
     }
     let got: Vec<u32> = x.to_vec().unwrap().iter().map(|v| v.to_bits()).collect();
-    let want: Vec<u32> = x_eager.to_vec().unwrap().iter().map(|v| v.to_bits()).collect();
+    let want: Vec<u32> = x_eager
+        .to_vec()
+        .unwrap()
+        .iter()
+        .map(|v| v.to_bits())
+        .collect();
     assert_eq!(got, want);
 }
 
@@ -248,7 +262,10 @@ fn work_on_another_stream_and_bare_buffers_are_refused() {
         Ok(())
     })
     .unwrap_err();
-    assert_eq!(uncapturable(e).0, "work on memory the graph cannot keep alive");
+    assert_eq!(
+        uncapturable(e).0,
+        "work on memory the graph cannot keep alive"
+    );
     drop(bare);
     c.check_deferred_errors().unwrap();
 }
@@ -277,7 +294,12 @@ fn a_replay_scope_captures_after_repeats_and_matches_eager() {
         }
     }
     let got: Vec<u32> = x.to_vec().unwrap().iter().map(|v| v.to_bits()).collect();
-    let want: Vec<u32> = x_eager.to_vec().unwrap().iter().map(|v| v.to_bits()).collect();
+    let want: Vec<u32> = x_eager
+        .to_vec()
+        .unwrap()
+        .iter()
+        .map(|v| v.to_bits())
+        .collect();
     assert_eq!(got, want);
 }
 

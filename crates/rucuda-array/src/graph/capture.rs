@@ -21,7 +21,10 @@ use crate::error::{ArrayError, Result};
 /// assert_eq!(x.to_vec()?[0], 8.0);
 /// # Ok::<(), rucuda_array::ArrayError>(())
 /// ```
-pub fn capture(stream: &Stream, record: impl FnOnce(&Stream) -> Result<()>) -> Result<CapturedGraph> {
+pub fn capture(
+    stream: &Stream,
+    record: impl FnOnce(&Stream) -> Result<()>,
+) -> Result<CapturedGraph> {
     Ok(capture_with(stream, record)?.0)
 }
 

@@ -195,21 +195,37 @@ mod tests {
     #[test]
     fn signatures_name_allocations_by_their_order() {
         let a = Observed {
-            uses: vec![(10, 5, Access::Read), (77, 5, Access::Write), (10, 5, Access::Read)],
+            uses: vec![
+                (10, 5, Access::Read),
+                (77, 5, Access::Write),
+                (10, 5, Access::Read),
+            ],
             allocated: vec![77],
         };
         let b = Observed {
-            uses: vec![(10, 5, Access::Read), (99, 5, Access::Write), (10, 5, Access::Read)],
+            uses: vec![
+                (10, 5, Access::Read),
+                (99, 5, Access::Write),
+                (10, 5, Access::Read),
+            ],
             allocated: vec![99],
         };
         assert_eq!(signature(&a), signature(&b));
         let c = Observed {
-            uses: vec![(11, 5, Access::Read), (99, 5, Access::Write), (10, 5, Access::Read)],
+            uses: vec![
+                (11, 5, Access::Read),
+                (99, 5, Access::Write),
+                (10, 5, Access::Read),
+            ],
             allocated: vec![99],
         };
         assert_ne!(signature(&a), signature(&c), "other memory outside");
         let d = Observed {
-            uses: vec![(10, 6, Access::Read), (99, 6, Access::Write), (10, 6, Access::Read)],
+            uses: vec![
+                (10, 6, Access::Read),
+                (99, 6, Access::Write),
+                (10, 6, Access::Read),
+            ],
             allocated: vec![99],
         };
         assert_ne!(signature(&b), signature(&d), "another stream");

@@ -283,7 +283,7 @@ struct Tensor {
 
 impl Adam {
     fn new() -> Result<Adam> {
-        // SAFETY (all three): the code touches only element i of each array argument.
+        // SAFETY: the code touches only element i of each array argument.
         let update_m = unsafe {
             ElementwiseKernel::new(
                 "float b, const float *g, float *m",
@@ -291,6 +291,7 @@ impl Adam {
                 "rucuda_bench_adam_m",
             )
         }?;
+        // SAFETY: as above.
         let update_v = unsafe {
             ElementwiseKernel::new(
                 "float b, const float *g, float *v",
@@ -298,6 +299,7 @@ impl Adam {
                 "rucuda_bench_adam_v",
             )
         }?;
+        // SAFETY: as above.
         let update_p = unsafe {
             ElementwiseKernel::new(
                 "float lr, float eps, const float *m, const float *v, float *p",
