@@ -51,6 +51,7 @@ pub(crate) mod pointer_query;
 mod pool;
 mod registered;
 mod staged;
+mod staging_config;
 
 pub use aligned::{
     aligned_empty, aligned_empty_like, aligned_zeros, aligned_zeros_like, AlignedHostBuffer,
@@ -82,3 +83,4 @@ pub use pointer_query::{pointer_attributes, pointer_memory_type, MemoryType, Poi
 pub use pool::MemPool;
 pub use registered::{register_host_memory, HostRegisterFlags, RegisteredHostMemory};
 pub use staged::release_staging_buffers;
+pub use staging_config::{set_staging_config, staging_config, StagingConfig};
