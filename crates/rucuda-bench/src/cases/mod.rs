@@ -29,6 +29,7 @@ mod nccl;
 mod reduce;
 mod rng;
 mod scan;
+mod staged_sweep;
 mod sweep;
 
 pub use crate::report::RAW;
@@ -91,6 +92,7 @@ pub fn registry() -> Vec<Case> {
     compile::register(&mut cases);
     reduce::register(&mut cases);
     scan::register(&mut cases);
+    staged_sweep::register(&mut cases);
     array_ops::register(&mut cases);
     graph::register(&mut cases);
     nccl::register(&mut cases);
