@@ -55,6 +55,7 @@ pub mod elementwise;
 mod error;
 pub mod fusion;
 pub mod graph;
+mod launch_shape;
 pub mod layout;
 pub mod math;
 mod memory;
