@@ -348,3 +348,29 @@ fn a_replay_scope_stays_eager_when_iterations_differ() {
     assert!(matches!(replay.state(), ReplayState::Eager { .. }));
     assert_eq!(x.to_vec().unwrap()[0], 15.0);
 }
+
+#[test]
+#[ignore = "needs a CUDA device"]
+fn a_recapture_points_the_graph_at_other_arrays() {
+    let s = common::stream();
+    let mut rng = Rng::fresh();
+    let (v1, v2) = (rng.vec::<f32>(N), rng.vec::<f32>(N));
+    let x1 = GpuArray::from_slice(&s, &v1).unwrap();
+    let x2 = GpuArray::from_slice(&s, &v2).unwrap();
+    let work = |x: &GpuArray<f32>, a: f32| -> Result<GpuArray<f32>> {
+        let t = rucuda_array::math::exp(&(x * 0.01f32)?)?;
+        &t * a
+    };
+    let want1 = work(&x1, 2.0).unwrap().to_vec().unwrap();
+    let want2 = work(&x2, 3.0).unwrap().to_vec().unwrap();
+    let (mut g, out1) = graph::capture_with(&s, |_s| work(&x1, 2.0)).unwrap();
+    g.replay(&s).unwrap();
+    let (out2, in_place) = graph::recapture_with(&mut g, &s, |_s| work(&x2, 3.0)).unwrap();
+    eprintln!("updated in place: {in_place}");
+    drop(x2); // the graph keeps it
+    g.replay(&s).unwrap();
+    let bits = |v: &[f32]| v.iter().map(|f| f.to_bits()).collect::<Vec<_>>();
+    assert_eq!(bits(&out2.to_vec().unwrap()), bits(&want2));
+    // The first capture's output still holds its replay's result.
+    assert_eq!(bits(&out1.to_vec().unwrap()), bits(&want1));
+}

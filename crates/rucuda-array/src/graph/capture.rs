@@ -62,6 +62,47 @@ pub fn capture_with<R>(
     }
 }
 
+/// Captures `record` again and makes `graph` replay the new capture: the executable
+/// graph is updated in place when only parameters changed (other arrays of the same
+/// shapes, other scalars: `cuGraphExecUpdate`, much cheaper than a new graph), else
+/// replaced. Returns what `record` returned and whether the update was in place. This is
+/// how a graph is pointed at other inputs (or other scalars) without instantiating a new
+/// one; writing into the arrays it reads needs no recapture at all.
+///
+/// ```no_run
+/// # use rucuda_driver::{Device, Stream, StreamFlags};
+/// # let stream = Stream::new(&Device::get(0)?.primary_context()?, StreamFlags::NON_BLOCKING)?;
+/// use rucuda_array::{graph, GpuArray};
+/// let a = GpuArray::<f32>::full(&stream, &[1024], 1.0)?;
+/// let b = GpuArray::<f32>::full(&stream, &[1024], 5.0)?;
+/// let _ = (&a * 2.0f32)?;
+/// let (mut g, _out) = graph::capture_with(&stream, |_s| &a * 2.0f32)?;
+/// let (out_b, in_place) = graph::recapture_with(&mut g, &stream, |_s| &b * 3.0f32)?;
+/// g.replay(&stream)?;
+/// assert_eq!(out_b.to_vec()?[0], 15.0);
+/// assert!(in_place); // same kernel and shape: parameters updated
+/// # Ok::<(), rucuda_array::ArrayError>(())
+/// ```
+pub fn recapture_with<R>(
+    graph: &mut CapturedGraph,
+    stream: &Stream,
+    record: impl FnOnce(&Stream) -> Result<R>,
+) -> Result<(R, bool)> {
+    let session = CaptureSession::begin(stream)?;
+    let recorded = record(stream);
+    let ended = match &recorded {
+        Ok(_) => session.end_into(graph),
+        // Nothing replaces the graph when the closure failed.
+        Err(_) => session.end().map(|_| false),
+    };
+    match (recorded, ended) {
+        (Ok(out), Ok(in_place)) => Ok((out, in_place)),
+        (_, Err(e @ Error::Uncapturable { .. })) => Err(e.into()),
+        (Err(e), _) => Err(name_refusal(e)),
+        (Ok(_), Err(e)) => Err(e.into()),
+    }
+}
+
 /// A driver error that a capture caused, as [`Error::Uncapturable`] naming the call.
 pub(crate) fn name_refusal(e: ArrayError) -> ArrayError {
     match e {

@@ -63,6 +63,6 @@
 mod capture;
 mod replay;
 
-pub use capture::{capture, capture_with};
+pub use capture::{capture, capture_with, recapture_with};
 pub use replay::{Replay, ReplayState};
 pub use rucuda_driver::CapturedGraph;

@@ -119,7 +119,36 @@ impl CaptureSession {
 
     /// Ends the capture and makes the replayable graph; fails with
     /// [`Error::Uncapturable`] naming the first operation the capture refused.
-    pub fn end(mut self) -> Result<CapturedGraph> {
+    pub fn end(self) -> Result<CapturedGraph> {
+        let (graph, parts) = self.finish()?;
+        let exec = graph.instantiate()?;
+        Ok(parts.with(exec, graph))
+    }
+
+    /// Ends the capture and makes `target` replay it instead of what it replayed: its
+    /// executable graph is updated in place where the driver can (same nodes and edges,
+    /// other parameters: `cuGraphExecUpdate`, much cheaper than instantiating), else
+    /// replaced. Returns whether it was updated in place. Replays queued before keep
+    /// their memory alive until they have run (their uses were noted).
+    pub fn end_into(self, target: &mut CapturedGraph) -> Result<bool> {
+        let (graph, parts) = self.finish()?;
+        let applied = target.exec.update(&graph)?.is_applied();
+        let exec = if applied {
+            None
+        } else {
+            Some(graph.instantiate()?)
+        };
+        let old = std::mem::replace(&mut target.parts, parts);
+        target.graph = graph;
+        if let Some(exec) = exec {
+            target.exec = exec;
+        }
+        drop(old);
+        Ok(applied)
+    }
+
+    /// Ends the capture: the graph and what its replays need, or the refusal.
+    fn finish(mut self) -> Result<(Graph, Parts)> {
         self.ended = true;
         capture::unregister(&self.session);
         self.pool.close();
@@ -139,7 +168,6 @@ impl CaptureSession {
             },
             _ => e,
         })?;
-        let exec = graph.instantiate()?;
         let st = self.session.state();
         let mut uses = Vec::with_capacity(st.uses.len());
         let mut keepers = Vec::new();
@@ -153,13 +181,33 @@ impl CaptureSession {
         // reproducible behaviour.
         uses.sort_unstable_by_key(|&(log, _)| log);
         drop(st);
-        Ok(CapturedGraph {
+        Ok((
+            graph,
+            Parts {
+                uses,
+                _keepers: keepers,
+                pool: Arc::clone(&self.pool),
+            },
+        ))
+    }
+}
+
+/// What a captured graph's replays need besides the executable graph.
+struct Parts {
+    /// The logs (by address) of the memory the work uses, and how.
+    uses: Vec<(usize, Access)>,
+    /// Keep the memory of `uses` alive (with `pool`).
+    _keepers: Vec<Keeper>,
+    pool: Arc<GraphPool>,
+}
+
+impl Parts {
+    fn with(self, exec: GraphExec, graph: Graph) -> CapturedGraph {
+        CapturedGraph {
             exec,
             graph,
-            uses,
-            _keepers: keepers,
-            pool: Arc::clone(&self.pool),
-        })
+            parts: self,
+        }
     }
 }
 
@@ -194,19 +242,16 @@ impl Drop for CaptureSession {
 pub struct CapturedGraph {
     exec: GraphExec,
     graph: Graph,
-    /// The logs (by address) of the memory the work uses, and how.
-    uses: Vec<(usize, Access)>,
-    /// Keep the memory of `uses` alive (with `pool`); dropped after `exec`.
-    _keepers: Vec<Keeper>,
-    pool: Arc<GraphPool>,
+    /// The memory of the work, kept alive; dropped after `exec`.
+    parts: Parts,
 }
 
 impl std::fmt::Debug for CapturedGraph {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("CapturedGraph")
             .field("exec", &self.exec)
-            .field("memory_used", &self.uses.len())
-            .field("pool", &self.pool)
+            .field("memory_used", &self.parts.uses.len())
+            .field("pool", &self.parts.pool)
             .finish()
     }
 }
@@ -226,16 +271,19 @@ impl CapturedGraph {
                 "a captured graph cannot be replayed on a stream that is capturing",
             ));
         }
-        let mut held = Vec::with_capacity(self.uses.len());
-        for &(log, access) in &self.uses {
-            // SAFETY: `log` is the address of the log of memory that `keepers` or `pool`
-            // keep alive (a session lists only such logs), and they live as long as self.
+        let mut held = Vec::with_capacity(self.parts.uses.len());
+        for &(log, access) in &self.parts.uses {
+            // SAFETY: `log` is the address of the log of memory that the parts' keepers or
+            // pool keep alive (a session lists only such logs), and they live as long as
+            // self (replaced only through `&mut self`).
             let log = unsafe { &*(log as *const UseLog) };
             held.push(log.note(stream, access, 0)?);
         }
-        // SAFETY: every buffer the captured work touches is listed in `uses` (the session
-        // refused capture otherwise) and kept alive by `keepers` and `pool` for as long as
-        // `exec`; the notes above order this run after conflicting work, and make later
+        // SAFETY: every buffer the captured work touches is listed in the parts' `uses`
+        // (the session refused capture otherwise) and kept alive by their keepers and pool
+        // for as long as `exec` runs this graph (an update replaces exec's work and the
+        // parts together; the old parts stay alive for replays queued before through the
+        // uses those noted); the notes above order this run after conflicting work, and make later
         // conflicting work, host access and frees wait for it. The kernels are the
         // library's or were launched through `unsafe` calls whose contracts covered them.
         unsafe { self.exec.launch(stream)? };
@@ -255,12 +303,12 @@ impl CapturedGraph {
 
     /// Number of distinct allocations (or pool blocks) the graph's work uses.
     pub fn memory_used(&self) -> usize {
-        self.uses.len()
+        self.parts.uses.len()
     }
 
     /// Blocks in the graph's private pool and their total bytes.
     pub fn pool_footprint(&self) -> (usize, usize) {
-        self.pool.footprint()
+        self.parts.pool.footprint()
     }
 
     /// The graph as captured (for [`Graph::write_dot`]).

@@ -389,6 +389,7 @@
 //! - [`crate::graph::ReplayState`]
 //! - [`crate::graph::capture`]
 //! - [`crate::graph::capture_with`]
+//! - [`crate::graph::recapture_with`]
 //! - [`crate::jit::CompileError`]
 //! - [`crate::jit::CompileOptions`]
 //! - [`crate::jit::CompileOptions::new`]
