@@ -36,8 +36,10 @@
 //! work on memory the graph cannot keep alive (a bare `DeviceBuffer`: put it in an `Arc`
 //! and register it with [`rucuda_driver::keep_alive_for_capture`]).
 //!
-//! Kernels are compiled when first used; run the code once eagerly before capturing it,
-//! so that no compilation happens inside the capture.
+//! Dropping inside the closure an array made before the capture (moved into it) and not
+//! used by the captured work fails the capture too: its stream-ordered free cannot be
+//! captured. Kernels are compiled when first used; run the code once eagerly before
+//! capturing it, so that no compilation happens inside the capture.
 //!
 //! ```no_run
 //! use rucuda_array::{graph, GpuArray};
