@@ -35,7 +35,7 @@ fn block_size(v: &str) -> Option<u32> {
     v.trim()
         .parse::<u32>()
         .ok()
-        .filter(|&b| b >= 32 && b <= 1024 && b % 32 == 0)
+        .filter(|&b| (32..=1024).contains(&b) && b % 32 == 0)
 }
 
 fn read(var: impl Fn(&str) -> Option<String>) -> Knobs {

@@ -63,7 +63,7 @@ impl CopyJob {
 unsafe fn copy_streaming(src: *const u8, dst: *mut u8, len: usize) {
     use std::arch::x86_64::{__m128i, _mm_loadu_si128, _mm_sfence, _mm_stream_si128};
     let head = dst.align_offset(16).min(len);
-    // SAFETY (whole function): offsets stay below `len`, inside both ranges; SSE2 is part
+    // SAFETY: (the whole block) offsets stay below `len`, inside both ranges; SSE2 is part
     // of every x86-64 target; `dst + i` is 16-byte aligned after the head.
     unsafe {
         std::ptr::copy_nonoverlapping(src, dst, head);

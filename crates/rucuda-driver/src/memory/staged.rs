@@ -437,7 +437,7 @@ pub(crate) unsafe fn copy_htod(
         };
         if let Some(mut guard) = locked {
             let config = staging_config();
-            if let Some(stager) = fitted(&mut *guard, &config) {
+            if let Some(stager) = fitted(&mut guard, &config) {
                 let mut dev = CudaStaging {
                     stager,
                     device: dst,
@@ -482,7 +482,7 @@ pub(crate) unsafe fn copy_dtoh(
         };
         if let Some(mut guard) = locked {
             let config = staging_config();
-            if let Some(stager) = fitted(&mut *guard, &config) {
+            if let Some(stager) = fitted(&mut guard, &config) {
                 let mut dev = CudaStaging {
                     stager,
                     device: src,
