@@ -1,8 +1,9 @@
 //! `RUCUDA_BENCH_STAGED_SWEEP=1`: the pageable copies (`h2d_pageable_GBps`,
 //! `d2h_pageable_GBps`, measured the same way) under other staging settings
 //! (`rucuda_driver::memory::StagingConfig`), set for each point and restored after it:
-//! `<direction>_pageable_tune_s<slots>x<MiB>_w<workers>[_nt][_hp]_GBps`. Each device-to-host
-//! point also checks the bytes that arrived.
+//! `<direction>_pageable_tune_s<slots>x<MiB>_w<workers>[_nt][_hp]_GBps` (`_nt`: non-temporal
+//! stores always, else never). Each device-to-host point also checks the bytes that
+//! arrived.
 
 use rucuda_driver::memory::{set_staging_config, staging_config, StagingConfig};
 use rucuda_driver::DeviceBuffer;
@@ -165,7 +166,7 @@ fn point(config: &Config, index: usize) -> Result<Measurement> {
         slots,
         slot_bytes: mib << 20,
         max_workers: workers,
-        streaming_stores: nt,
+        streaming_min_bytes: if nt { 0 } else { usize::MAX },
         huge_pages: hp,
     });
     let measured = if d2h {

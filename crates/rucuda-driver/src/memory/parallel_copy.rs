@@ -261,6 +261,29 @@ mod tests {
     }
 
     #[test]
+    fn streaming_copies_are_exact_at_any_alignment_and_length() {
+        let src: Vec<u8> = (0..5000u32).map(|i| (i * 7 % 253) as u8).collect();
+        for src_off in [0usize, 1, 3, 16] {
+            for dst_off in [0usize, 1, 5, 15, 16] {
+                for len in [0usize, 1, 15, 16, 17, 63, 64, 65, 200, 4000] {
+                    let mut dst = vec![0xEEu8; 4200];
+                    // SAFETY: both ranges lie inside their vectors and do not overlap.
+                    unsafe {
+                        copy_streaming(
+                            src.as_ptr().add(src_off),
+                            dst.as_mut_ptr().add(dst_off),
+                            len,
+                        )
+                    };
+                    assert_eq!(&dst[dst_off..dst_off + len], &src[src_off..src_off + len]);
+                    assert!(dst[..dst_off].iter().all(|&b| b == 0xEE));
+                    assert!(dst[dst_off + len..].iter().all(|&b| b == 0xEE));
+                }
+            }
+        }
+    }
+
+    #[test]
     fn parallel_copiers_copy_every_job() {
         let src: Vec<u8> = (0..(5 << 20) + 17).map(|i: u32| (i % 253) as u8).collect();
         for workers in [1, 2, 3, 8] {

@@ -493,7 +493,13 @@ pub(crate) unsafe fn copy_dtoh(
                 let plan = plan(bytes, config.slot_bytes, config.max_workers);
                 // SAFETY: the caller's contract; chunks never exceed the slots' size.
                 return unsafe {
-                    download_pipelined(&mut dev, dst, bytes, plan, config.streaming_stores)
+                    download_pipelined(
+                        &mut dev,
+                        dst,
+                        bytes,
+                        plan,
+                        bytes >= config.streaming_min_bytes,
+                    )
                 };
             }
         }

@@ -6,9 +6,11 @@
 //! - `RUCUDA_STAGED_SLOT_MIB`: MiB of each staging buffer (1 to 256; 16).
 //! - `RUCUDA_STAGED_SLOTS`: staging buffers in flight (2 to 8; 2).
 //! - `RUCUDA_STAGED_WORKERS`: most host threads one copy uses (1 to 64; the cores, at most 8).
-//! - `RUCUDA_STAGED_NT`: `1`: copy out of the staging buffers of a device-to-host copy
-//!   with non-temporal (streaming) stores, which skip reading the destination's lines
-//!   into the cache before writing them (x86-64; elsewhere ignored). Off by default.
+//! - `RUCUDA_STAGED_NT_MIB`: device-to-host copies of at least this many MiB copy out of
+//!   the staging buffers with non-temporal (streaming) stores (x86-64; elsewhere ignored),
+//!   which skip reading each destination line into the cache before writing it and leave
+//!   the cache to the staging data (64: what glibc's `memcpy` does for copies larger than
+//!   the cache; `off`: never). `RUCUDA_STAGED_NT=1` / `0`: always / never.
 //! - `RUCUDA_STAGED_HUGEPAGES`: `1`: advise the kernel to back the destination of a
 //!   device-to-host copy with huge pages (`madvise(MADV_HUGEPAGE)`, Linux), which cuts
 //!   the page faults of a fresh destination 512-fold. Off by default.
@@ -30,8 +32,9 @@ pub struct StagingConfig {
     pub slots: usize,
     /// Most host threads one copy uses (the calling thread included).
     pub max_workers: usize,
-    /// Non-temporal stores when copying out of the staging buffers (device to host).
-    pub streaming_stores: bool,
+    /// Device-to-host copies of at least this many bytes copy out of the staging buffers
+    /// with non-temporal stores (`usize::MAX`: never, 0: always).
+    pub streaming_min_bytes: usize,
     /// `madvise(MADV_HUGEPAGE)` on the destination of device-to-host copies.
     pub huge_pages: bool,
 }
@@ -45,7 +48,7 @@ impl Default for StagingConfig {
                 .map(|n| n.get())
                 .unwrap_or(1)
                 .min(8),
-            streaming_stores: false,
+            streaming_min_bytes: 64 << 20,
             huge_pages: false,
         }
     }
@@ -72,12 +75,17 @@ fn from_vars(var: impl Fn(&str) -> Option<String>) -> StagingConfig {
     let d = StagingConfig::default();
     let num = |name: &str| var(name).and_then(|v| v.trim().parse::<usize>().ok());
     let flag = |name: &str| var(name).map(|v| matches!(v.trim(), "1" | "true" | "yes"));
+    let nt_mib = var("RUCUDA_STAGED_NT_MIB").and_then(|v| match v.trim() {
+        "off" => Some(usize::MAX),
+        m => m.parse::<usize>().ok().map(|m| m.saturating_mul(1 << 20)),
+    });
+    let nt_always = flag("RUCUDA_STAGED_NT").map(|on| if on { 0 } else { usize::MAX });
     StagingConfig {
         slot_bytes: num("RUCUDA_STAGED_SLOT_MIB")
             .map_or(d.slot_bytes, |m| m.saturating_mul(1 << 20)),
         slots: num("RUCUDA_STAGED_SLOTS").unwrap_or(d.slots),
         max_workers: num("RUCUDA_STAGED_WORKERS").unwrap_or(d.max_workers),
-        streaming_stores: flag("RUCUDA_STAGED_NT").unwrap_or(d.streaming_stores),
+        streaming_min_bytes: nt_always.or(nt_mib).unwrap_or(d.streaming_min_bytes),
         huge_pages: flag("RUCUDA_STAGED_HUGEPAGES").unwrap_or(d.huge_pages),
     }
     .clamped()
@@ -117,7 +125,7 @@ mod tests {
             "RUCUDA_STAGED_SLOT_MIB" => Some("32".into()),
             "RUCUDA_STAGED_SLOTS" => Some("99".into()),
             "RUCUDA_STAGED_WORKERS" => Some(" 12 ".into()),
-            "RUCUDA_STAGED_NT" => Some("1".into()),
+            "RUCUDA_STAGED_NT_MIB" => Some("8".into()),
             "RUCUDA_STAGED_HUGEPAGES" => Some("no".into()),
             _ => None,
         });
@@ -127,7 +135,7 @@ mod tests {
                 slot_bytes: 32 << 20,
                 slots: 8,
                 max_workers: 12,
-                streaming_stores: true,
+                streaming_min_bytes: 8 << 20,
                 huge_pages: false,
             }
         );
@@ -136,5 +144,9 @@ mod tests {
             from_vars(|n| (n == "RUCUDA_STAGED_SLOTS").then(|| "x".into())).slots,
             2
         );
+        let never = from_vars(|n| (n == "RUCUDA_STAGED_NT").then(|| "0".into()));
+        assert_eq!(never.streaming_min_bytes, usize::MAX);
+        let off = from_vars(|n| (n == "RUCUDA_STAGED_NT_MIB").then(|| "off".into()));
+        assert_eq!(off.streaming_min_bytes, usize::MAX);
     }
 }
