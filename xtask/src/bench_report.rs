@@ -107,6 +107,16 @@ const ROWS: &[(&str, &str, Rule)] = &[
         Rule::VsNvidia("sum_f32_GBps", 0.97),
     ),
     (
+        "sum_axis0_f32_GBps",
+        "sum over axis 0 (strided) of 16384 x 16384 float32",
+        Rule::CopyFraction(0.90),
+    ),
+    (
+        "sum_axis1_f32_GBps",
+        "sum over axis 1 (contiguous) of 16384 x 16384 float32",
+        Rule::CopyFraction(0.90),
+    ),
+    (
         "scan_incl_i32_GBps",
         "inclusive scan, 2^28 int32",
         Rule::CopyFraction(0.85),

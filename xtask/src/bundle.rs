@@ -11,6 +11,7 @@
 //! bin/<crate>__<target>   stripped libtest binaries (`lib` for a crate's unit tests)
 //! bin/rucuda-bench    the bench binary (from `cargo xtask bench`)
 //! examples/<crate>__<example>
+//! cdylib/             shared libraries the tests load from Python (fixtures.rs)
 //! peers/              cupy_bench.py, nvidia_bench.cu (compiled by run.sh with nvcc)
 //! ```
 

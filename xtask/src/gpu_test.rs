@@ -1,6 +1,7 @@
 //! `cargo xtask gpu-test [--no-run] [RUN_SH_ARGS...]`: builds every test executable of the
 //! workspace (profile `gpu-test`) into the bundle under `target/gpu-bundle/`, with the
-//! examples and the `run.sh` that runs each test in its own process on a GPU machine.
+//! examples, the test fixture libraries (`cdylib/`, see `fixtures.rs`) and the `run.sh`
+//! that runs each test in its own process on a GPU machine.
 //! Without `--no-run`, on a machine with a GPU, it then runs `run.sh RUN_SH_ARGS`.
 
 use std::collections::BTreeSet;
@@ -92,12 +93,14 @@ fn build(ws: &Workspace) -> XResult<()> {
         }
         bundle::copy_executable(&exe.path, &dir.join(folder).join(&name))?;
     }
+    let shared_libraries = crate::fixtures::build(ws)?;
     let tests: Vec<String> = tests.into_iter().collect();
     let to_run = examples_to_run(&ws.root.join(EXAMPLES_LIST), &examples)?;
     bundle::write_list(&dir.join("tests.txt"), &tests)?;
     bundle::write_list(&dir.join("examples.txt"), &to_run)?;
     println!(
-        "{} test binaries, {} examples ({} run, as {EXAMPLES_LIST} says)",
+        "{} test binaries, {} examples ({} run, as {EXAMPLES_LIST} says), {shared_libraries} \
+         test fixture libraries",
         tests.len(),
         examples.len(),
         to_run.len()

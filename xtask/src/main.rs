@@ -19,6 +19,7 @@ mod bench_report;
 mod bindgen;
 mod bundle;
 mod doc;
+mod fixtures;
 mod fuzz;
 mod gpu_test;
 #[cfg(test)]

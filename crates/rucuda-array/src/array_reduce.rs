@@ -205,7 +205,7 @@ impl<T: Element> GpuArray<T> {
         if self.is_c_contiguous() {
             k.call(self.stream(), self, &mut out)?;
         } else {
-            let flat = self.copy()?;
+            let flat = crate::convert::contiguous_copy(self)?;
             k.call(self.stream(), &flat, &mut out)?;
         }
         Ok(out)
@@ -257,7 +257,7 @@ impl<T: Element> GpuArray<T> {
         if self.is_c_contiguous() {
             Ok(self.view())
         } else {
-            self.copy()
+            crate::convert::contiguous_copy(self)
         }
     }
 }

@@ -17,8 +17,9 @@ use crate::ordering::{after_on, before_on};
 use crate::GpuArray;
 
 impl<T: Element> GpuArray<T> {
-    /// A new row-major array of element type `U` holding these elements converted as
-    /// NumPy's `astype` does (C casts: float to integer truncates toward zero, anything to
+    /// A new array of element type `U`, in this array's memory order (NumPy's default
+    /// `order='K'`; [`GpuArray::astype_order`] picks another), holding these elements
+    /// converted as NumPy's `astype` does (C casts: float to integer truncates toward zero, anything to
     /// `bool` tests `!= 0`, complex to real takes the real part; see
     /// [`crate::ops`] for the exact rules). Runs on the home stream.
     ///
@@ -30,9 +31,7 @@ impl<T: Element> GpuArray<T> {
     /// # Ok::<(), rucuda_array::ArrayError>(())
     /// ```
     pub fn astype<U: Element>(&self) -> Result<GpuArray<U>> {
-        let out = GpuArray::<U>::empty(self.stream(), self.shape())?;
-        cast_into(self, &out)?;
-        Ok(out)
+        self.astype_order(crate::layout::Order::K)
     }
 
     /// Converts these elements into `out` (of `out`'s element type), broadcasting this
@@ -89,7 +88,7 @@ impl<T: Element> GpuArray<T> {
     /// flipped, PyCUDA's `reverse` for 1-D arrays), made by the strided copy kernel.
     /// [`GpuArray::reverse`] gives the same as a view without copying.
     pub fn reversed(&self) -> Result<Self> {
-        self.reverse()?.copy()
+        contiguous_copy(&self.reverse()?)
     }
 
     /// The same elements seen as type `U` of the same size (NumPy's `view(dtype)`): a
@@ -157,6 +156,11 @@ pub(crate) fn cast_into<T: Element, U: Element>(
         return Ok(());
     }
     let same_type = T::DTYPE == U::DTYPE;
+    if !same_type {
+        // Struct and vector types copy only into themselves.
+        crate::dtype::require_number(T::DTYPE, "astype")?;
+        crate::dtype::require_number(U::DTYPE, "astype")?;
+    }
     if src.shares_buffer_with(out) {
         if same_type && src.layout() == out.layout() && src.memory().same_start(&out.memory()) {
             return Ok(());
@@ -166,7 +170,11 @@ pub(crate) fn cast_into<T: Element, U: Element>(
     }
     let stream = out.stream();
     before_on(stream, &[src.stream()])?;
-    if same_type && src.len() == out.len() && src.is_c_contiguous() && out.is_c_contiguous() {
+    // One driver copy when both lie densely in the same memory order (C, F or another
+    // axis order): the bytes from element 0 on are the elements in the same order.
+    let (sl, ol) = (src.layout(), out.layout());
+    let same_dense = sl.is_dense_forward() && ol.is_dense_forward() && sl.same_memory_order(ol);
+    if same_type && src.len() == out.len() && same_dense {
         let (o, i) = (
             out.memory().elements(out.nbytes())?,
             src.memory().elements(src.nbytes())?,

@@ -3,11 +3,19 @@
 //! - [`GpuArray`]: an n-dimensional array in device memory (a shared buffer plus a
 //!   [`layout::Layout`]: shape, strides in elements, offset), for every [`Element`] type:
 //!   `bool`, the integers, `f16`, `bf16`, `f32`, `f64`, `Complex<f32>`, `Complex<f64>`.
+//!   Also CUDA's vector types ([`vec`](mod@crate::vec): `float3`, `double2`, ...) and `#[repr(C)]` structs
+//!   of yours ([`struct_element!`]), for fills, copies, gathers and your own kernels.
 //!   Created from slices and `ndarray` arrays of any layout, brought back as `ndarray`
 //!   arrays (views gathered), sliced, transposed and reshaped without copies.
 //! - [`elementwise::ElementwiseKernel`]: PyCUDA's `ElementwiseKernel` with typed
 //!   arguments (or PyCUDA's C argument strings), 64-bit indices, ranged calls, strided
 //!   (non-contiguous and broadcast) arguments, and a vectorized contiguous path.
+//! - Memory order ([`Order`]: C, F, A, K as NumPy) on creation, `*_like`, copies, casts,
+//!   reshapes and ravels; F-ordered arrays are first class (ndarray in and out as they
+//!   lie, operators through the contiguous kernels). [`GpuArray::view_as`] sees the bytes
+//!   as another element type of any size.
+//! - Memory rucuda did not allocate: [`GpuArray::from_device_ptr`] (PyCUDA's `gpudata=`)
+//!   and [`dlpack`] (export and import of DLPack tensors, no copy).
 //! - [`DType`] and [`DType::promote`]: NumPy's type promotion for mixed-type operations.
 //! - [`ops`]: NumPy-style operations as built-in kernels memoized per (context, kernel
 //!   signature): `+ - * / // % **` (std operators returning `Result`), comparisons,
@@ -16,6 +24,9 @@
 //!   mixed types and scalars on either side; `astype`, `fill`, strided copies,
 //!   `reinterpret`; async `get`/`set` through pinned staging.
 //! - [`math`]: PyCUDA's `cumath` (sin ... frexp) for f16/bf16/f32/f64 and complex types.
+//! - [`axis_reduce`]: NumPy's reductions along axes (`sum_axes`, `mean_axes`, `var_axes`,
+//!   `argmax_axis`...) with `keepdims`, `ddof` and NumPy's result types, one kernel per call
+//!   on any strides.
 //! - [`fusion`]: a whole expression compiled into one kernel ([`fuse!`], [`fusion::Expr`]).
 //!
 //! ```no_run
@@ -46,10 +57,12 @@
 pub mod allocator;
 mod array;
 mod array_reduce;
+pub mod axis_reduce;
 pub mod codegen;
 mod compile;
 mod convert;
 mod device_copy;
+pub mod dlpack;
 pub mod dtype;
 pub mod elementwise;
 mod error;
@@ -66,12 +79,14 @@ mod reduce_with;
 pub mod reduction;
 pub mod scan;
 mod transfer;
+pub mod vec;
 
 pub use array::GpuArray;
+pub use axis_reduce::AxisElement;
 pub use compile::{
     default_compiler, set_default_compiler, JitCompiler, KernelCompiler, LoadedKernels,
 };
-pub use dtype::{DType, DTypeKind, Element};
+pub use dtype::{DType, DTypeKind, Element, StructElement};
 pub use error::{ArrayError, Result};
 pub use layout::{Layout, LayoutError, Order, SliceArg};
 pub use transfer::{PendingGet, PendingSet};
@@ -88,3 +103,9 @@ pub use half;
 pub use ndarray;
 /// The `num-complex` crate (`Complex<f32>`, `Complex<f64>`), as this crate uses it.
 pub use num_complex;
+
+/// What [`struct_element!`] expands to; not a public API.
+#[doc(hidden)]
+pub mod __private {
+    pub use bytemuck;
+}

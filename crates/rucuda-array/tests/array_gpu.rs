@@ -202,12 +202,13 @@ fn writes_through_views() {
     let vals: Vec<i32> = rng.vec(20);
     v.set(&vals).unwrap();
     assert_eq!(v.to_vec().unwrap(), vals);
-    // Broadcast views refuse writes; copies are contiguous and independent.
+    // Broadcast views refuse writes; copies are dense and independent, in the view's
+    // memory order (NumPy's `K`: the reversed transpose of a C array copies F-ordered).
     let row = a.slice(&[SliceArg::index(0)]).unwrap();
     let b = row.broadcast_to(&[3, 5]).unwrap();
     assert!(b.set(&[0; 15]).is_err());
     let c = v.copy().unwrap();
-    assert!(c.is_c_contiguous() && !c.shares_buffer_with(&a));
+    assert!(c.is_f_contiguous() && !c.shares_buffer_with(&a));
     assert_eq!(c.to_vec().unwrap(), vals);
     let c2 = a.copy().unwrap();
     assert_eq!(c2.to_vec().unwrap(), a.to_vec().unwrap());

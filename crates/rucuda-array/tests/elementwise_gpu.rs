@@ -282,14 +282,20 @@ fn bad_calls_name_the_argument() {
     let mut z = GpuArray::<f32>::zeros(&s, &[10]).unwrap();
     let zi = GpuArray::<i32>::zeros(&s, &[10]).unwrap();
     let k = saxpy();
+    // A complex scalar for a `float` argument does not convert (NumPy's same_kind).
     let e = k
         .call(
             &s,
-            &[2.0f64.into(), (&x).into(), (&x).into(), (&mut z).into()],
+            &[
+                Complex::new(2.0f32, 1.0).into(),
+                (&x).into(),
+                (&x).into(),
+                (&mut z).into(),
+            ],
         )
         .unwrap_err();
     assert!(
-        e.to_string().contains("argument `a`") && e.to_string().contains("float64 scalar"),
+        e.to_string().contains("argument `a`") && e.to_string().contains("complex64 scalar"),
         "{e}"
     );
     let e = k
@@ -358,4 +364,109 @@ fn more_than_2_pow_31_elements() {
             assert_eq!(b as usize, (start + k) % 251, "index {}", start + k);
         }
     }
+}
+
+#[test]
+#[ignore = "needs a CUDA device"]
+fn negative_range_bounds_are_refused_and_slices_count_from_the_end() {
+    let s = stream();
+    // SAFETY: the kernel's code touches only element i of each array argument, in bounds.
+    let k = unsafe {
+        ElementwiseKernel::new("long long *x, long long mark", "x[i] = mark + i", "marker2")
+    }
+    .unwrap();
+    let n = 1000usize;
+    let mut x = GpuArray::full(&s, &[n], -7i64).unwrap();
+    // PyCUDA-style `range(1000, -1, 1)`: never a silent no-op.
+    for (start, stop, step) in [(1000, -1, 1), (-5, 10, 1), (0, -3, 2), (-1, -10, -1)] {
+        let e = k
+            .call_range(&s, start, stop, step, &[(&mut x).into(), 0i64.into()])
+            .unwrap_err();
+        assert!(
+            matches!(
+                e,
+                ArrayError::Codegen(rucuda_array::codegen::CodegenError::NegativeRangeBound { .. })
+            ),
+            "{e}"
+        );
+        assert!(e.to_string().contains("call_slice"), "{e}");
+    }
+    // stop == -1 with a negative step walks down to index 0.
+    k.call_range(&s, 9, -1, -1, &[(&mut x).into(), 100i64.into()])
+        .unwrap();
+    // Slices: the last 10 with step 3 counting from the end, and a reversed slice.
+    k.call_slice(&s, Some(-10), None, 3, &[(&mut x).into(), 2000i64.into()])
+        .unwrap();
+    k.call_slice(
+        &s,
+        Some(-20),
+        Some(-30),
+        -4,
+        &[(&mut x).into(), 5000i64.into()],
+    )
+    .unwrap();
+    // An empty slice runs nothing, without error (Python's semantics).
+    k.call_slice(&s, Some(1000), Some(-1), 1, &[(&mut x).into(), 9i64.into()])
+        .unwrap();
+    let got = x.to_vec().unwrap();
+    let mut want = vec![-7i64; n];
+    for (i, w) in want.iter_mut().enumerate().take(10) {
+        *w = 100 + i as i64;
+    }
+    for i in (n - 10..n).step_by(3) {
+        want[i] = 2000 + i as i64;
+    }
+    let mut i = n - 20;
+    while i > n - 30 {
+        want[i] = 5000 + i as i64;
+        i -= 4;
+    }
+    assert_eq!(got, want);
+}
+
+#[test]
+#[ignore = "needs a CUDA device"]
+fn scalars_convert_to_the_declared_type() {
+    let mut rng = Rng::fresh();
+    let s = stream();
+    let n = 1001;
+    let xh = rng.vec::<f32>(n);
+    let x = GpuArray::from_slice(&s, &xh).unwrap();
+    let k = saxpy();
+    // An f64, an i64 and a bool for `float a`: converted as PyCUDA packs them.
+    for (a, av) in [
+        (rucuda_array::elementwise::KernelValue::from(0.1f64), 0.1f32),
+        (3i64.into(), 3.0f32),
+        (true.into(), 1.0f32),
+    ] {
+        let mut z = GpuArray::full(&s, &[n], f32::NAN).unwrap();
+        k.call(&s, &[a, (&x).into(), (&x).into(), (&mut z).into()])
+            .unwrap();
+        // The kernel may fuse `a * x + y` into one rounding: compare in f64.
+        let want: Vec<f64> = xh
+            .iter()
+            .map(|&v| f64::from(av) * f64::from(v) + f64::from(v))
+            .collect();
+        assert_close(&f64s(&z.to_vec().unwrap()), &want, 1e-6);
+    }
+    // An integer argument: an i64 that fits converts, one that does not and a float are
+    // refused with the reason.
+    // SAFETY: the kernel's code touches only element i of each array argument, in bounds.
+    let add =
+        unsafe { ElementwiseKernel::new("signed char d, signed char *y", "y[i] += d", "add_i8") }
+            .unwrap();
+    let mut y = GpuArray::from_slice(&s, &[1i8, 2, 3]).unwrap();
+    add.call(&s, &[(-5i64).into(), (&mut y).into()]).unwrap();
+    assert_eq!(y.to_vec().unwrap(), vec![-4, -3, -2]);
+    let e = add.call(&s, &[300i64.into(), (&mut y).into()]).unwrap_err();
+    assert!(e.to_string().contains("300 does not fit"), "{e}");
+    let e = add.call(&s, &[1.0f64.into(), (&mut y).into()]).unwrap_err();
+    assert!(
+        e.to_string().contains("does not convert to an integer"),
+        "{e}"
+    );
+    let e = add
+        .call_range(&s, 0, 3, 1, &[2.5f32.into(), (&mut y).into()])
+        .unwrap_err();
+    assert!(e.to_string().contains("argument `d`"), "{e}");
 }

@@ -269,6 +269,29 @@ def sum_f64_GBps():
     return array_case(8, lambda: cp.sum(x))
 
 
+def axis_sum(axis):
+    """cupy.sum(a, axis=axis) of a square float32 array of ARRAY_ELEMENTS elements; the
+    bytes counted are the input's and the output's."""
+    side = 1 << (ARRAY_ELEMENTS.bit_length() // 2)
+    x = cp.ones((side, side), dtype=cp.float32)
+    stream = cp.cuda.Stream(non_blocking=True)
+
+    def enqueue():
+        with stream:
+            cp.sum(x, axis=axis)
+
+    samples = device_seconds(stream, DEVICE_COPY, enqueue)
+    return gbps(samples, 4 * side * side + 4 * side), side * side
+
+
+def sum_axis0_f32_GBps():
+    return axis_sum(0)
+
+
+def sum_axis1_f32_GBps():
+    return axis_sum(1)
+
+
 def inclusive_scan(dtype):
     # dtype= keeps the type (NumPy widens int32 cumsums to int64 otherwise); out= reuses one
     # output array, as the other libs' cases do.
@@ -679,6 +702,8 @@ CASES = [
     dot_f32_GBps,
     max_f32_GBps,
     sum_f64_GBps,
+    sum_axis0_f32_GBps,
+    sum_axis1_f32_GBps,
     scan_incl_i32_GBps,
     scan_incl_f32_GBps,
     scan_incl_i64_GBps,

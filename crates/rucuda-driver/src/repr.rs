@@ -140,8 +140,26 @@ pub mod __private {
     pub fn assert_pod<T: bytemuck::Pod + Send + Sync>() {}
 }
 
-/// CUDA's vector types (`float4`, `int2`, ...) with their C alignment, usable as kernel
-/// arguments and device data.
+/// CUDA's vector types (`char1` ... `double4`, PyCUDA's `gpuarray.vec`) with the layouts
+/// of CUDA's `vector_types.h` on 64-bit Linux: usable as kernel arguments and device
+/// data (and, through rucuda-array, as `GpuArray` elements).
+///
+/// Alignment: the 1-vectors and 3-vectors have their component's alignment (`float3`
+/// is 12 bytes aligned to 4, `char3` 3 bytes aligned to 1); the 2- and 4-vectors are
+/// aligned to their size (`short2` 4, `int2` 8, `float4` 16, `double2` 16) up to 16
+/// bytes (`long4`, `longlong4`, `double4`: 32 bytes aligned to 16). `long` is 8 bytes (LP64).
+/// None has padding, so each is [`bytemuck::Pod`]. (CUDA 13 deprecates the 16-byte-aligned
+/// `long4`, `ulong4`, `longlong4`, `ulonglong4` and `double4` in favour of `*_16a`/`*_32a`
+/// spellings of the same layouts; kernels naming them compile with a warning.)
+///
+/// ```
+/// use rucuda_driver::vector::{Double2, Float3, Char3, Long4};
+/// assert_eq!((std::mem::size_of::<Float3>(), std::mem::align_of::<Float3>()), (12, 4));
+/// assert_eq!((std::mem::size_of::<Double2>(), std::mem::align_of::<Double2>()), (16, 16));
+/// assert_eq!((std::mem::size_of::<Char3>(), std::mem::align_of::<Char3>()), (3, 1));
+/// assert_eq!((std::mem::size_of::<Long4>(), std::mem::align_of::<Long4>()), (32, 16));
+/// assert_eq!(Float3::new(1.0, 2.0, 3.0).y, 2.0);
+/// ```
 pub mod vector {
     macro_rules! vector_type {
         ($name:ident, $t:ty, $align:literal, $c:literal, [$($f:ident),+]) => {
@@ -154,20 +172,52 @@ pub mod vector {
                     pub $f: $t,
                 )+
             }
-            // SAFETY: repr(C) plain numbers, no padding inside (sizes are multiples of the alignment).
+            impl $name {
+                #[doc = concat!("A `", $c, "` of its components (CUDA's `make_", $c, "`).")]
+                #[inline]
+                pub const fn new($($f: $t),+) -> $name {
+                    $name { $($f),+ }
+                }
+            }
+            const _: () = assert!(
+                std::mem::size_of::<$name>() == [$(stringify!($f)),+].len() * std::mem::size_of::<$t>(),
+                "a vector type has no padding"
+            );
+            // SAFETY: repr(C) plain numbers with no padding (the size is the sum of the
+            // components, checked just above): every bit pattern is valid, no pointers.
             unsafe impl super::DeviceRepr for $name {
                 const C_TYPE: &'static str = $c;
             }
+            // SAFETY: as above: all-zero bits are a valid value.
+            unsafe impl bytemuck::Zeroable for $name {}
+            // SAFETY: as above: Copy, 'static, no padding, every bit pattern valid.
+            unsafe impl bytemuck::Pod for $name {}
         };
     }
-    vector_type!(Float2, f32, 8, "float2", [x, y]);
-    vector_type!(Float4, f32, 16, "float4", [x, y, z, w]);
-    vector_type!(Double2, f64, 16, "double2", [x, y]);
-    vector_type!(Int2, i32, 8, "int2", [x, y]);
-    vector_type!(Int4, i32, 16, "int4", [x, y, z, w]);
-    vector_type!(Uint2, u32, 8, "uint2", [x, y]);
-    vector_type!(Uint4, u32, 16, "uint4", [x, y, z, w]);
-    vector_type!(Longlong2, i64, 16, "longlong2", [x, y]);
+
+    /// Declares the 1-, 2-, 3- and 4-vectors of one component type with their alignments.
+    macro_rules! vector_family {
+        ($t:ty; $n1:ident $c1:literal $a1:literal, $n2:ident $c2:literal $a2:literal,
+         $n3:ident $c3:literal $a3:literal, $n4:ident $c4:literal $a4:literal) => {
+            vector_type!($n1, $t, $a1, $c1, [x]);
+            vector_type!($n2, $t, $a2, $c2, [x, y]);
+            vector_type!($n3, $t, $a3, $c3, [x, y, z]);
+            vector_type!($n4, $t, $a4, $c4, [x, y, z, w]);
+        };
+    }
+
+    vector_family!(i8; Char1 "char1" 1, Char2 "char2" 2, Char3 "char3" 1, Char4 "char4" 4);
+    vector_family!(u8; Uchar1 "uchar1" 1, Uchar2 "uchar2" 2, Uchar3 "uchar3" 1, Uchar4 "uchar4" 4);
+    vector_family!(i16; Short1 "short1" 2, Short2 "short2" 4, Short3 "short3" 2, Short4 "short4" 8);
+    vector_family!(u16; Ushort1 "ushort1" 2, Ushort2 "ushort2" 4, Ushort3 "ushort3" 2, Ushort4 "ushort4" 8);
+    vector_family!(i32; Int1 "int1" 4, Int2 "int2" 8, Int3 "int3" 4, Int4 "int4" 16);
+    vector_family!(u32; Uint1 "uint1" 4, Uint2 "uint2" 8, Uint3 "uint3" 4, Uint4 "uint4" 16);
+    vector_family!(i64; Long1 "long1" 8, Long2 "long2" 16, Long3 "long3" 8, Long4 "long4" 16);
+    vector_family!(u64; Ulong1 "ulong1" 8, Ulong2 "ulong2" 16, Ulong3 "ulong3" 8, Ulong4 "ulong4" 16);
+    vector_family!(i64; Longlong1 "longlong1" 8, Longlong2 "longlong2" 16, Longlong3 "longlong3" 8, Longlong4 "longlong4" 16);
+    vector_family!(u64; Ulonglong1 "ulonglong1" 8, Ulonglong2 "ulonglong2" 16, Ulonglong3 "ulonglong3" 8, Ulonglong4 "ulonglong4" 16);
+    vector_family!(f32; Float1 "float1" 4, Float2 "float2" 8, Float3 "float3" 4, Float4 "float4" 16);
+    vector_family!(f64; Double1 "double1" 8, Double2 "double2" 16, Double3 "double3" 8, Double4 "double4" 16);
 }
 
 /// The size in bytes of `len` elements of `T`, or an error naming the overflow.

@@ -6,12 +6,13 @@ use std::sync::{Mutex, OnceLock};
 
 use crate::arch::Arch;
 use crate::backend::{nvcc, nvrtc};
-use crate::cache::includes::headers_digest;
+use crate::cache::includes::scan_includes;
 use crate::cache::key::KeyInput;
 use crate::cache::store::{Entry, Lookup};
 use crate::cache::trust::trusted;
 use crate::cache::{CacheKey, DiskCache};
 use crate::error::{Error, Result};
+use crate::fallback;
 use crate::nvrtc::Nvrtc;
 use crate::options::{Backend, CompileOptions};
 use crate::output::OutputKind;
@@ -64,6 +65,13 @@ pub struct Compiled {
     pub key: CacheKey,
     /// Where the compiler's files were kept, when `keep` was set.
     pub kept: Option<PathBuf>,
+    /// The compiler that made the image: the backend asked for, or [`Backend::Nvcc`]
+    /// when NVRTC could not open a header and nvcc compiled instead (see
+    /// [`CompileOptions::nvcc_fallback`]). [`key`](Self::key) is that compiler's key.
+    pub compiler: Backend,
+    /// The built-in standard headers ([`std_headers`](crate::std_headers)) NVRTC was
+    /// given for this source, by name (empty for nvcc).
+    pub std_headers: Vec<&'static str>,
 }
 
 impl Compiled {
@@ -198,16 +206,27 @@ pub(crate) fn compile_for_device(
     }
 }
 
-/// [`compile`] for an explicit architecture (overriding `options.arch`).
-pub(crate) fn compile_for(source: &str, options: &CompileOptions, arch: Arch) -> Result<Compiled> {
-    let mut args = match options.backend {
+/// What one compiler gets for one compile: its option strings, its identity, nvcc's path,
+/// the built-in headers served to NVRTC, and the cache key of the result.
+struct Plan {
+    backend: Backend,
+    args: Vec<String>,
+    identity: String,
+    nvcc: Option<PathBuf>,
+    std_headers: Vec<&'static str>,
+    key: CacheKey,
+}
+
+/// Settles how `backend` compiles `prepared` for `arch`: finds the compiler, scans the
+/// includes (serving built-in headers to NVRTC when on) and computes the cache key.
+fn plan(prepared: &str, options: &CompileOptions, arch: Arch, backend: Backend) -> Result<Plan> {
+    let mut args = match backend {
         Backend::Nvrtc => options.nvrtc_args(arch)?,
         Backend::Nvcc => options.nvcc_args(arch)?,
     };
     let mut header_dirs = options.header_dirs();
-    let prepared = prepare_source(source, options);
     // The compiler's identity: NVRTC loaded, or nvcc found and asked its version.
-    let (identity, nvcc_path) = match options.backend {
+    let (identity, nvcc_path) = match backend {
         Backend::Nvrtc => {
             let nvrtc = Nvrtc::get()?;
             if let Some(dir) = nvrtc
@@ -225,7 +244,15 @@ pub(crate) fn compile_for(source: &str, options: &CompileOptions, arch: Arch) ->
         }
     };
     let cwd = std::env::current_dir().ok();
-    let headers = headers_digest(&prepared, cwd.as_deref(), &header_dirs);
+    let serve = backend == Backend::Nvrtc && options.std_headers;
+    let builtins = |name: &str| {
+        if serve {
+            crate::std_headers::lookup(name)
+        } else {
+            None
+        }
+    };
+    let scan = scan_includes(prepared, cwd.as_deref(), &header_dirs, &builtins);
     let target = format!(
         "{} {} {}",
         arch.real(),
@@ -234,23 +261,105 @@ pub(crate) fn compile_for(source: &str, options: &CompileOptions, arch: Arch) ->
     );
     let key = KeyInput {
         compiler: &identity,
-        backend: match options.backend {
+        backend: match backend {
             Backend::Nvrtc => "nvrtc",
             Backend::Nvcc => "nvcc",
         },
         target: &target,
         args: &args,
         name_expressions: &options.name_expressions,
-        source: &prepared,
-        headers: &headers,
+        source: prepared,
+        headers: &scan.digest,
     }
     .key();
+    Ok(Plan {
+        backend,
+        args,
+        identity,
+        nvcc: nvcc_path,
+        std_headers: scan.builtins,
+        key,
+    })
+}
 
+/// [`compile`] for an explicit architecture (overriding `options.arch`).
+///
+/// With NVRTC, a source NVRTC cannot compile because a header cannot be opened goes to
+/// nvcc when [`CompileOptions::nvcc_fallback`] allows and nvcc is installed; the result
+/// then says [`Backend::Nvcc`] and carries nvcc's cache key.
+pub(crate) fn compile_for(source: &str, options: &CompileOptions, arch: Arch) -> Result<Compiled> {
+    let prepared = prepare_source(source, options);
     let cache = match (&options.cache_dir, options.keep) {
         (Some(dir), false) if trusted(dir) => Some(DiskCache::new(dir, options.cache_max_bytes)),
         _ => None,
     };
-    if let Some(cache) = &cache {
+    let first = plan(&prepared, options, arch, options.backend)?;
+    if first.backend == Backend::Nvrtc
+        && fallback::refusal(options).is_none()
+        && fallback::is_known(&first.key)
+    {
+        // This process already saw NVRTC fail on this source for a header.
+        if let Ok(nvcc_plan) = plan(&prepared, options, arch, Backend::Nvcc) {
+            return run(&nvcc_plan, source, &prepared, options, arch, cache.as_ref());
+        }
+    }
+    let error = match run(&first, source, &prepared, options, arch, cache.as_ref()) {
+        Err(Error::Compile(e)) if first.backend == Backend::Nvrtc => e,
+        other => return other,
+    };
+    let missing = fallback::missing_headers(&error.log);
+    if missing.is_empty() {
+        return Err(Error::Compile(error));
+    }
+    if let Some(why) = fallback::refusal(options) {
+        let note = fallback::not_tried_note(&missing, why);
+        return Err(error.with_note(note).into());
+    }
+    let nvcc_plan = match plan(&prepared, options, arch, Backend::Nvcc) {
+        Ok(p) => p,
+        Err(Error::NvccNotFound { tried }) => {
+            let tried: Vec<String> = tried.iter().map(|p| p.display().to_string()).collect();
+            let why = format!(
+                "nvcc was not found (tried: {}; install the CUDA toolkit or set CUDA_PATH)",
+                tried.join(", ")
+            );
+            return Err(error
+                .with_note(fallback::not_tried_note(&missing, &why))
+                .into());
+        }
+        Err(e) => {
+            let why = format!("nvcc could not be used: {e}");
+            return Err(error
+                .with_note(fallback::not_tried_note(&missing, &why))
+                .into());
+        }
+    };
+    log::info!(
+        "rucuda-jit: NVRTC cannot open {} in {}; compiling it with nvcc",
+        fallback::quoted(&missing),
+        options.program_name
+    );
+    fallback::remember(first.key);
+    match run(&nvcc_plan, source, &prepared, options, arch, cache.as_ref()) {
+        Err(Error::Compile(e)) => {
+            let note = fallback::tried_note(&missing, error.first_error.as_deref());
+            Err(e.with_note(note).into())
+        }
+        other => other,
+    }
+}
+
+/// Runs one plan through the disk cache: a hit, or a compile stored in it.
+fn run(
+    plan: &Plan,
+    source: &str,
+    prepared: &str,
+    options: &CompileOptions,
+    arch: Arch,
+    cache: Option<&DiskCache>,
+) -> Result<Compiled> {
+    let key = plan.key;
+    if let Some(cache) = cache {
         if let Lookup::Hit(entry) = cache.load(&key) {
             if entry.output == options.output {
                 return Ok(Compiled {
@@ -262,25 +371,35 @@ pub(crate) fn compile_for(source: &str, options: &CompileOptions, arch: Arch) ->
                     cache: CacheStatus::Hit(cache.entry_path(&key)),
                     key,
                     kept: None,
+                    compiler: plan.backend,
+                    std_headers: plan.std_headers.clone(),
                 });
             }
         }
     }
 
     let started = std::time::Instant::now();
-    let raw = match (options.backend, nvcc_path) {
-        (Backend::Nvcc, Some(path)) => nvcc::compile(&path, &prepared, source, options, &args)?,
-        _ => nvrtc::compile(&prepared, source, options, &args)?,
+    let raw = match (plan.backend, &plan.nvcc) {
+        (Backend::Nvcc, Some(path)) => nvcc::compile(path, prepared, source, options, &plan.args)?,
+        _ => {
+            let headers: Vec<(&str, &str)> = plan
+                .std_headers
+                .iter()
+                .filter_map(|name| crate::std_headers::lookup(name))
+                .collect();
+            nvrtc::compile(prepared, source, options, &plan.args, &headers)?
+        }
     };
     log::info!(
-        "rucuda-jit: compiled {} ({}) for {arch} ({:?}) with {identity} in {:.1} ms (not a cache hit)",
+        "rucuda-jit: compiled {} ({}) for {arch} ({:?}) with {} in {:.1} ms (not a cache hit)",
         options.program_name,
         kernel_names(source),
         options.output,
+        plan.identity,
         started.elapsed().as_secs_f64() * 1e3
     );
 
-    let status = match &cache {
+    let status = match cache {
         None => CacheStatus::Off,
         Some(cache) if is_unwritable(cache.dir()) => CacheStatus::NotStored,
         Some(cache) => {
@@ -308,6 +427,8 @@ pub(crate) fn compile_for(source: &str, options: &CompileOptions, arch: Arch) ->
         cache: status,
         key,
         kept: raw.kept,
+        compiler: plan.backend,
+        std_headers: plan.std_headers.clone(),
     })
 }
 

@@ -167,6 +167,9 @@ pub struct CompileError {
     pub line: Option<u32>,
     /// The source lines around the first error, numbered, the error's line marked `>`.
     pub excerpt: Option<String>,
+    /// What rucuda adds: which compiler was tried first and why another ran, or why it
+    /// did not (NVRTC could not open a host header and nvcc was not found). Shown last.
+    pub notes: Vec<String>,
 }
 
 impl CompileError {
@@ -219,7 +222,14 @@ impl CompileError {
             first_error,
             line,
             excerpt,
+            notes: Vec::new(),
         }
+    }
+
+    /// Adds a [note](Self::notes).
+    pub(crate) fn with_note(mut self, note: impl Into<String>) -> CompileError {
+        self.notes.push(note.into());
+        self
     }
 }
 
@@ -298,7 +308,10 @@ fn write_message(e: &CompileError, f: &mut impl fmt::Write) -> fmt::Result {
         writeln!(f, "--- stderr ---\n{}", e.stderr.trim_end())?;
     }
     if let (Some(line), Some(ex)) = (e.line, &e.excerpt) {
-        write!(f, "--- source around line {line} ---\n{}", ex.trim_end())?;
+        writeln!(f, "--- source around line {line} ---\n{}", ex.trim_end())?;
+    }
+    for note in &e.notes {
+        writeln!(f, "note: {note}")?;
     }
     Ok(())
 }

@@ -12,6 +12,11 @@
 //!   includes; entries are checksummed, written atomically and evicted least recently
 //!   used past a size cap. `RUCUDA_CACHE_DIR`, `RUCUDA_DISABLE_CACHE` and
 //!   `RUCUDA_CACHE_MAX_SIZE` set it up.
+//! - NVRTC has no C library headers: [`std_headers`] serves small ones of rucuda's own
+//!   (`<stdio.h>`, `<cstdint>`, `<climits>`, `<cfloat>`, `<cmath>`, `<cstddef>`,
+//!   `<assert.h>`...) to sources that include them, and a source NVRTC still cannot open
+//!   a header of goes to nvcc where it is installed ([`Compiled::compiler`] says which
+//!   compiled). [`get_nvcc_version`] and [`preprocess_source`] are PyCUDA's nvcc helpers.
 //! - [`CompileOptions`] carries PyCUDA's `SourceModule` arguments (`options`, `keep`,
 //!   `no_extern_c`, `arch`, `code`, `cache_dir`, `include_dirs`) plus defines and name
 //!   expressions for C++ templates; [`CompileError`] carries the log, the command line
@@ -31,6 +36,7 @@
 extern crate self as rucuda_jit;
 
 // The modules, bottom up; each uses only those on lines above its own:
+//   std_headers (the C/C++ standard headers served to NVRTC)
 //   toolkit (where a CUDA toolkit keeps files)
 //   nvrtc (the library: bindings, table, loader, getters)
 //   error, scratch, output
@@ -38,8 +44,9 @@ extern crate self as rucuda_jit;
 //   options (CompileOptions; its defaults name the cache folder and cap)
 //   memo (loaded modules per context)
 //   cache (the disk cache; re-exports memo and the defaults at their old paths)
-//   backend (NVRTC and nvcc runs)
+//   backend (NVRTC and nvcc runs), nvcc_tools (nvcc's version, preprocessing)
 //   target (which architecture for a device)
+//   fallback (nvcc in NVRTC's place when a header cannot be opened)
 //   compile
 //   module (SourceModule), link, fuzzing
 mod arch;
@@ -47,16 +54,19 @@ mod backend;
 pub mod cache;
 mod compile;
 mod error;
+mod fallback;
 #[cfg(feature = "fuzzing")]
 #[doc(hidden)]
 pub mod fuzzing;
 mod link;
 pub mod memo;
 mod module;
+mod nvcc_tools;
 pub mod nvrtc;
 mod options;
 mod output;
 mod scratch;
+pub mod std_headers;
 mod target;
 mod toolkit;
 
@@ -65,6 +75,7 @@ pub use compile::{compile, CacheStatus, Compiled};
 pub use error::{CompileError, Error, Result};
 pub use link::{find_cudadevrt, LinkInput, LinkOptions, LinkedModule, Linker};
 pub use module::SourceModule;
+pub use nvcc_tools::{get_nvcc_version, preprocess_source};
 pub use options::defaults::DEFAULT_CACHE_MAX_BYTES;
 pub use options::{Backend, CompileOptions};
 pub use output::OutputKind;

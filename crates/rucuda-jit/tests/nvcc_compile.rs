@@ -132,3 +132,43 @@ fn name_expressions_need_nvrtc() {
     let err = compile("", &o).unwrap_err();
     assert!(matches!(err, Error::Unsupported(_)), "{err}");
 }
+
+#[test]
+fn nvcc_version_and_preprocessing() {
+    let version = match rucuda_jit::get_nvcc_version(None) {
+        Err(Error::NvccNotFound { tried }) => {
+            let required = std::env::var_os("RUCUDA_REQUIRE_NVCC").is_some_and(|v| v != "0");
+            assert!(
+                !required,
+                "RUCUDA_REQUIRE_NVCC is set but nvcc was not found (tried {tried:?})"
+            );
+            eprintln!("nvcc not found: skipping this nvcc test");
+            return;
+        }
+        other => other.unwrap(),
+    };
+    assert!(version.contains("Cuda compilation tools"), "{version}");
+    let src =
+        "#define N 4\n#include <stdio.h>\n__global__ void k(float *x) { x[0] = N + EXTRA; }\n";
+    let text = rucuda_jit::preprocess_source(src, &["-DEXTRA=3"], None).unwrap();
+    assert!(text.contains("x[0] = 4 + 3;"), "the macros are expanded");
+    assert!(!text.contains("#define N"), "directives are gone");
+    assert!(
+        !text.lines().any(|l| l.starts_with("# ")),
+        "no line markers (-P)"
+    );
+    assert!(text.contains("printf"), "<stdio.h> is included");
+    let e = rucuda_jit::preprocess_source("#include \"no_such_header_rucuda.h\"\n", &[], None)
+        .unwrap_err();
+    let ce = e.as_compile_error().expect("a compile error");
+    assert!(
+        ce.stderr.contains("no_such_header_rucuda.h"),
+        "{}",
+        ce.stderr
+    );
+    assert!(
+        ce.command.iter().any(|a| a == "--preprocess"),
+        "{:?}",
+        ce.command
+    );
+}

@@ -180,6 +180,8 @@ impl ElementLayout {
             DType::F64 => (Some(DataType::Float64), 1, Reductions::All),
             DType::C64 => (Some(DataType::Float32), 2, Reductions::SumAvg),
             DType::C128 => (Some(DataType::Float64), 2, Reductions::SumAvg),
+            // Struct and vector elements travel as bytes; NCCL has no arithmetic for them.
+            DType::Record(_) => (None, 1, Reductions::None),
         };
         ElementLayout {
             scalar,

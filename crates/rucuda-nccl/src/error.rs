@@ -109,7 +109,7 @@ pub enum Error {
     },
     /// An array whose elements are not one contiguous block (NCCL reads and writes flat
     /// memory).
-    #[error("{call}: {what} is not C-contiguous (shape {shape:?}, strides {strides:?}); make a contiguous copy first")]
+    #[error("{call}: {what} is not C-contiguous (shape {shape:?}, strides {strides:?}); make a row-major copy first (`copy_order(Order::C)`)")]
     NotContiguous {
         /// The operation.
         call: &'static str,

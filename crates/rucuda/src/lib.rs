@@ -13,6 +13,7 @@
 //! | `rand` (feature `rand`, on by default) | `rucuda-rand` | `pycuda.curandom` |
 //! | `nccl` (feature `nccl`, on by default) | `rucuda-nccl` | (beyond PyCUDA: collectives across GPUs and hosts through NCCL) |
 //! | [`tools`] | this crate | `pycuda.tools`, `pycuda.autoinit`, `pycuda.autoprimaryctx` |
+//! | [`characterize`] | this crate | `pycuda.characterize` |
 //! | [`sys`] | `rucuda-driver-sys` | (the raw C API) |
 //!
 //! [`prelude`] brings in the types most programs use. [`Error`] takes the error of every
@@ -56,6 +57,7 @@
 //! The [`guide`] (getting started, one chapter per crate, the PyCUDA-to-rucuda table) is
 //! part of these docs; its Markdown sources are the crate's `guide/` folder.
 
+pub mod characterize;
 mod error;
 mod testing;
 pub mod tools;

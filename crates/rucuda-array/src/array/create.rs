@@ -7,11 +7,12 @@ use super::GpuArray;
 use crate::device_copy;
 use crate::dtype::Element;
 use crate::error::{ArrayError, Result};
-use crate::layout::Layout;
+use crate::layout::{Layout, Order};
 
 impl<T: Element> GpuArray<T> {
     /// An array of `shape` with unspecified contents (any bits are a valid value),
-    /// allocated stream-ordered on `stream`, row-major.
+    /// allocated stream-ordered on `stream`, row-major ([`GpuArray::empty_order`] for
+    /// column-major).
     ///
     /// ```no_run
     /// # let stream = rucuda_driver::Stream::null(&rucuda_driver::Device::get(0)?.primary_context()?);
@@ -20,20 +21,31 @@ impl<T: Element> GpuArray<T> {
     /// # Ok::<(), rucuda_array::ArrayError>(())
     /// ```
     pub fn empty(stream: &Stream, shape: &[usize]) -> Result<Self> {
-        let layout = Layout::c_contiguous(shape)?;
+        Self::with_dense_layout(stream, Layout::c_contiguous(shape)?)
+    }
+
+    /// An uninitialised array with `layout`, which must be dense at offset 0 (made by
+    /// [`Layout::contiguous`] or [`Layout::dense_like`]).
+    pub(crate) fn with_dense_layout(stream: &Stream, layout: Layout) -> Result<Self> {
         let buffer = DeviceBuffer::<T::Storage>::uninit_async(stream, layout.len())?;
         Ok(GpuArray::from_buffer(buffer, stream, layout))
     }
 
     /// An array of zeros (all bits zero: `0`, `0.0`, `false`, `0+0i`).
     pub fn zeros(stream: &Stream, shape: &[usize]) -> Result<Self> {
-        let a = Self::empty(stream, shape)?;
+        Self::zeros_with_layout(stream, Layout::c_contiguous(shape)?)
+    }
+
+    /// Zeros with a dense layout at offset 0.
+    pub(crate) fn zeros_with_layout(stream: &Stream, layout: Layout) -> Result<Self> {
+        let a = Self::with_dense_layout(stream, layout)?;
         device_copy::fill_pattern(stream, a.buffer_elements(0, a.len())?, &[0])?;
         Ok(a)
     }
 
     /// An array of ones.
     pub fn ones(stream: &Stream, shape: &[usize]) -> Result<Self> {
+        crate::dtype::require_number(T::DTYPE, "ones")?;
         Self::full(stream, shape, T::from_f64(1.0))
     }
 
@@ -42,7 +54,12 @@ impl<T: Element> GpuArray<T> {
     /// Elements of 1, 2 or 4 bytes are filled by the driver's memset; 8- and 16-byte
     /// elements by the fill kernel ([`GpuArray::fill`]).
     pub fn full(stream: &Stream, shape: &[usize], value: T) -> Result<Self> {
-        let mut a = Self::empty(stream, shape)?;
+        Self::full_with_layout(stream, Layout::c_contiguous(shape)?, value)
+    }
+
+    /// `value` everywhere, with a dense layout at offset 0.
+    pub(crate) fn full_with_layout(stream: &Stream, layout: Layout, value: T) -> Result<Self> {
+        let mut a = Self::with_dense_layout(stream, layout)?;
         a.fill_with_memset_or_upload(value)?;
         Ok(a)
     }
@@ -59,31 +76,43 @@ impl<T: Element> GpuArray<T> {
         Ok(())
     }
 
-    /// A new row-major array with the same elements (PyCUDA's `copy`), ordered on the
-    /// home stream. Contiguous arrays are copied by the driver; other views (strided,
-    /// reversed, transposed, broadcast) by the strided copy kernel.
+    /// A new array with the same elements (PyCUDA's and NumPy's `copy`), in the same
+    /// memory order ([`Order::K`]: an F-ordered array stays F-ordered, a view becomes
+    /// dense), ordered on the home stream. [`GpuArray::copy_order`] picks the order.
+    /// Contiguous arrays are copied by the driver; other views (strided, reversed,
+    /// transposed, broadcast) by the strided copy kernel.
+    ///
+    /// ```no_run
+    /// # let stream = rucuda_driver::Stream::null(&rucuda_driver::Device::get(0)?.primary_context()?);
+    /// use rucuda_array::{GpuArray, Order};
+    /// let f = GpuArray::<f32>::zeros_order(&stream, &[3, 4], Order::F)?;
+    /// assert!(f.copy()?.is_f_contiguous());
+    /// # Ok::<(), rucuda_array::ArrayError>(())
+    /// ```
     pub fn copy(&self) -> Result<Self> {
-        crate::convert::contiguous_copy(self)
+        self.copy_order(Order::K)
     }
 
-    /// An uninitialised row-major array of `other`'s shape on `other`'s stream.
+    /// An uninitialised array of `other`'s shape on `other`'s stream, in `other`'s
+    /// memory order (NumPy's `empty_like`, whose default order is `K`); the element type
+    /// may differ. [`GpuArray::empty_like_order`] picks the order.
     pub fn empty_like<U: Element>(other: &GpuArray<U>) -> Result<Self> {
-        Self::empty(other.stream(), other.shape())
+        Self::empty_like_order(other, Order::K)
     }
 
-    /// Zeros of `other`'s shape on `other`'s stream.
+    /// Zeros of `other`'s shape on `other`'s stream, in its memory order.
     pub fn zeros_like<U: Element>(other: &GpuArray<U>) -> Result<Self> {
-        Self::zeros(other.stream(), other.shape())
+        Self::zeros_like_order(other, Order::K)
     }
 
-    /// Ones of `other`'s shape on `other`'s stream.
+    /// Ones of `other`'s shape on `other`'s stream, in its memory order.
     pub fn ones_like<U: Element>(other: &GpuArray<U>) -> Result<Self> {
-        Self::ones(other.stream(), other.shape())
+        Self::ones_like_order(other, Order::K)
     }
 
-    /// `value` everywhere, in `other`'s shape on `other`'s stream.
+    /// `value` everywhere, in `other`'s shape on `other`'s stream, in its memory order.
     pub fn full_like<U: Element>(other: &GpuArray<U>, value: T) -> Result<Self> {
-        Self::full(other.stream(), other.shape(), value)
+        Self::full_like_order(other, value, Order::K)
     }
 
     /// A 1-D array holding `data`.
@@ -123,6 +152,7 @@ impl<T: Element> GpuArray<T> {
     /// # Ok::<(), rucuda_array::ArrayError>(())
     /// ```
     pub fn arange(stream: &Stream, start: f64, stop: f64, step: f64) -> Result<Self> {
+        crate::dtype::require_number(T::DTYPE, "arange")?;
         let values = arange_values(start, stop, step)?;
         let data: Vec<T> = values.into_iter().map(T::from_f64).collect();
         Self::from_slice(stream, &data)
@@ -144,6 +174,7 @@ impl<T: Element> GpuArray<T> {
         num: usize,
         endpoint: bool,
     ) -> Result<Self> {
+        crate::dtype::require_number(T::DTYPE, "linspace")?;
         let data: Vec<T> = linspace_values(start, stop, num, endpoint)?
             .into_iter()
             .map(T::from_f64)

@@ -22,7 +22,21 @@ impl<T: Element> GpuArray<T> {
             device_copy::device_to_host(self.stream(), elements, &mut stored)?;
             return Ok(T::vec_from_storage(stored));
         }
-        self.copy()?.to_vec()
+        crate::convert::contiguous_copy(self)?.to_vec()
+    }
+
+    /// The elements in the order they lie in memory, for an array whose elements lie
+    /// densely from element 0 up (C- or F-contiguous, not reversed); else the row-major
+    /// `to_vec`. (Used by the `ndarray` download in column-major order.)
+    #[cfg(feature = "ndarray")]
+    pub(crate) fn dense_to_vec(&self) -> Result<Vec<T>> {
+        if self.is_empty() || !self.layout.is_dense_forward() {
+            return self.to_vec();
+        }
+        let mut stored = vec![T::from_f64(0.0).to_storage(); self.len()];
+        let elements = self.memory().elements(self.nbytes())?;
+        device_copy::device_to_host(self.stream(), elements, &mut stored)?;
+        Ok(T::vec_from_storage(stored))
     }
 
     /// Overwrites the elements with `data` given in row-major order (PyCUDA's `set`).

@@ -2,9 +2,12 @@
 //! elements this array is and in what order.
 
 mod create;
+mod foreign;
 mod host_io;
 #[cfg(feature = "ndarray")]
 mod ndarray_io;
+mod order;
+mod view_dtype;
 mod views;
 
 use std::sync::Arc;

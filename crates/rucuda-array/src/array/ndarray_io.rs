@@ -1,14 +1,14 @@
 //! Host round trips with `ndarray` (feature `ndarray`, on by default): from arrays of any
-//! layout (contiguous ones keep their strides), to `ArrayD` (views gathered), and `set`
-//! from an array of the same shape.
+//! layout (contiguous ones, F-ordered included, keep their strides), to `ArrayD` in C or F
+//! order (views gathered), and `set` from an array of the same shape.
 
-use ndarray::{ArrayBase, ArrayD, Data, Dimension, IxDyn};
+use ndarray::{ArrayBase, ArrayD, Data, Dimension, IxDyn, ShapeBuilder};
 use rucuda_driver::Stream;
 
 use super::GpuArray;
 use crate::dtype::Element;
 use crate::error::{ArrayError, Result};
-use crate::layout::Layout;
+use crate::layout::{Layout, Order};
 
 impl<T: Element> GpuArray<T> {
     /// A device copy of an `ndarray` array of any layout and dimension. Arrays laid out
@@ -48,18 +48,46 @@ impl<T: Element> GpuArray<T> {
         Self::from_shape_slice(stream, &shape, &gathered)
     }
 
-    /// The array as an `ndarray` array of the same shape (row-major; views gathered).
+    /// The array as an `ndarray` array of the same shape: column-major when this array is
+    /// F-contiguous (downloaded as it lies, no transpose), else row-major (views
+    /// gathered). [`GpuArray::to_ndarray_order`] picks the order.
     ///
     /// ```no_run
     /// # let stream = rucuda_driver::Stream::null(&rucuda_driver::Device::get(0)?.primary_context()?);
     /// let h = ndarray::Array3::<f64>::zeros((2, 3, 4)).into_dyn();
     /// let a = rucuda_array::GpuArray::from_ndarray(&stream, &h)?;
     /// assert_eq!(a.to_ndarray()?, h);
+    /// let f = a.copy_order(rucuda_array::Order::F)?.to_ndarray()?;
+    /// assert!(f.t().is_standard_layout() && f == h);
     /// # Ok::<(), rucuda_array::ArrayError>(())
     /// ```
     pub fn to_ndarray(&self) -> Result<ArrayD<T>> {
-        let v = self.to_vec()?;
-        ArrayD::from_shape_vec(IxDyn(self.shape()), v).map_err(|e| {
+        self.to_ndarray_order(Order::K)
+    }
+
+    /// The array as an `ndarray` array laid out in `order`: `C` (row-major), `F`
+    /// (column-major), `A` or `K` (column-major when this array is F-contiguous, else
+    /// row-major). An array already in that order is downloaded as it lies; others are
+    /// reordered on the device first.
+    pub fn to_ndarray_order(&self, order: Order) -> Result<ArrayD<T>> {
+        let fortran = match order {
+            Order::C => false,
+            Order::F => true,
+            Order::A | Order::K => self.is_f_contiguous() && !self.is_c_contiguous(),
+        };
+        let built = if fortran {
+            let dense;
+            let f = if self.is_f_contiguous() {
+                self
+            } else {
+                dense = self.copy_order(Order::F)?;
+                &dense
+            };
+            ArrayD::from_shape_vec(IxDyn(self.shape()).f(), f.dense_to_vec()?)
+        } else {
+            ArrayD::from_shape_vec(IxDyn(self.shape()), self.to_vec()?)
+        };
+        built.map_err(|e| {
             ArrayError::InvalidArgument(format!("building the host array failed: {e}"))
         })
     }

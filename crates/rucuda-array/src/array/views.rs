@@ -52,7 +52,9 @@ impl<T: Element> GpuArray<T> {
     pub fn reshape(&self, shape: &[isize]) -> Result<Self> {
         match self.layout.reshape(shape) {
             Ok(l) => Ok(self.with_layout(l)),
-            Err(crate::layout::LayoutError::NeedsCopy { .. }) => self.copy()?.reshape_view(shape),
+            Err(crate::layout::LayoutError::NeedsCopy { .. }) => {
+                crate::convert::contiguous_copy(self)?.reshape_view(shape)
+            }
             Err(e) => Err(e.into()),
         }
     }
@@ -75,7 +77,9 @@ impl<T: Element> GpuArray<T> {
     pub fn ravel(&self) -> Result<Self> {
         match self.layout.ravel() {
             Ok(l) => Ok(self.with_layout(l)),
-            Err(crate::layout::LayoutError::NeedsCopy { .. }) => self.copy()?.ravel(),
+            Err(crate::layout::LayoutError::NeedsCopy { .. }) => {
+                crate::convert::contiguous_copy(self)?.ravel()
+            }
             Err(e) => Err(e.into()),
         }
     }

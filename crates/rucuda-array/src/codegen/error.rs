@@ -94,6 +94,17 @@ pub enum CodegenError {
         /// What was passed.
         got: String,
     },
+    /// A scalar argument that does not convert to its declared type (see
+    /// [`crate::elementwise::ScalarValue::convert_to`] for the rules).
+    #[error("argument `{name}` of kernel `{kernel}`: {reason}")]
+    ScalarConversion {
+        /// The kernel.
+        kernel: String,
+        /// The argument's name.
+        name: String,
+        /// Why (the types and the rule).
+        reason: String,
+    },
     /// Array arguments of different lengths or shapes.
     #[error("argument `{name}` of kernel `{kernel}` has shape {got:?}, the first array argument has {expected:?}")]
     ShapeMismatch {
@@ -110,7 +121,7 @@ pub enum CodegenError {
     #[error(
         "argument `{name}` of kernel `{kernel}` is not contiguous, and the operation uses it \
          other than as `{name}[i]` (at `{usage}`), so it cannot be indexed through its strides: \
-         pass a contiguous copy"
+         pass a row-major copy (`copy_order(Order::C)`)"
     )]
     StridedUnsupported {
         /// The kernel.
@@ -133,6 +144,22 @@ pub enum CodegenError {
     /// A ranged call with step 0.
     #[error("a ranged call needs a nonzero step")]
     ZeroStep,
+    /// A ranged call whose bounds are negative as Python's `range` never visits: a
+    /// negative start, or a negative stop with a positive step (an empty range). Negative
+    /// bounds counting from the end are slice semantics: `call_slice`.
+    #[error(
+        "range {start}..{stop} step {step}: `call_range` takes indices as Python's `range` \
+         does (only `stop == -1` with a negative step, to reach index 0, may be negative); \
+         for negative bounds counting from the end use `call_slice`"
+    )]
+    NegativeRangeBound {
+        /// Start.
+        start: i64,
+        /// Stop.
+        stop: i64,
+        /// Step.
+        step: i64,
+    },
     /// A ranged call that reaches past an array argument.
     #[error("range {start}..{stop} step {step} reaches index {reach}, past argument `{name}` of {len} elements")]
     RangeOutOfBounds {

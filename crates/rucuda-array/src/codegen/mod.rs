@@ -20,6 +20,6 @@ pub mod template;
 pub(crate) use args::{is_identifier, validate_arguments};
 pub use args::{ArgKind, ArgSpec, RESERVED_NAMES};
 pub use error::{ArgParseError, CodegenError};
-pub use operation::{ArgUsage, OperationAnalysis};
+pub use operation::{index_only_in_subscripts, ArgUsage, OperationAnalysis};
 pub use parse::{c_type_to_dtype, parse_arguments};
 pub use prelude::{full_prelude, prelude_for};

@@ -93,6 +93,27 @@ fn lex(src: &str) -> Vec<Token> {
     out
 }
 
+/// True when the loop index `i` appears in `source` only as a subscript, `name[i]` (so a
+/// kernel that visits the elements in another order than row-major computes the same
+/// values): no `i + 1`, no `out[i] = i`.
+///
+/// ```
+/// use rucuda_array::codegen::index_only_in_subscripts;
+/// assert!(index_only_in_subscripts("z[i] = x[i] * 2; // i"));
+/// assert!(!index_only_in_subscripts("z[i] = i"));
+/// assert!(!index_only_in_subscripts("z[i] = x[i + 1]"));
+/// ```
+pub fn index_only_in_subscripts(source: &str) -> bool {
+    let tokens = lex(source);
+    let sig: Vec<&Token> = tokens.iter().filter(|t| t.kind != Kind::Trivia).collect();
+    let text = |t: &Token| &source[t.span.clone()];
+    sig.iter().enumerate().all(|(k, t)| {
+        t.kind != Kind::Ident
+            || text(t) != "i"
+            || (k > 0 && text(sig[k - 1]) == "[" && sig.get(k + 1).is_some_and(|n| text(n) == "]"))
+    })
+}
+
 /// How an operation touches one array argument.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct ArgUsage {
@@ -179,6 +200,44 @@ impl OperationAnalysis {
             usage.indexed.push(t.span.start..sig[k + 3].span.end);
             let next = sig.get(k + 4).map_or("", |t| text(t));
             let pre_modify = matches!(prev, "++" | "--");
+            // A member access (`x[i].re`, `p[i].pos.x`, `p[i].ids[2]`): the element is
+            // written (and read: its other members stay) only when the member chain is
+            // assigned or modified; otherwise it is only read.
+            let next = if next == "." {
+                let mut j = k + 4;
+                loop {
+                    match sig.get(j).map(|t| text(t)) {
+                        Some("." | "->")
+                            if sig.get(j + 1).is_some_and(|t| t.kind == Kind::Ident) =>
+                        {
+                            j += 2;
+                        }
+                        Some("[") => {
+                            let mut depth = 0usize;
+                            while let Some(t) = sig.get(j) {
+                                match text(t) {
+                                    "[" => depth += 1,
+                                    "]" => depth -= 1,
+                                    _ => {}
+                                }
+                                j += 1;
+                                if depth == 0 {
+                                    break;
+                                }
+                            }
+                        }
+                        _ => break,
+                    }
+                }
+                match sig.get(j).map_or("", |t| text(t)) {
+                    "=" | "+=" | "-=" | "*=" | "/=" | "%=" | "&=" | "|=" | "^=" | "<<=" | ">>="
+                    | "++" | "--" => ".",
+                    _ if pre_modify => ".",
+                    _ => "",
+                }
+            } else {
+                next
+            };
             match next {
                 "=" => usage.written = true,
                 "+=" | "-=" | "*=" | "/=" | "%=" | "&=" | "|=" | "^=" | "<<=" | ">>=" | "++"
@@ -284,6 +343,25 @@ fn snippet_end(sig: &[&Token], k: usize, _src: &str) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn member_access_reads_unless_the_member_is_assigned() {
+        let a = OperationAnalysis::new(
+            "out[i] = p[i].pos.x * s.x + q[i].ids[2]; r[i].mass = 1; t[i].v.x += 2; ++u[i].n",
+            &["out", "p", "q", "r", "t", "u"],
+        );
+        let rw = |n: &str| {
+            let u = a.usage(n).unwrap();
+            (u.read, u.written)
+        };
+        assert_eq!(rw("p"), (true, false));
+        assert_eq!(rw("q"), (true, false));
+        assert_eq!(rw("r"), (true, true));
+        assert_eq!(rw("t"), (true, true));
+        assert_eq!(rw("u"), (true, true));
+        assert_eq!(rw("out"), (false, true));
+        assert!(a.usage("p").unwrap().only_at_i());
+    }
 
     #[test]
     fn reads_writes_and_modifications() {

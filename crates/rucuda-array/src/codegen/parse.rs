@@ -65,7 +65,8 @@ pub fn c_type_to_dtype(spelling: &str) -> Option<DType> {
         | "cuda::std::complex<double>"
         | "rucuda_complex128"
         | "rucuda_complex<double>" => C128,
-        _ => return None,
+        // CUDA's vector types and registered structs (`float3`, `particle`).
+        _ => return crate::dtype::registered_dtype(&norm),
     })
 }
 
@@ -104,7 +105,7 @@ fn starts_type(word: &str) -> bool {
         "rucuda_complex64",
         "rucuda_complex128",
     ];
-    STARTS.contains(&word) || word.contains('<')
+    STARTS.contains(&word) || word.contains('<') || crate::dtype::registered_dtype(word).is_some()
 }
 
 #[derive(Debug, Clone, PartialEq)]

@@ -11,8 +11,11 @@
 //!   component's alignment (Rust's `Complex<T>` layout); `+ - * /` (Smith's division),
 //!   `==`, `!=` with complex or real operands of the same precision; `real`, `imag`,
 //!   `conj`, `abs`, `norm`, `arg`.
+//! - your struct element types ([`crate::struct_element!`]): their definitions
+//!   ([`crate::dtype::RecordType::c_definition`]), after the types their fields use
+//!   (CUDA's vector types need none: CUDA defines them).
 
-use crate::dtype::DType;
+use crate::dtype::{DType, RecordType};
 
 const HALF: &str = include_str!("cuda/half.cuh");
 const BFLOAT16: &str = include_str!("cuda/bfloat16.cuh");
@@ -25,8 +28,10 @@ const COMPLEX: &str = include_str!("cuda/complex.cuh");
 pub(crate) const SHUFFLES: &str = include_str!("cuda/shuffles.cuh");
 
 /// Which prelude blocks a set of types needs.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub(crate) struct PreludeBlocks {
+    /// Struct definitions, each after those its fields use.
+    pub records: Vec<&'static RecordType>,
     /// `rucuda_half`.
     pub half: bool,
     /// `rucuda_bfloat16`.
@@ -40,19 +45,41 @@ impl PreludeBlocks {
     pub(crate) fn of(dtypes: impl IntoIterator<Item = DType>) -> PreludeBlocks {
         let mut b = PreludeBlocks::default();
         for d in dtypes {
-            match d {
-                DType::F16 => b.half = true,
-                DType::BF16 => b.bfloat16 = true,
-                DType::C64 | DType::C128 => b.complex = true,
-                _ => {}
-            }
+            b.add(d);
         }
         b
     }
 
+    fn add(&mut self, d: DType) {
+        match d {
+            DType::F16 => self.half = true,
+            DType::BF16 => self.bfloat16 = true,
+            DType::C64 | DType::C128 => self.complex = true,
+            DType::Record(r) => {
+                if self.records.contains(&r) {
+                    return;
+                }
+                // Fields first (their blocks and nested structs), then the struct.
+                for f in r.fields {
+                    self.add(f.dtype);
+                }
+                if !r.builtin && !self.records.contains(&r) {
+                    self.records.push(r);
+                }
+            }
+            _ => {}
+        }
+    }
+
     /// These blocks but those `other` has.
-    pub(crate) fn without(self, other: PreludeBlocks) -> PreludeBlocks {
+    pub(crate) fn without(&self, other: &PreludeBlocks) -> PreludeBlocks {
         PreludeBlocks {
+            records: self
+                .records
+                .iter()
+                .copied()
+                .filter(|r| !other.records.contains(r))
+                .collect(),
             half: self.half && !other.half,
             bfloat16: self.bfloat16 && !other.bfloat16,
             complex: self.complex && !other.complex,
@@ -60,7 +87,7 @@ impl PreludeBlocks {
     }
 
     /// Their text, in a fixed order.
-    pub(crate) fn text(self) -> String {
+    pub(crate) fn text(&self) -> String {
         let mut s = String::new();
         if self.half {
             s.push_str(HALF);
@@ -70,6 +97,9 @@ impl PreludeBlocks {
         }
         if self.complex {
             s.push_str(COMPLEX);
+        }
+        for r in &self.records {
+            s.push_str(&r.c_definition());
         }
         s
     }

@@ -17,12 +17,14 @@ use rucuda_driver::DeviceRepr;
 
 use super::DType;
 
-mod sealed {
+pub(crate) mod sealed {
     pub trait Sealed {}
 }
 
 /// A type that a [`crate::GpuArray`] can hold. Implemented for `bool`, the integers,
-/// `f16`, `bf16`, `f32`, `f64`, `Complex<f32>` and `Complex<f64>`; sealed.
+/// `f16`, `bf16`, `f32`, `f64`, `Complex<f32>` and `Complex<f64>` (the numbers), and for
+/// every [`crate::StructElement`]: CUDA's vector types ([`crate::vec`]) and your
+/// `#[repr(C)]` structs ([`crate::struct_element!`]). Sealed otherwise.
 ///
 /// ```
 /// use rucuda_array::{DType, Element};

@@ -11,15 +11,25 @@
 //! | `f32`, `f64` | `F32`, `F64` | `float`, `double` | itself |
 //! | `Complex<f32>` | `C64` | `rucuda_complex64` | `[f32; 2]` |
 //! | `Complex<f64>` | `C128` | `rucuda_complex128` | `[f64; 2]` |
+//! | CUDA vector types ([`crate::vec`]) | `Record` | `float3`, `double2`, ... (CUDA's) | itself |
+//! | your `#[repr(C)]` structs ([`crate::struct_element!`]) | `Record` | the name you give | itself |
 //!
 //! The half, bfloat16 and complex C types are defined by our own kernel prelude
-//! ([`crate::codegen::prelude`]), so generated kernels never need CUDA's headers.
+//! ([`crate::codegen::prelude`]), so generated kernels never need CUDA's headers; so are
+//! your structs ([`RecordType::c_definition`]). Struct and vector types ([`StructElement`])
+//! are stored, copied, filled, gathered and passed to your kernels, but are not numbers:
+//! no promotion, arithmetic or casts to other types.
 
 mod element;
 mod promotion;
+mod record;
+mod registry;
 
 pub use element::Element;
 pub use promotion::PROMOTION_TABLE_DOC;
+pub(crate) use record::require_number;
+pub use record::{FieldType, RecordField, RecordStorage, RecordType, StructElement};
+pub use registry::{register_dtype, registered_dtype};
 
 /// The category of an element type, ordered as NumPy orders kinds for promotion:
 /// bool < integers < floating point < complex.
@@ -35,6 +45,8 @@ pub enum DTypeKind {
     Float,
     /// Complex floating point.
     Complex,
+    /// Struct and vector types (not numbers).
+    Record,
 }
 
 /// The element type of an array, known at run time.
@@ -77,10 +89,12 @@ pub enum DType {
     C64,
     /// `Complex<f64>`.
     C128,
+    /// A struct or CUDA vector type ([`StructElement`]): its C name, layout and fields.
+    Record(&'static RecordType),
 }
 
 impl DType {
-    /// Every element type, in declaration order.
+    /// Every number type, in declaration order (struct types are not listed).
     pub const ALL: [DType; 15] = [
         DType::Bool,
         DType::I8,
@@ -111,6 +125,7 @@ impl DType {
             DType::I32 | DType::U32 | DType::F32 => 4,
             DType::I64 | DType::U64 | DType::F64 | DType::C64 => 8,
             DType::C128 => 16,
+            DType::Record(r) => r.size,
         }
     }
 
@@ -120,6 +135,7 @@ impl DType {
         match self {
             DType::C64 => 4,
             DType::C128 => 8,
+            DType::Record(r) => r.align,
             other => other.size_bytes(),
         }
     }
@@ -146,6 +162,7 @@ impl DType {
             DType::F64 => "double",
             DType::C64 => "rucuda_complex64",
             DType::C128 => "rucuda_complex128",
+            DType::Record(r) => r.name,
         }
     }
 
@@ -167,6 +184,7 @@ impl DType {
             DType::F64 => "float64",
             DType::C64 => "complex64",
             DType::C128 => "complex128",
+            DType::Record(r) => r.name,
         }
     }
 
@@ -178,6 +196,7 @@ impl DType {
             DType::U8 | DType::U16 | DType::U32 | DType::U64 => DTypeKind::UnsignedInt,
             DType::F16 | DType::BF16 | DType::F32 | DType::F64 => DTypeKind::Float,
             DType::C64 | DType::C128 => DTypeKind::Complex,
+            DType::Record(_) => DTypeKind::Record,
         }
     }
 
@@ -189,6 +208,11 @@ impl DType {
     /// True for the real floating-point types.
     pub const fn is_float(self) -> bool {
         matches!(self.kind(), DTypeKind::Float)
+    }
+
+    /// True for struct and vector types (not numbers).
+    pub const fn is_record(self) -> bool {
+        matches!(self, DType::Record(_))
     }
 
     /// True for the complex types.
@@ -212,17 +236,20 @@ impl DType {
         }
     }
 
-    /// Looks a type up by its NumPy name or our C name.
+    /// Looks a type up by its NumPy name or our C name, then among CUDA's vector types
+    /// and the struct types given to [`register_dtype`].
     ///
     /// ```
     /// use rucuda_array::DType;
     /// assert_eq!(DType::from_name("float32"), Some(DType::F32));
     /// assert_eq!(DType::from_name("rucuda_half"), Some(DType::F16));
+    /// assert_eq!(DType::from_name("float3").map(|d| d.size_bytes()), Some(12));
     /// ```
     pub fn from_name(name: &str) -> Option<DType> {
         DType::ALL
             .into_iter()
             .find(|d| d.name() == name || d.c_type() == name)
+            .or_else(|| registered_dtype(name))
     }
 }
 

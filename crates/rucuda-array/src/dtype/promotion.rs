@@ -105,6 +105,9 @@ impl DType {
     /// assert_eq!(DType::C64.promote(DType::F64), DType::C128);
     /// assert_eq!(DType::Bool.promote(DType::U8), DType::U8);
     /// ```
+    ///
+    /// Struct and vector types do not promote: with another type the struct type is
+    /// returned as is, and every operation refuses it before asking.
     pub fn promote(self, other: DType) -> DType {
         use DTypeKind::*;
         let (a, b) = (self, other);
@@ -112,6 +115,8 @@ impl DType {
             return a;
         }
         match (a.kind(), b.kind()) {
+            (Record, _) => a,
+            (_, Record) => b,
             (Bool, _) => b,
             (_, Bool) => a,
             (Complex, _) | (_, Complex) => complex_of(a.real_type().promote(b.real_type())),
@@ -147,6 +152,7 @@ impl DType {
                 DTypeKind::UnsignedInt | DTypeKind::SignedInt => 1,
                 DTypeKind::Float => 2,
                 DTypeKind::Complex => 3,
+                DTypeKind::Record => 4,
             }
         }
         if category(scalar) <= category(self) {

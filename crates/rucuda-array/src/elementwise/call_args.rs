@@ -8,11 +8,18 @@ use crate::dtype::{DType, Element};
 use crate::layout::Layout;
 use crate::memory::ArrayMemory;
 
-/// A scalar argument: its type and stored bytes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// A scalar argument: its type and stored bytes (inline up to 16 bytes; larger struct
+/// and vector values are kept in a shared allocation).
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ScalarValue {
     dtype: DType,
-    bytes: [u8; 16],
+    bytes: ScalarBytes,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum ScalarBytes {
+    Inline([u8; 16]),
+    Shared(std::sync::Arc<[u8]>),
 }
 
 impl ScalarValue {
@@ -27,8 +34,13 @@ impl ScalarValue {
     pub fn new<T: Element>(value: T) -> ScalarValue {
         let stored = value.to_storage();
         let src = bytemuck::bytes_of(&stored);
-        let mut bytes = [0u8; 16];
-        bytes[..src.len()].copy_from_slice(src);
+        let bytes = if src.len() <= 16 {
+            let mut inline = [0u8; 16];
+            inline[..src.len()].copy_from_slice(src);
+            ScalarBytes::Inline(inline)
+        } else {
+            ScalarBytes::Shared(src.into())
+        };
         ScalarValue {
             dtype: T::DTYPE,
             bytes,
@@ -60,6 +72,15 @@ impl ScalarValue {
             DType::F64 => ScalarValue::new(value),
             DType::C64 => ScalarValue::new(Complex::<f32>::from_f64(value)),
             DType::C128 => ScalarValue::new(Complex::<f64>::from_f64(value)),
+            // Not a number: all-zero bytes of the struct's size.
+            DType::Record(_) => ScalarValue {
+                dtype,
+                bytes: if dtype.size_bytes() <= 16 {
+                    ScalarBytes::Inline([0; 16])
+                } else {
+                    ScalarBytes::Shared(vec![0u8; dtype.size_bytes()].into())
+                },
+            },
         }
     }
 
@@ -70,24 +91,15 @@ impl ScalarValue {
 
     /// Its bytes as the kernel parameter holds them.
     pub fn bytes(&self) -> &[u8] {
-        &self.bytes[..self.dtype.size_bytes()]
+        match &self.bytes {
+            ScalarBytes::Inline(b) => &b[..self.dtype.size_bytes().min(16)],
+            ScalarBytes::Shared(b) => b,
+        }
     }
 
-    /// Appends the value to `buf` as one kernel parameter of its size and alignment.
+    /// Appends the value to `buf` as one kernel parameter of its size.
     pub(crate) fn push_to(&self, buf: &mut ArgBuffer) {
-        let b = &self.bytes;
-        let word = |k: usize| {
-            let mut w = [0u8; 8];
-            w.copy_from_slice(&b[k..k + 8]);
-            u64::from_ne_bytes(w)
-        };
-        match self.dtype.size_bytes() {
-            1 => buf.push(b[0]),
-            2 => buf.push(u16::from_ne_bytes([b[0], b[1]])),
-            4 => buf.push(u32::from_ne_bytes([b[0], b[1], b[2], b[3]])),
-            8 => buf.push(word(0)),
-            _ => buf.push([word(0), word(8)]),
-        };
+        buf.push_bytes(self.bytes());
     }
 }
 
@@ -124,6 +136,38 @@ pub enum KernelValue<'a> {
     Scalar(ScalarValue),
     /// An array passed by pointer (and strides, where needed).
     Array(ArrayValue<'a>),
+}
+
+/// The arguments with every scalar converted to the type its declaration gives
+/// ([`ScalarValue::convert_to`]); borrowed unchanged when no scalar needs converting.
+/// Kinds are checked later; a scalar passed for an array stays as it is.
+pub(crate) fn convert_scalars<'a, 'v>(
+    kernel: &str,
+    specs: &[crate::codegen::ArgSpec],
+    args: &'a [KernelValue<'v>],
+) -> crate::Result<std::borrow::Cow<'a, [KernelValue<'v>]>> {
+    let needs = specs.iter().zip(args).any(|(spec, v)| {
+        matches!(v, KernelValue::Scalar(s) if !spec.is_vector() && s.dtype() != spec.dtype())
+    });
+    if !needs {
+        return Ok(std::borrow::Cow::Borrowed(args));
+    }
+    let mut out = args.to_vec();
+    for (spec, v) in specs.iter().zip(out.iter_mut()) {
+        if let KernelValue::Scalar(s) = v {
+            if !spec.is_vector() && s.dtype() != spec.dtype() {
+                let converted = s.convert_to(spec.dtype()).map_err(|reason| {
+                    crate::codegen::CodegenError::ScalarConversion {
+                        kernel: kernel.to_string(),
+                        name: spec.name().to_string(),
+                        reason,
+                    }
+                })?;
+                *s = converted;
+            }
+        }
+    }
+    Ok(std::borrow::Cow::Owned(out))
 }
 
 impl KernelValue<'_> {

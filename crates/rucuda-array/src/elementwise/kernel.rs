@@ -6,13 +6,17 @@ use std::sync::{Arc, Mutex};
 
 use rucuda_driver::{ArgBuffer, DeviceAttribute, Function, LaunchConfig, Stream};
 
-use super::call_args::{ArrayValue, KernelValue};
+use super::call_args::{convert_scalars, ArrayValue, KernelValue};
 use super::render::{RenderedKernel, Variant};
 use super::ElementwiseSpec;
 use crate::codegen::{ArgSpec, CodegenError};
 use crate::compile::{default_compiler, load_kernels, KernelCompiler};
 use crate::error::{ArrayError, Result};
 use crate::layout::{broadcast_shapes_many, Layout};
+
+#[cfg(test)]
+#[path = "range_tests.rs"]
+mod range_tests;
 
 /// Threads per block of elementwise launches.
 pub const DEFAULT_BLOCK_SIZE: u32 = 256;
@@ -29,7 +33,9 @@ struct LoadedVariant {
 /// arguments, compiled on first use per context and per variant, then cached.
 ///
 /// Calls check each argument against its declaration (kind, element type, mutability
-/// for arrays the operation writes), broadcast the array shapes (NumPy rules; written
+/// for arrays the operation writes; a scalar of another type is converted to the
+/// declared one as PyCUDA packs it, see [`ScalarValue::convert_to`](crate::elementwise::ScalarValue::convert_to)),
+/// broadcast the array shapes (NumPy rules; written
 /// arrays must have the full shape), and choose the variant:
 /// contiguous and 16-byte aligned arrays used only as `x[i]` get the vectorized kernel;
 /// other contiguous ones the plain grid-stride kernel; non-contiguous or broadcast
@@ -56,6 +62,10 @@ pub struct ElementwiseKernel {
     /// Per array argument (in order): the operation writes it.
     written: Vec<bool>,
     vectorizable: bool,
+    /// Arrays are used only as `x[i]` and `i` only as such a subscript: the elements may
+    /// be visited in any order shared by all arrays (all F-ordered arrays take the
+    /// contiguous variants).
+    any_dense_order: bool,
     block_size: u32,
     compiler: Arc<dyn KernelCompiler>,
     loaded: Mutex<HashMap<(u64, Variant), LoadedVariant>>,
@@ -114,10 +124,12 @@ impl ElementwiseKernel {
             .map(|a| analysis.usage(a.name()).is_some_and(|u| u.written))
             .collect();
         let vectorizable = spec.vectorizable();
+        let any_dense_order = vectorizable && spec.index_only_in_subscripts();
         ElementwiseKernel {
             spec,
             written,
             vectorizable,
+            any_dense_order,
             block_size: DEFAULT_BLOCK_SIZE,
             compiler: default_compiler(),
             loaded: Mutex::new(HashMap::new()),
@@ -149,6 +161,8 @@ impl ElementwiseKernel {
     /// Runs the operation for every index of the (broadcast) array arguments, ordered
     /// on `stream`.
     pub fn call(&self, stream: &Stream, args: &[KernelValue<'_>]) -> Result<()> {
+        let converted = convert_scalars(&self.spec.name, &self.spec.args, args)?;
+        let args = &*converted;
         let (scalars_and_arrays, arrays) = self.check_args(stream, args)?;
         let shapes: Vec<&[usize]> = arrays.iter().map(|a| a.value.layout.shape()).collect();
         let shape = broadcast_shapes_many(&shapes)?;
@@ -182,7 +196,8 @@ impl ElementwiseKernel {
         if n == 0 {
             return Ok(());
         }
-        let all_contiguous = resolved.iter().all(|a| a.layout.is_c_contiguous());
+        let all_contiguous = resolved.iter().all(|a| a.layout.is_c_contiguous())
+            || (self.any_dense_order && one_dense_order(resolved.iter().map(|a| &a.layout)));
         let mut extra: Vec<i64> = vec![n as i64];
         let (variant, work) = if all_contiguous {
             let aligned = resolved.iter().all(|a| a.value.mem.is_aligned(16));
@@ -214,9 +229,17 @@ impl ElementwiseKernel {
         self.launch(stream, &variant, work, &scalars_and_arrays, &extra)
     }
 
-    /// PyCUDA's ranged call: the operation for `i = start, start + step, ...` while
-    /// `i < stop` (or `i > stop` for a negative step). Every array must be contiguous and
-    /// hold every index reached.
+    /// PyCUDA's ranged call (`range=`): the operation for `i = start, start + step, ...`
+    /// while `i < stop` (or `i > stop` for a negative step), as Python's
+    /// `range(start, stop, step)`. Every array must be contiguous and hold every index
+    /// reached.
+    ///
+    /// Bounds are indices, never counted from the end: a negative `start`, or a negative
+    /// `stop` with a positive step (a range that would silently visit nothing), is
+    /// refused with [`CodegenError::NegativeRangeBound`]; `stop == -1` with a negative
+    /// step walks down to index 0. For Python's slice semantics (negative bounds from
+    /// the end, clamping) use [`ElementwiseKernel::call_slice`]. An empty range such as
+    /// `(5, 3, 1)` runs nothing, as Python's does.
     ///
     /// ```no_run
     /// use rucuda_array::{GpuArray, elementwise::ElementwiseKernel};
@@ -238,6 +261,11 @@ impl ElementwiseKernel {
         if step == 0 {
             return Err(CodegenError::ZeroStep.into());
         }
+        if start < 0 || (step > 0 && stop < 0) {
+            return Err(CodegenError::NegativeRangeBound { start, stop, step }.into());
+        }
+        let converted = convert_scalars(&self.spec.name, &self.spec.args, args)?;
+        let args = &*converted;
         let (values, arrays) = self.check_args(stream, args)?;
         let count = range_count(start, stop, step);
         if count == 0 {
@@ -270,6 +298,42 @@ impl ElementwiseKernel {
         let n = arrays.first().map_or(0, |a| a.value.layout.len());
         let extra = [n as i64, start, stop, step];
         self.launch(stream, &Variant::Ranged, count, &values, &extra)
+    }
+
+    /// PyCUDA's sliced call (`slice=`): the indices `start:stop:step` of the first array
+    /// argument's length, with Python's slice semantics (`None` for the defaults of the
+    /// step's direction, negative bounds counting from the end, bounds past either end
+    /// clamped), then run as [`ElementwiseKernel::call_range`] runs its range.
+    ///
+    /// ```no_run
+    /// use rucuda_array::{GpuArray, elementwise::ElementwiseKernel};
+    /// # let stream = rucuda_driver::Stream::null(&rucuda_driver::Device::get(0)?.primary_context()?);
+    /// let k = unsafe { ElementwiseKernel::new("int *x", "x[i] = 1", "mark") }?;
+    /// let mut x = GpuArray::<i32>::zeros(&stream, &[6])?;
+    /// k.call_slice(&stream, Some(-3), None, 1, &[(&mut x).into()])?; // the last three
+    /// assert_eq!(x.to_vec()?, vec![0, 0, 0, 1, 1, 1]);
+    /// # Ok::<(), rucuda_array::ArrayError>(())
+    /// ```
+    pub fn call_slice(
+        &self,
+        stream: &Stream,
+        start: Option<i64>,
+        stop: Option<i64>,
+        step: i64,
+        args: &[KernelValue<'_>],
+    ) -> Result<()> {
+        if step == 0 {
+            return Err(CodegenError::ZeroStep.into());
+        }
+        let (_, arrays) = self.check_args(stream, args)?;
+        let n = arrays.first().map_or(0, |a| a.value.layout.len());
+        let (first, count, step) = resolve_slice(start, stop, step, n)?;
+        if count == 0 {
+            return Ok(());
+        }
+        let stop = first + count as i64 * step;
+        // A resolved slice that ends at -1 (walking down to 0) is a valid range.
+        self.call_range(stream, first, stop, step, args)
     }
 
     /// Checks count, kinds, types, mutability and context; returns the values in order
@@ -396,6 +460,27 @@ fn describe_spec(spec: &ArgSpec) -> String {
     }
 }
 
+/// Python's `slice(start, stop, step).indices(len)`: the first index, the count and the
+/// step (`ArrayError::InvalidArgument` for bounds beyond `isize`).
+pub(crate) fn resolve_slice(
+    start: Option<i64>,
+    stop: Option<i64>,
+    step: i64,
+    len: usize,
+) -> Result<(i64, usize, i64)> {
+    let to_isize = |v: i64| {
+        isize::try_from(v)
+            .map_err(|_| ArrayError::InvalidArgument(format!("slice bound {v} exceeds isize")))
+    };
+    let range = crate::layout::SliceRange {
+        start: start.map(to_isize).transpose()?,
+        stop: stop.map(to_isize).transpose()?,
+        step: to_isize(step)?,
+    };
+    let (first, count) = range.resolve(len, 0)?;
+    Ok((first as i64, count, step))
+}
+
 /// Number of indices `start, start + step, ...` before `stop` (Python's `len(range())`).
 pub(crate) fn range_count(start: i64, stop: i64, step: i64) -> usize {
     let (span, step) = if step > 0 {
@@ -407,5 +492,34 @@ pub(crate) fn range_count(start: i64, stop: i64, step: i64) -> usize {
         0
     } else {
         ((span - 1) / step + 1) as usize
+    }
+}
+
+/// True when every layout lies densely from element 0 up in one and the same memory
+/// order (all F-ordered, say): element `k` in memory is then the same element of each.
+fn one_dense_order<'l>(mut layouts: impl Iterator<Item = &'l Layout>) -> bool {
+    let Some(first) = layouts.next() else {
+        return true;
+    };
+    first.is_dense_forward() && layouts.all(|l| l.is_dense_forward() && l.same_memory_order(first))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_one_shared_dense_order_counts() {
+        let f = Layout::f_contiguous(&[3, 4]).unwrap();
+        let c = Layout::c_contiguous(&[3, 4]).unwrap();
+        assert!(one_dense_order([&f, &f].into_iter()));
+        assert!(one_dense_order([&c, &c].into_iter()));
+        assert!(!one_dense_order([&f, &c].into_iter()));
+        let reversed = f.flip(1).unwrap();
+        assert!(!one_dense_order([&reversed, &reversed].into_iter()));
+        let spec = ElementwiseSpec::parse("float *x, float *y", "y[i] = 2 * x[i]", "k").unwrap();
+        assert!(spec.vectorizable() && spec.index_only_in_subscripts());
+        let spec = ElementwiseSpec::parse("float *x, float *y", "y[i] = x[i] + i", "k").unwrap();
+        assert!(!spec.index_only_in_subscripts());
     }
 }

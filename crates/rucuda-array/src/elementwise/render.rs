@@ -174,13 +174,16 @@ impl ElementwiseSpec {
         })
     }
 
-    /// True when the vectorized variant exists: every array is used only as `x[i]`.
+    /// True when the vectorized variant exists: every array is used only as `x[i]`, and
+    /// every array's element size is a power of two (so that a tile of 16 bytes of the
+    /// smallest element is a whole number of 16-byte chunks of every array: not for
+    /// 3-vectors such as `float3`, 12 bytes, which take the contiguous variant).
     pub fn vectorizable(&self) -> bool {
         let a = self.analysis();
-        self.args
-            .iter()
-            .filter(|x| x.is_vector())
-            .all(|x| a.usage(x.name()).is_none_or(|u| u.only_at_i()))
+        self.args.iter().filter(|x| x.is_vector()).all(|x| {
+            a.usage(x.name()).is_none_or(|u| u.only_at_i())
+                && x.dtype().size_bytes().is_power_of_two()
+        })
     }
 
     fn vectorized_loop(&self) -> Result<Loop> {

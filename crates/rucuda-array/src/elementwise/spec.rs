@@ -68,6 +68,14 @@ impl ElementwiseSpec {
         self.args.iter().map(ArgSpec::dtype)
     }
 
+    /// True when the operation (and the code after the loop) uses the index `i` only as
+    /// a subscript `x[i]`: then the elements may be visited in any order that is the same
+    /// for every array (the built-in operations' fast path over F-ordered arrays).
+    pub(crate) fn index_only_in_subscripts(&self) -> bool {
+        crate::codegen::index_only_in_subscripts(&self.operation)
+            && crate::codegen::index_only_in_subscripts(&self.after_loop)
+    }
+
     /// How the operation uses each array argument.
     pub(crate) fn analysis(&self) -> OperationAnalysis {
         OperationAnalysis::of_arrays(&self.operation, &self.args)

@@ -24,7 +24,7 @@ pub(crate) struct Node {
 }
 
 /// A leaf: an array (borrowed) or a scalar value.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 pub(crate) enum Leaf<'a> {
     Array(ArrayRef<'a>),
     Scalar(ScalarValue),

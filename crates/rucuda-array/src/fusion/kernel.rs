@@ -71,7 +71,7 @@ impl<'a> Expr<'a> {
                         dtype: s.dtype(),
                         scalar: true,
                     });
-                    scalars.push((slots.len() - 1, *s));
+                    scalars.push((slots.len() - 1, s.clone()));
                     leaf_slot.push(slots.len() - 1);
                 }
                 Leaf::Symbol(_) => {
@@ -148,7 +148,9 @@ impl<'a> Expr<'a> {
         p: Prepared<'_>,
         stream: &Stream,
     ) -> Result<GpuArray<T>> {
-        let out = GpuArray::<T>::empty(stream, &p.shape)?;
+        let layouts: Vec<&crate::layout::Layout> =
+            p.arrays.iter().map(|a| a.array.layout).collect();
+        let out = GpuArray::<T>::empty_for_operands(stream, &p.shape, &layouts)?;
         launch(p, &out, None, stream)?;
         Ok(out)
     }
@@ -269,7 +271,7 @@ fn launch<T: Element>(
                 a.array.as_in()
             });
         } else if let Some((_, s)) = p.scalars.iter().find(|(slot, _)| *slot == k) {
-            args.push(Arg::Scalar(*s));
+            args.push(Arg::Scalar(s.clone()));
         }
     }
     if out_slot.is_none() {

@@ -125,6 +125,31 @@ pub enum LayoutError {
         /// The buffer's length.
         buffer_len: usize,
     },
+    /// An `order` the operation does not take (`K` for a reshape, an unknown letter).
+    #[error("{operation} does not take order {order:?} (C, F, A or K as NumPy)")]
+    InvalidOrder {
+        /// The operation.
+        operation: &'static str,
+        /// The order given.
+        order: String,
+    },
+    /// A view as an element type of another size that the layout cannot express.
+    #[error(
+        "cannot view an array of shape {shape:?} (strides {strides:?}) of {from_bytes}-byte \
+         elements as {to_bytes}-byte elements: {reason}"
+    )]
+    ViewItemSize {
+        /// The array's shape.
+        shape: Vec<usize>,
+        /// Its strides, in elements of the old type.
+        strides: Vec<isize>,
+        /// The old element size in bytes.
+        from_bytes: usize,
+        /// The new element size in bytes.
+        to_bytes: usize,
+        /// What is wrong, naming the axis and sizes.
+        reason: String,
+    },
     /// Shape and strides of different lengths.
     #[error("shape has {shape} dimensions but strides have {strides}")]
     RankMismatch {

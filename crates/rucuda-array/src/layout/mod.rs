@@ -14,26 +14,19 @@
 
 mod broadcast;
 mod error;
+mod order;
 mod reshape;
 mod slice;
+mod view_dtype;
 
 #[cfg(test)]
 mod model_tests;
 
 pub use broadcast::{broadcast_shapes, broadcast_shapes_many};
 pub use error::LayoutError;
+pub use order::Order;
 pub use reshape::resolve_shape;
 pub use slice::{SliceArg, SliceRange};
-
-/// The memory order of a contiguous array.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
-pub enum Order {
-    /// Row-major: the last axis varies fastest (NumPy's and ndarray's default).
-    #[default]
-    C,
-    /// Column-major: the first axis varies fastest.
-    F,
-}
 
 /// Shape, strides (in elements) and offset (in elements) of an array in its buffer.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
@@ -94,9 +87,11 @@ impl Layout {
             strides[i] = acc;
             acc = acc.saturating_mul(shape[i].max(1) as isize);
         };
+        // A and K name no order without an array to follow: row-major, as NumPy's
+        // creation functions do.
         match order {
-            Order::C => (0..shape.len()).rev().for_each(&mut set),
             Order::F => (0..shape.len()).for_each(&mut set),
+            Order::C | Order::A | Order::K => (0..shape.len()).rev().for_each(&mut set),
         }
         Ok(Layout {
             shape: shape.to_vec(),

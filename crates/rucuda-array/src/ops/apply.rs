@@ -27,7 +27,12 @@ pub(crate) fn can_store(from: DType, to: DType) -> bool {
             DTypeKind::SignedInt | DTypeKind::UnsignedInt => 1,
             DTypeKind::Float => 2,
             DTypeKind::Complex => 3,
+            DTypeKind::Record => 4,
         }
+    }
+    // Struct types store only into themselves.
+    if from.is_record() || to.is_record() {
+        return from == to;
     }
     cat(from) <= cat(to)
 }
@@ -81,7 +86,16 @@ pub(crate) fn binary_new<R: Element>(
         b.array().map_or(stream, |x| x.stream),
     ];
     before_on(stream, &homes)?;
-    let out = GpuArray::<R>::empty(stream, &shape)?;
+    // F-ordered operands give an F-ordered result (NumPy's `K`), keeping the fast path.
+    let out = match (a.array(), b.array()) {
+        (Some(x), Some(y)) => {
+            GpuArray::<R>::empty_for_operands(stream, &shape, &[x.layout, y.layout])?
+        }
+        (Some(x), None) | (None, Some(x)) => {
+            GpuArray::<R>::empty_for_operands(stream, &shape, &[x.layout])?
+        }
+        (None, None) => GpuArray::<R>::empty(stream, &shape)?,
+    };
     let key = OpKey::Binary {
         op,
         a: a.dtype(),
@@ -122,6 +136,13 @@ fn copy_erased(a: &ArrayRef<'_>) -> Result<Box<dyn ErasedArray>> {
         ($($d:ident => $t:ty),*) => {
             match a.dtype {
                 $(DType::$d => Box::new(copy_typed::<$t>(a)?) as Box<dyn ErasedArray>,)*
+                // The operations that copy overlapping operands refuse struct types.
+                DType::Record(_) => {
+                    return Err(ArrayError::UnsupportedType {
+                        operation: "copy of an overlapping operand",
+                        dtype: a.dtype,
+                    })
+                }
             }
         };
     }
@@ -261,7 +282,7 @@ pub(crate) fn unary_new<T: Element, R: Element>(
     if out_t != R::DTYPE {
         return Err(casting_error("unary operation", out_t, R::DTYPE));
     }
-    let out = GpuArray::<R>::empty(a.stream(), a.shape())?;
+    let out = GpuArray::<R>::empty_for_operands(a.stream(), a.shape(), &[a.layout()])?;
     let (x, o) = (a.as_ref(), out.as_ref());
     let key = OpKey::Unary {
         op,
@@ -331,7 +352,7 @@ pub(crate) fn unary_on<T: Element, R: Element>(
     if stream.raw() == a.stream().raw() {
         return unary_new(op, a);
     }
-    let out = GpuArray::<R>::empty(stream, a.shape())?;
+    let out = GpuArray::<R>::empty_for_operands(stream, a.shape(), &[a.layout()])?;
     unary_into(op, a, &out, Some(stream))?;
     Ok(out)
 }

@@ -11,13 +11,30 @@
 //! [`GpuArray::try_add_assign`] and friends, and [`GpuArray::binary_assign`] for any
 //! operation.
 //!
-//! **Scalars.** A Rust scalar of any element type works on either side (`&x * 2.0`,
-//! `2.0 * &x`) and is weak (NEP 50): `f16 array * 2.0f64` stays `f16`. An unsuffixed
-//! literal on the *left* is resolved by Rust's literal fallback only after the whole
-//! expression is typed, so `(2.0 * &x)?` works but calling a method right away on the
-//! result needs a suffix: `(2.0f64 * &x).unwrap()`. The same holds for a literal on the
-//! right when the result's element type is needed before the literal's type is settled
-//! (`let m: Vec<f32> = a.minimum(0.0)?.to_vec()?` needs the annotation, or `0.0f32`).
+//! **Scalars.** A Rust scalar of any element type works on the right (`&x * 2.0f32`,
+//! `&x * 3u8`) and is weak (NEP 50): `f16 array * 2.0f64` stays `f16`. On the *left*
+//! the operators take `i64`, `f64`, `bool`, `f16`, `bf16` and the complex types: one
+//! integer and one primitive float type, so that an unsuffixed literal (`3 * &b`,
+//! `2.5 * &b`) has exactly one candidate impl and its type is settled at once. With
+//! several (`i32` and `i64`, `f32` and `f64`) Rust could not pick the literal's type
+//! before the `?` that follows, and chained expressions failed to infer
+//! (`((&a - (3.0 * &b)?)? + (-&a)?)?` needed an annotation on every intermediate). A
+//! weak scalar gives the array's type whatever its width, so `3 * &b` and `3u8 * &b`
+//! would give the same result: for another typed scalar on the left, write it on the
+//! right (`&b * x_u8`) or convert it (`i64::from(x_u8) * &b`).
+//!
+//! ```no_run
+//! # let stream = rucuda_driver::Stream::null(&rucuda_driver::Device::get(0)?.primary_context()?);
+//! use rucuda_array::GpuArray;
+//! let a = GpuArray::from_slice(&stream, &[1.0f32, 2.0, 3.0])?;
+//! let b = GpuArray::from_slice(&stream, &[0.5f32, 1.0, 1.5])?;
+//! // No annotation on any intermediate: every literal has one candidate type.
+//! let c = ((&a - (3.0 * &b)?)? + (-&a)?)?;
+//! let d = ((2 * &c)? / (&a + 1)?)?;
+//! assert_eq!(c.to_vec()?, vec![-1.5, -3.0, -4.5]);
+//! assert_eq!(d.to_vec()?.len(), 3);
+//! # Ok::<(), rucuda_array::ArrayError>(())
+//! ```
 //!
 //! **Division.** `/` is NumPy's true division: integer and `bool` operands give `f64`
 //! (`<i32 as TrueDivide>::Output == f64`); floats and complex keep their promoted type.
@@ -326,9 +343,9 @@ macro_rules! std_binop {
                 binary_new($op, self.me(), Operand::Scalar(ScalarValue::new(rhs)))
             }
         }
+        // One integer and one primitive float type on the left (see the module docs).
         scalar_left!($Trait, $method, $op, $out;
-            bool, i8, i16, i32, i64, u8, u16, u32, u64, f16, bf16, f32, f64,
-            Complex<f32>, Complex<f64>);
+            bool, i64, f16, bf16, f64, Complex<f32>, Complex<f64>);
     };
 }
 
@@ -392,5 +409,22 @@ fn operator_forms_type_check(
     let _: GpuArray<f32> = a.maximum(0.0)?;
     let _: GpuArray<f32> = a.pow(2)?;
     let _: GpuArray<Complex<f32>> = (a + Complex::new(0.0f32, 1.0))?;
+    Ok(())
+}
+
+/// Compile-time checks that chained expressions infer with no annotation (never run).
+#[allow(dead_code, clippy::diverging_sub_expression)]
+fn chained_expressions_infer(
+    a: &GpuArray<f32>,
+    b: &GpuArray<f32>,
+    i: &GpuArray<i32>,
+) -> Result<()> {
+    let c = ((a - (3.0 * b)?)? + (-a)?)?;
+    let d = ((a - (3 * b)?)? * (b * 2.0)?)?;
+    let e = ((2 * i)? + (i % 3)?)?;
+    let f = ((1.5 * &c)? - (&d / 2)?)?;
+    let g = (true * a)?;
+    let (_, _, _, _): (GpuArray<f32>, GpuArray<i32>, GpuArray<f32>, GpuArray<f32>) = (d, e, f, g);
+    let _ = c.len();
     Ok(())
 }

@@ -183,7 +183,7 @@ pub(crate) fn preamble(
 ) -> String {
     let used = PreludeBlocks::of(used);
     let args = PreludeBlocks::of(args);
-    let mut s = used.without(args).text();
+    let mut s = used.without(&args).text();
     s.push_str(HELPERS);
     if used.complex || args.complex {
         s.push_str(COMPLEX_HELPERS);

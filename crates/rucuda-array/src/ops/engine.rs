@@ -25,7 +25,7 @@ use crate::memory::ArrayMemory;
 const BLOCKS_PER_SM: u32 = 16;
 
 /// One argument of a built-in kernel, in the order of its spec's arguments.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 pub(crate) enum Arg<'a> {
     /// An array read as `x[i]`; its layout broadcasts to the iteration shape.
     In {
@@ -107,6 +107,9 @@ impl StridedMask {
 struct Entry {
     spec: ElementwiseSpec,
     vectorizable: bool,
+    /// The operation uses `i` only as `x[i]`: operands that all lie densely in one memory
+    /// order (all F-ordered, say) may take the contiguous loop over memory.
+    any_dense_order: bool,
     max_blocks: u32,
     contiguous: OnceLock<Function>,
     vectorized: OnceLock<(Function, usize)>,
@@ -185,6 +188,7 @@ fn entry(ctx: &Context, key: OpKey) -> Result<Arc<Entry>> {
         .max(1) as u32;
     let e = Arc::new(Entry {
         vectorizable: spec.vectorizable(),
+        any_dense_order: spec.index_only_in_subscripts(),
         spec,
         max_blocks: sms.saturating_mul(BLOCKS_PER_SM),
         contiguous: OnceLock::new(),
@@ -250,7 +254,7 @@ pub(crate) fn run(stream: &Stream, key: OpKey, shape: &[usize], args: &[Arg<'_>]
     }
     let ctx = stream.context();
     let e = entry(ctx, key)?;
-    let Some(aligned) = contiguous_plan(n, args) else {
+    let Some(aligned) = contiguous_plan(n, args, e.any_dense_order) else {
         return run_strided(stream, &e, shape, n, args);
     };
     let (function, tile) = if e.vectorizable && aligned {
@@ -302,17 +306,35 @@ fn push_args<'s>(buf: &mut ArgBuffer<'s>, stream: &Stream, args: &'s [Arg<'_>]) 
     Ok(())
 }
 
-/// `Some(aligned)` when every `In`/`Out` array is row-major contiguous with `n` elements
-/// (then the element order is the iteration's: broadcasting can only have added axes of
-/// length 1), with `aligned` telling whether all their addresses are 16-byte aligned;
-/// `None` when the strided kernel is needed.
-fn contiguous_plan(n: usize, args: &[Arg<'_>]) -> Option<bool> {
+/// `Some(aligned)` when every `In`/`Out` array has `n` elements and either all are
+/// row-major contiguous, or (with `any_dense_order`, for operations that use `i` only as
+/// `x[i]`) all lie densely from element 0 up in one and the same memory order (all
+/// F-ordered, say): then element `k` in memory of each array is the same iteration
+/// element (broadcasting can only have added axes of length 1). `aligned` tells whether
+/// all their addresses are 16-byte aligned; `None` when the strided kernel is needed.
+fn contiguous_plan(n: usize, args: &[Arg<'_>], any_dense_order: bool) -> Option<bool> {
+    // Arrays the kernel indexes itself are laid out row-major: with one of them, the
+    // iteration order must stay row-major too.
+    let any_dense_order = any_dense_order
+        && !args
+            .iter()
+            .any(|a| matches!(a, Arg::Whole { .. } | Arg::WholeOut { .. }));
     let mut aligned = true;
+    let mut all_c = true;
+    let mut first: Option<&Layout> = None;
     for a in args {
         if let Some((mem, layout)) = a.layout() {
-            if layout.len() != n || !layout.is_c_contiguous() {
+            if layout.len() != n {
                 return None;
             }
+            all_c &= layout.is_c_contiguous();
+            if !all_c {
+                let same = first.is_none_or(|f| f.same_memory_order(layout));
+                if !any_dense_order || !layout.is_dense_forward() || !same {
+                    return None;
+                }
+            }
+            first.get_or_insert(layout);
             aligned &= mem.is_aligned(16);
         }
     }
@@ -440,24 +462,56 @@ mod tests {
         let a = Layout::c_contiguous(&[4, 5]).unwrap();
         let row = Layout::c_contiguous(&[1, 5]).unwrap();
         let args = [arr(&a, false, 256), arr(&a, true, 512)];
-        assert_eq!(contiguous_plan(20, &args), Some(true));
+        assert_eq!(contiguous_plan(20, &args, true), Some(true));
         // Misaligned (a view at an odd offset): the plain loop.
         let args = [arr(&a, false, 260), arr(&a, true, 512)];
-        assert_eq!(contiguous_plan(20, &args), Some(false));
+        assert_eq!(contiguous_plan(20, &args, true), Some(false));
         // A broadcast operand or a transposed one: strided.
         assert_eq!(
-            contiguous_plan(20, &[arr(&row, false, 0), arr(&a, true, 0)]),
+            contiguous_plan(20, &[arr(&row, false, 0), arr(&a, true, 0)], true),
             None
         );
         let t = a.transpose();
-        assert_eq!(contiguous_plan(20, &[arr(&t, false, 0)]), None);
+        assert_eq!(
+            contiguous_plan(20, &[arr(&t, false, 0), arr(&a, true, 0)], true),
+            None
+        );
+        // All F-ordered (the transpose of a C array, and an F output): the contiguous
+        // loop over memory, unless the operation uses `i` as a value.
+        let f = Layout::f_contiguous(&[4, 5]).unwrap();
+        let tf = Layout::c_contiguous(&[5, 4]).unwrap().transpose();
+        let f3 = Layout::f_contiguous(&[1, 4, 5]).unwrap();
+        let args = [arr(&tf, false, 0), arr(&f3, false, 0), arr(&f, true, 0)];
+        assert_eq!(contiguous_plan(20, &args, true), Some(true));
+        assert_eq!(contiguous_plan(20, &args, false), None);
+        // F beside C, or a reversed F view: strided.
+        assert_eq!(
+            contiguous_plan(20, &[arr(&f, false, 0), arr(&a, true, 0)], true),
+            None
+        );
+        assert_eq!(
+            contiguous_plan(20, &[arr(&a, false, 0), arr(&f, true, 0)], true),
+            None
+        );
+        // A gather source beside F operands: row-major iteration (strided).
+        let args = [
+            arr(&tf, false, 0),
+            Arg::Whole { mem: mem(0) },
+            arr(&f, true, 0),
+        ];
+        assert_eq!(contiguous_plan(20, &args, true), None);
+        let rf = f.flip(0).unwrap();
+        assert_eq!(
+            contiguous_plan(20, &[arr(&rf, false, 0), arr(&f, true, 0)], true),
+            None
+        );
         // Scalars and gather sources do not count.
         let args = [
             Arg::Scalar(ScalarValue::new(1.0f32)),
             Arg::Whole { mem: mem(3) },
             arr(&a, true, 0),
         ];
-        assert_eq!(contiguous_plan(20, &args), Some(true));
+        assert_eq!(contiguous_plan(20, &args, true), Some(true));
     }
 
     #[test]

@@ -247,6 +247,12 @@ impl OpKey {
     /// The kernel definition this key stands for (argument order is the launch order).
     pub fn spec(&self) -> Result<ElementwiseSpec> {
         match *self {
+            OpKey::Cast { from, to } if from != to && (from.is_record() || to.is_record()) => {
+                Err(ArrayError::UnsupportedType {
+                    operation: "astype",
+                    dtype: if from.is_record() { from } else { to },
+                })
+            }
             OpKey::Cast { from, to } => build(
                 kernel_name("cast", &[from, to]),
                 vec![ArgSpec::const_vector("x", from), ArgSpec::vector("out", to)],

@@ -49,7 +49,7 @@ impl ArrayRef<'_> {
 }
 
 /// An operand: an array or a scalar.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 pub enum Operand<'a> {
     /// An array.
     Array(ArrayRef<'a>),
@@ -79,7 +79,7 @@ impl<'a> Operand<'a> {
     pub(crate) fn as_in(&self) -> Arg<'_> {
         match self {
             Operand::Array(a) => a.as_in(),
-            Operand::Scalar(s) => Arg::Scalar(*s),
+            Operand::Scalar(s) => Arg::Scalar(s.clone()),
         }
     }
 }

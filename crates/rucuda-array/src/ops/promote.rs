@@ -116,6 +116,7 @@ mod tests {
             DType::F64 => "f64",
             DType::C64 => "Complex<f32>",
             DType::C128 => "Complex<f64>",
+            DType::Record(_) => unreachable!("DType::ALL holds numbers only"),
         }
     }
 

@@ -25,6 +25,14 @@ pub(crate) fn binary_types(
     b_weak: bool,
 ) -> Result<(DType, DType)> {
     use BinaryOp::*;
+    for d in [a, b] {
+        if d.is_record() {
+            return Err(ArrayError::UnsupportedType {
+                operation: op.name(),
+                dtype: d,
+            });
+        }
+    }
     let p = match (a_weak, b_weak) {
         (true, false) => b.promote_weak(a),
         (false, true) => a.promote_weak(b),
@@ -69,6 +77,9 @@ pub(crate) fn unary_types(op: UnaryOp, a: DType) -> Result<(DType, DType)> {
         operation: name,
         dtype: a,
     };
+    if a.is_record() {
+        return Err(refuse("unary operation"));
+    }
     Ok(match op {
         UnaryOp::Neg if a == DType::Bool => return Err(refuse("negative")),
         UnaryOp::Neg | UnaryOp::Conj => (a, a),

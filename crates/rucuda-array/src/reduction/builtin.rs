@@ -73,7 +73,7 @@ fn sum_accumulator(d: DType) -> DType {
 }
 
 /// The C expression of `d`'s lowest value (`-inf` for floats), or its highest.
-fn extreme(d: DType, highest: bool) -> Result<&'static str> {
+pub(crate) fn extreme(d: DType, highest: bool) -> Result<&'static str> {
     Ok(match (d, highest) {
         (DType::Bool, false) => "false",
         (DType::Bool, true) => "true",
@@ -94,7 +94,7 @@ fn extreme(d: DType, highest: bool) -> Result<&'static str> {
         (DType::F16 | DType::BF16 | DType::F32, true) => "__int_as_float(0x7f800000)",
         (DType::F64, false) => "__longlong_as_double(0xfff0000000000000ULL)",
         (DType::F64, true) => "__longlong_as_double(0x7ff0000000000000ULL)",
-        (DType::C64 | DType::C128, _) => {
+        (DType::C64 | DType::C128 | DType::Record(_), _) => {
             return Err(ArrayError::UnsupportedType {
                 operation: "ordering (max, min, argmax, argmin)",
                 dtype: d,
@@ -104,12 +104,12 @@ fn extreme(d: DType, highest: bool) -> Result<&'static str> {
 }
 
 /// `max` (`>`) or `min` (`<`) that propagates NaN (`a != a` is false for integers).
-fn pick_expr(cmp: &str) -> String {
+pub(crate) fn pick_expr(cmp: &str) -> String {
     format!("((a {cmp} b || a != a) ? a : b)")
 }
 
 /// The "is nonzero" test of one element expression of type `d`.
-fn nonzero(d: DType, x: &str) -> String {
+pub(crate) fn nonzero(d: DType, x: &str) -> String {
     match d.kind() {
         DTypeKind::Bool => format!("(bool){x}"),
         DTypeKind::Complex => format!("({x}.re != 0 || {x}.im != 0)"),
@@ -119,7 +119,7 @@ fn nonzero(d: DType, x: &str) -> String {
 
 /// Preamble of argmax/argmin: a (value, index) pair, ordered by `cmp` then by index,
 /// NaN first; it converts to its index.
-fn argpair_preamble(d: DType, cmp: &str) -> Result<String> {
+pub(crate) fn argpair_preamble(d: DType, cmp: &str) -> Result<String> {
     Ok(render(ARGPAIR, &[("T", d.c_type()), ("CMP", cmp)])?)
 }
 
@@ -140,6 +140,26 @@ fn ordering(d: DType) -> Result<()> {
 
 /// The spec of a built-in.
 pub(crate) fn spec(b: Builtin) -> Result<ReductionSpec> {
+    // Struct and vector types are not numbers: no built-in reduction applies (write a
+    // ReductionKernel with your own reduce expression).
+    let types = match b {
+        Builtin::Sum { input, output } => [input, output],
+        Builtin::Dot(d)
+        | Builtin::Max(d)
+        | Builtin::Min(d)
+        | Builtin::ArgMax(d)
+        | Builtin::ArgMin(d)
+        | Builtin::Any(d)
+        | Builtin::All(d)
+        | Builtin::IndexRange(d) => [d, d],
+        Builtin::SubsetSum { value, index }
+        | Builtin::SubsetDot { value, index }
+        | Builtin::SubsetMax { value, index }
+        | Builtin::SubsetMin { value, index } => [value, index],
+    };
+    for d in types {
+        crate::dtype::require_number(d, "built-in reduction")?;
+    }
     let x = |d: DType| ArgSpec::const_vector("x", d);
     let y = |d: DType| ArgSpec::const_vector("y", d);
     let subset = |d: DType| ArgSpec::const_vector("subset", d);

@@ -297,6 +297,9 @@ impl ReductionKernel {
         args: &[KernelValue<'_>],
         out: DeviceRange<'_>,
     ) -> Result<()> {
+        let converted =
+            crate::elementwise::convert_scalars(&self.spec.name, &self.spec.args, args)?;
+        let args = &*converted;
         let arrays = self.check_args(stream, args)?;
         let kernel = &self.spec.name;
         let name_of = |a: &CallArray<'_>| self.vector_name(a.vector_index);

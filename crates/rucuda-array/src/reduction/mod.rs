@@ -44,7 +44,9 @@ mod spec;
 mod render_tests;
 
 pub use builtin::builtin_specs;
-pub(crate) use builtin::{kernel as builtin_kernel, Builtin};
+pub(crate) use builtin::{
+    argpair_preamble, extreme, kernel as builtin_kernel, nonzero, pick_expr, Builtin,
+};
 pub(crate) use kernel::to_host_scalar;
 pub use kernel::ReductionKernel;
 pub use ranged::ReductionRange;

@@ -170,7 +170,7 @@ impl ReductionKernel {
                     }),
                     _ => KernelValue::Array(a.clone()),
                 },
-                KernelValue::Scalar(s) => KernelValue::Scalar(*s),
+                KernelValue::Scalar(s) => KernelValue::Scalar(s.clone()),
             })
             .collect();
         self.call::<T>(stream, &ranged)

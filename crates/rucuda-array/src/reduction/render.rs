@@ -110,6 +110,13 @@ pub(crate) fn tile_plan(spec: &ReductionSpec) -> Option<TilePlan> {
                 .is_some_and(|u| u.only_at_i() && !u.indexed.is_empty())
         })
         .collect();
+    // Tiles are whole loads of power-of-two sizes: a 12-byte `float3` is read per element.
+    if tiled
+        .iter()
+        .any(|a| !a.dtype().size_bytes().is_power_of_two())
+    {
+        return None;
+    }
     let min = tiled.iter().map(|a| a.dtype().size_bytes()).min()?;
     let max = tiled.iter().map(|a| a.dtype().size_bytes()).max()?;
     let k = (16 / min).min(64 / max).max(1);

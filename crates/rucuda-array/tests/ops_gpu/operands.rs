@@ -57,7 +57,7 @@ fn scalars_on_both_sides_follow_weak_promotion() {
         tol(DType::F16),
     );
     // Integer scalars with float arrays keep the float type; scalar on the left.
-    let r: GpuArray<f32> = (3i32 - &x).unwrap();
+    let r: GpuArray<f32> = (3i64 - &x).unwrap();
     assert_vals(
         "3 - x",
         &vals(&r),
@@ -105,7 +105,7 @@ fn scalars_on_both_sides_follow_weak_promotion() {
         0.0,
     );
     // Integer scalar on the left of a division: true division to f64.
-    let r: GpuArray<f64> = (1000i32 / &i).unwrap();
+    let r: GpuArray<f64> = (1000i64 / &i).unwrap();
     assert_vals(
         "1000 / i",
         &vals(&r),

@@ -180,6 +180,25 @@ fn string_form_with_two_arrays_a_scalar_and_out() {
         .call::<f64>(&s, &[1.0f64.into(), (&x).into()])
         .unwrap_err();
     assert!(e.to_string().contains("takes 3 arguments"), "{e}");
+    // A scalar converts to its declared type (an i64 for a double); a complex does not.
+    let conv = k
+        .call_to_host::<f64>(&s, &[2i64.into(), (&x).into(), (&y64).into()])
+        .unwrap();
+    let same = k
+        .call_to_host::<f64>(&s, &[2.0f64.into(), (&x).into(), (&y64).into()])
+        .unwrap();
+    assert_eq!(conv, same);
+    let e = k
+        .call::<f64>(
+            &s,
+            &[
+                rucuda_array::Complex::new(1.0f64, 0.0).into(),
+                (&x).into(),
+                (&y64).into(),
+            ],
+        )
+        .unwrap_err();
+    assert!(e.to_string().contains("complex"), "{e}");
     let e = k
         .call::<f32>(&s, &[1.0f64.into(), (&x).into(), (&y64).into()])
         .unwrap_err();

@@ -3,7 +3,10 @@
 //! (each timed call includes what a user's call does: the result's stream-ordered
 //! allocation, both reduction stages), median after warm-up. Bandwidth counts the fewest
 //! bytes the operation must move: saxpy 12 B per element (two reads, one write), sum and
-//! max 4 (one read), dot 8 (two reads), the f64 sum 8.
+//! max 4 (one read), dot 8 (two reads), the f64 sum 8. The axis sums
+//! (`sum_axis0_f32_GBps`, `sum_axis1_f32_GBps`) reduce a square `f32` array of as many
+//! elements (16384 x 16384) over its strided and its contiguous axis, counting the
+//! input's and the output's bytes.
 
 use rucuda_array::elementwise::ElementwiseKernel;
 use rucuda_array::reduction::ReductionKernel;
@@ -30,6 +33,8 @@ pub fn register(cases: &mut Vec<Case>) {
         ("dot_f32_GBps", rucuda_dot_f32),
         ("max_f32_GBps", rucuda_max_f32),
         ("sum_f64_GBps", rucuda_sum_f64),
+        ("sum_axis0_f32_GBps", rucuda_sum_axis0_f32),
+        ("sum_axis1_f32_GBps", rucuda_sum_axis1_f32),
     ] {
         cases.push(Case {
             name,
@@ -135,6 +140,34 @@ fn rucuda_sum_f64(_gpu: &Gpu, config: &Config) -> Result<Measurement> {
     time_unary::<f64, _>(config, 8, GpuArray::sum)
 }
 
+/// The side of the square array of the axis cases (`2^14` for `2^28` elements).
+pub fn axis_side(config: &Config) -> usize {
+    1 << (array_elements(config).trailing_zeros() / 2)
+}
+
+/// `sum_axes(&[axis])` of a square `f32` array of ones.
+fn time_axis_sum(config: &Config, axis: isize) -> Result<Measurement> {
+    let side = axis_side(config);
+    let stream = bench_stream()?;
+    let x = GpuArray::<f32>::ones(&stream, &[side, side])?;
+    let samples = array_device_seconds(&stream, config.device_copy_sampling(), || {
+        x.sum_axes(&[axis], false).map(drop)
+    })?;
+    Ok(Measurement::gbps(
+        &samples,
+        4 * side * side + 4 * side,
+        (side * side) as u64,
+    ))
+}
+
+fn rucuda_sum_axis0_f32(_gpu: &Gpu, config: &Config) -> Result<Measurement> {
+    time_axis_sum(config, 0)
+}
+
+fn rucuda_sum_axis1_f32(_gpu: &Gpu, config: &Config) -> Result<Measurement> {
+    time_axis_sum(config, 1)
+}
+
 fn rucuda_reductionkernel_sum_f32(_gpu: &Gpu, config: &Config) -> Result<Measurement> {
     // SAFETY: the kernel's code touches only element i of each array argument, in bounds.
     let kernel =
@@ -167,6 +200,8 @@ mod tests {
             "dot_f32_GBps",
             "max_f32_GBps",
             "sum_f64_GBps",
+            "sum_axis0_f32_GBps",
+            "sum_axis1_f32_GBps",
             "scan_incl_i32_GBps",
             "scan_incl_f32_GBps",
             "scan_incl_i64_GBps",

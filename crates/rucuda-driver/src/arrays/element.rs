@@ -10,10 +10,12 @@ use crate::repr::{vector, DeviceRepr};
 ///
 /// Implemented for the 8/16/32-bit integers and `f32` (one channel), `[T; 1|2|4]` and the
 /// CUDA vector types (several channels), `Complex<f32>` (two `F32` channels, read as
-/// `float2`), and, like PyCUDA's `np_to_array`, for `f64` (two `I32` channels) and
-/// [`vector::Double2`] and `Complex<f64>` (four `I32` channels), which the helpers of
+/// `float2`), and, like PyCUDA's `np_to_array`, for `f64` (two `I32` channels; read with
+/// `__hiloint2double`), [`vector::Double1`] (two), [`vector::Double2`] and `Complex<f64>`
+/// (four `I32` channels), which the helpers of
 /// [`TEXEL_HELPERS_CUH`](crate::TEXEL_HELPERS_CUH) read back as `double` and `double2`
-/// (`fp_tex2D<double>`). `size_of::<Self>()` is checked against the format at run time.
+/// (`fp_tex2D<double>`); the 1-, 2- and 4-vectors of 8-, 16- and 32-bit components.
+/// `size_of::<Self>()` is checked against the format at run time.
 ///
 /// PyCUDA stores a complex64 as two `I32` channels and reads them with `__int_as_float`;
 /// two `F32` channels hold the same bytes and read as `float2` directly.
@@ -41,6 +43,12 @@ array_element! {
     vector::Uint2 => U32, 2; vector::Uint4 => U32, 4;
     vector::Double2 => I32, 4;
     num_complex::Complex<f32> => F32, 2; num_complex::Complex<f64> => I32, 4;
+    vector::Char1 => I8, 1; vector::Char2 => I8, 2; vector::Char4 => I8, 4;
+    vector::Uchar1 => U8, 1; vector::Uchar2 => U8, 2; vector::Uchar4 => U8, 4;
+    vector::Short1 => I16, 1; vector::Short2 => I16, 2; vector::Short4 => I16, 4;
+    vector::Ushort1 => U16, 1; vector::Ushort2 => U16, 2; vector::Ushort4 => U16, 4;
+    vector::Int1 => I32, 1; vector::Uint1 => U32, 1; vector::Float1 => F32, 1;
+    vector::Double1 => I32, 2;
 }
 
 impl<T: ArrayElement> ArrayElement for [T; 1] {
@@ -116,6 +124,22 @@ mod tests {
             ),
             (ArrayFormat::I32, 4)
         );
+        ok::<vector::Char1>();
+        ok::<vector::Char2>();
+        ok::<vector::Char4>();
+        ok::<vector::Uchar1>();
+        ok::<vector::Uchar2>();
+        ok::<vector::Uchar4>();
+        ok::<vector::Short1>();
+        ok::<vector::Short2>();
+        ok::<vector::Short4>();
+        ok::<vector::Ushort1>();
+        ok::<vector::Ushort2>();
+        ok::<vector::Ushort4>();
+        ok::<vector::Int1>();
+        ok::<vector::Uint1>();
+        ok::<vector::Float1>();
+        ok::<vector::Double1>();
         // Eight channels is not an array element.
         assert!(check_element::<[f64; 4]>().is_err());
     }

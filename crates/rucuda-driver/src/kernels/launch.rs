@@ -169,6 +169,28 @@ impl<'a> ArgBuffer<'a> {
         self
     }
 
+    /// Appends a value argument given as its bytes (a struct of a code generator's, of a
+    /// size known only at run time). An empty slice appends a one-byte zero.
+    ///
+    /// ```
+    /// let mut args = rucuda_driver::ArgBuffer::new();
+    /// args.push_bytes(&[1, 2, 3]).push(7u32);
+    /// assert_eq!(args.len(), 2);
+    /// ```
+    pub fn push_bytes(&mut self, bytes: &[u8]) -> &mut Self {
+        let start = self.storage.len();
+        self.storage
+            .resize(start + bytes.len().div_ceil(8).max(1), 0);
+        let words = &mut self.storage[start..];
+        for (k, chunk) in bytes.chunks(8).enumerate() {
+            let mut w = [0u8; 8];
+            w[..chunk.len()].copy_from_slice(chunk);
+            words[k] = u64::from_ne_bytes(w);
+        }
+        self.offsets.push((start, bytes.len().max(1)));
+        self
+    }
+
     /// Appends the address of `mem` for a launch on `stream` that uses it as `access`
     /// says, recording the use in its log (see [`DeviceRange::use_on`](crate::DeviceRange::use_on)).
     pub fn push_memory(

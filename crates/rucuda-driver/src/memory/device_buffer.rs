@@ -45,6 +45,9 @@ pub struct DeviceBuffer<T: DeviceRepr> {
     owns: bool,
     /// The block of a capture's pool this buffer holds (given back on drop).
     _lease: Option<PoolLease>,
+    /// For memory rucuda did not allocate ([`DeviceBuffer::from_foreign`]): what keeps
+    /// it alive, dropped only after every recorded use has finished.
+    keeper: Option<Box<dyn Send + Sync>>,
     _marker: PhantomData<T>,
 }
 
@@ -82,6 +85,7 @@ impl<T: DeviceRepr> DeviceBuffer<T> {
             uses: Arc::new(UseLog::new()),
             owns: true,
             _lease: None,
+            keeper: None,
             _marker: PhantomData,
         }
         .observed())
@@ -120,6 +124,7 @@ impl<T: DeviceRepr> DeviceBuffer<T> {
             uses: Arc::new(UseLog::written_on(stream)),
             owns: true,
             _lease: None,
+            keeper: None,
             _marker: PhantomData,
         }
         .observed())
@@ -139,6 +144,7 @@ impl<T: DeviceRepr> DeviceBuffer<T> {
             uses,
             owns: false,
             _lease: Some(lease),
+            keeper: None,
             _marker: PhantomData,
         }
         .observed())
@@ -178,8 +184,57 @@ impl<T: DeviceRepr> DeviceBuffer<T> {
             uses: Arc::new(UseLog::new()),
             owns: true,
             _lease: None,
+            keeper: None,
             _marker: PhantomData,
         }
+    }
+
+    /// Device memory that rucuda did not allocate (another library's, a driver
+    /// allocation made by hand), kept alive by `keeper` (PyCUDA's `PointerHolderBase`,
+    /// DLPack's deleter): never freed by rucuda. Its uses are tracked in a log of its
+    /// own like any buffer's, and when the buffer goes it waits on the host for every
+    /// recorded use before dropping `keeper`, so the memory outlives the work queued
+    /// with it. (If that wait fails, `keeper` is leaked rather than dropped under
+    /// running work, and the error is queued on the context.)
+    ///
+    /// ```no_run
+    /// use rucuda_driver::{Device, DeviceBuffer, DevicePtr};
+    /// let ctx = Device::get(0)?.primary_context()?;
+    /// let theirs = DeviceBuffer::<f32>::zeros(&ctx, 256)?; // stands for another library's memory
+    /// let ptr = theirs.device_range().address();
+    /// // SAFETY: `theirs` holds 256 f32 of `ctx` at `ptr` and lives as long as the keeper.
+    /// let ours = unsafe { DeviceBuffer::<f32>::from_foreign(&ctx, ptr, 256, Box::new(theirs)) };
+    /// assert_eq!(ours.to_vec()?, vec![0.0; 256]);
+    /// # Ok::<(), rucuda_driver::Error>(())
+    /// ```
+    ///
+    /// # Safety
+    /// `ptr` must be device-accessible memory of `ctx` holding `len` elements of `T`,
+    /// aligned for `T`, that stays allocated while `keeper` lives; nothing else may
+    /// access it (on the host or the device) while work queued through this buffer runs
+    /// unless that access is ordered with the work by the caller.
+    pub unsafe fn from_foreign(
+        ctx: &Context,
+        ptr: CUdeviceptr,
+        len: usize,
+        keeper: Box<dyn Send + Sync>,
+    ) -> Self {
+        DeviceBuffer {
+            ptr,
+            len,
+            ctx: ctx.clone(),
+            free_on: None,
+            uses: Arc::new(UseLog::new()),
+            owns: false,
+            _lease: None,
+            keeper: Some(keeper),
+            _marker: PhantomData,
+        }
+    }
+
+    /// True for memory rucuda did not allocate ([`DeviceBuffer::from_foreign`]).
+    pub fn is_foreign(&self) -> bool {
+        self.keeper.is_some()
     }
 
     /// A handle that sees the memory of `owner` as `len` elements of `T`, sharing its
@@ -199,11 +254,14 @@ impl<T: DeviceRepr> DeviceBuffer<T> {
             uses: Arc::clone(&owner.uses),
             owns: false,
             _lease: None,
+            keeper: None,
             _marker: PhantomData,
         }
     }
 
-    /// Gives up ownership: the memory is no longer freed on drop.
+    /// Gives up ownership: the memory is no longer freed on drop. (Foreign memory's
+    /// keeper is leaked: it is never dropped, so the memory stays valid for any work
+    /// still queued with it.)
     pub fn into_raw(self) -> CUdeviceptr {
         let me = std::mem::ManuallyDrop::new(self);
         // SAFETY: `me` is never dropped, so each field is read exactly once.
@@ -211,7 +269,8 @@ impl<T: DeviceRepr> DeviceBuffer<T> {
             drop(std::ptr::read(&me.ctx));
             drop(std::ptr::read(&me.free_on));
             drop(std::ptr::read(&me.uses));
-            drop(std::ptr::read(&me._lease));
+            std::mem::forget(std::ptr::read(&me._lease));
+            std::mem::forget(std::ptr::read(&me.keeper));
         }
         me.ptr
     }
@@ -344,11 +403,23 @@ impl<T: DeviceRepr> DeviceBuffer<T> {
             drop(std::ptr::read(&me.free_on));
             drop(std::ptr::read(&me.uses));
             drop(std::ptr::read(&me._lease));
+            let keeper = std::ptr::read(&me.keeper);
+            if r.is_ok() {
+                drop(keeper);
+            } else {
+                // Work may still use the memory: keep it alive for good.
+                std::mem::forget(keeper);
+            }
         }
         r
     }
 
     fn release(&self) -> Result<()> {
+        if self.keeper.is_some() {
+            // Foreign memory: the keeper is dropped after this returns Ok; every
+            // recorded use must have finished by then.
+            return self.uses.wait_on_host(Access::Write);
+        }
         if self.ptr == 0 || !self.owns {
             return Ok(());
         }
@@ -376,6 +447,10 @@ impl<T: DeviceRepr> DeviceBuffer<T> {
 impl<T: DeviceRepr> Drop for DeviceBuffer<T> {
     fn drop(&mut self) {
         if let Err(e) = self.release() {
+            if let Some(keeper) = self.keeper.take() {
+                // Work may still use the memory: keep it alive for good.
+                std::mem::forget(keeper);
+            }
             self.ctx.defer_error(e);
         }
     }

@@ -68,9 +68,8 @@ pub(crate) fn locate(explicit: Option<&Path>) -> Result<PathBuf> {
         .map_err(|tried| Error::NvccNotFound { tried })
 }
 
-/// nvcc's `--version` output, run once per path and process: the compiler identity in
-/// the cache key.
-pub(crate) fn identity(nvcc: &Path) -> Result<String> {
+/// nvcc's `--version` output, run once per path and process.
+pub(crate) fn version_output(nvcc: &Path) -> Result<String> {
     static IDS: OnceLock<Mutex<HashMap<PathBuf, String>>> = OnceLock::new();
     let ids = IDS.get_or_init(|| Mutex::new(HashMap::new()));
     if let Some(id) = ids.lock().ok().and_then(|m| m.get(nvcc).cloned()) {
@@ -81,7 +80,8 @@ pub(crate) fn identity(nvcc: &Path) -> Result<String> {
         .stdin(Stdio::null())
         .output()
         .map_err(|e| Error::io(format!("running {} --version", nvcc.display()), e))?;
-    if !out.status.success() {
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    if !out.status.success() || stdout.trim().is_empty() {
         return Err(Error::InvalidInput(format!(
             "{} --version failed ({}): {}",
             nvcc.display(),
@@ -89,11 +89,15 @@ pub(crate) fn identity(nvcc: &Path) -> Result<String> {
             String::from_utf8_lossy(&out.stderr).trim()
         )));
     }
-    let id = format!("nvcc {}", String::from_utf8_lossy(&out.stdout).trim());
     if let Ok(mut m) = ids.lock() {
-        m.insert(nvcc.to_path_buf(), id.clone());
+        m.insert(nvcc.to_path_buf(), stdout.clone());
     }
-    Ok(id)
+    Ok(stdout)
+}
+
+/// nvcc's identity in the cache key: its `--version` output.
+pub(crate) fn identity(nvcc: &Path) -> Result<String> {
+    Ok(format!("nvcc {}", version_output(nvcc)?.trim()))
 }
 
 /// A file name safe to create in the scratch folder: the last component of

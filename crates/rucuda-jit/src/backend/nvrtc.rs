@@ -14,15 +14,17 @@ use crate::output::OutputKind;
 use crate::scratch::scratch_dir;
 
 /// One NVRTC compilation of the prepared source (`source` is the user's, for error
-/// excerpts: the `#line` directive keeps the compiler's line numbers the user's).
+/// excerpts: the `#line` directive keeps the compiler's line numbers the user's), with
+/// the in-memory `headers` (name, text) an `#include` of that name reads.
 pub(crate) fn compile(
     prepared: &str,
     source: &str,
     options: &CompileOptions,
     args: &[String],
+    headers: &[(&str, &str)],
 ) -> Result<RawOutput> {
     let nvrtc = Nvrtc::get()?;
-    let mut program = Program::new(nvrtc, prepared, &options.program_name)?;
+    let mut program = Program::new(nvrtc, prepared, &options.program_name, headers)?;
     for expression in &options.name_expressions {
         program.add_name_expression(expression)?;
     }
@@ -30,7 +32,7 @@ pub(crate) fn compile(
     let log = program.log()?;
     let (major, minor) = nvrtc.version();
     let kept = if options.keep {
-        Some(keep_nvrtc_files(prepared, args, &log)?)
+        Some(keep_nvrtc_files(prepared, args, &log, headers)?)
     } else {
         None
     };
@@ -70,8 +72,14 @@ pub(crate) fn compile(
     })
 }
 
-/// Writes the source, options and log of an NVRTC compile to a kept folder.
-fn keep_nvrtc_files(prepared: &str, args: &[String], log: &str) -> Result<PathBuf> {
+/// Writes the source, options, log and in-memory headers (under `headers/`) of an NVRTC
+/// compile to a kept folder.
+fn keep_nvrtc_files(
+    prepared: &str,
+    args: &[String],
+    log: &str,
+    headers: &[(&str, &str)],
+) -> Result<PathBuf> {
     let dir = scratch_dir("nvrtc")
         .map_err(|e| Error::io("creating a folder to keep NVRTC's files", e))?;
     let write = |name: &str, text: &str| {
@@ -81,6 +89,15 @@ fn keep_nvrtc_files(prepared: &str, args: &[String], log: &str) -> Result<PathBu
     write("kernel.cu", prepared)?;
     write("options.txt", &args.join("\n"))?;
     write("log.txt", log)?;
+    if !headers.is_empty() {
+        let folder = dir.path().join("headers");
+        std::fs::create_dir_all(&folder)
+            .map_err(|e| Error::io(format!("creating {}", folder.display()), e))?;
+        for (name, text) in headers {
+            // Built-in header names are plain file names (no folders).
+            write(&format!("headers/{name}"), text)?;
+        }
+    }
     let path = dir.keep();
     log::info!("rucuda-jit: kept NVRTC's files in {}", path.display());
     Ok(path)

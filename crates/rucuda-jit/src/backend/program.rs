@@ -19,22 +19,46 @@ fn c_string(what: &str, text: &str) -> Result<CString> {
 }
 
 impl Program {
-    /// `nvrtcCreateProgram` with no in-memory headers.
-    pub(crate) fn new(nvrtc: &'static Nvrtc, source: &str, name: &str) -> Result<Program> {
+    /// `nvrtcCreateProgram` with in-memory `headers`: each `(name, text)` is what an
+    /// `#include` of `name` reads (NVRTC copies them).
+    pub(crate) fn new(
+        nvrtc: &'static Nvrtc,
+        source: &str,
+        name: &str,
+        headers: &[(&str, &str)],
+    ) -> Result<Program> {
         let create = nvrtc.nvrtcCreateProgram()?;
         let source = c_string("the source", source)?;
         let name = c_string("the program name", name)?;
+        let header_names: Vec<CString> = headers
+            .iter()
+            .map(|(n, _)| c_string("a header name", n))
+            .collect::<Result<_>>()?;
+        let header_texts: Vec<CString> = headers
+            .iter()
+            .map(|(_, t)| c_string("a header", t))
+            .collect::<Result<_>>()?;
+        let name_ptrs: Vec<*const c_char> = header_names.iter().map(|n| n.as_ptr()).collect();
+        let text_ptrs: Vec<*const c_char> = header_texts.iter().map(|t| t.as_ptr()).collect();
+        let count = c_int::try_from(headers.len())
+            .map_err(|_| Error::InvalidInput("too many headers".into()))?;
+        let (names_arg, texts_arg) = if headers.is_empty() {
+            (std::ptr::null(), std::ptr::null())
+        } else {
+            (name_ptrs.as_ptr(), text_ptrs.as_ptr())
+        };
         let mut raw: nvrtcProgram = std::ptr::null_mut();
-        // SAFETY: the strings are NUL-terminated and outlive the call (NVRTC copies
-        // them); zero headers with null arrays is allowed.
+        // SAFETY: every string is NUL-terminated and outlives the call (NVRTC copies
+        // them); the two header arrays hold `count` pointers each, or are null with a
+        // count of zero.
         let code = unsafe {
             create(
                 &mut raw,
                 source.as_ptr(),
                 name.as_ptr(),
-                0,
-                std::ptr::null(),
-                std::ptr::null(),
+                count,
+                texts_arg,
+                names_arg,
             )
         };
         check(nvrtc, code, "nvrtcCreateProgram")?;

@@ -6,8 +6,11 @@
 //!
 //! The scan over-approximates: an `#include` inside `#if 0` or a comment still counts.
 //! That can only make a key change more often, never miss a change. A header that is not
-//! found in any folder (NVRTC's built-in headers, a toolkit header with no `-I`) enters
-//! the key by name; the compiler's identity covers built-in ones.
+//! found in any folder but is one of the standard headers rucuda serves to NVRTC
+//! ([`crate::std_headers`], when the caller passes them) counts as found: its text enters
+//! the key, its own includes are scanned, and the scan reports it as one to serve. Any
+//! other header found nowhere (NVRTC's built-in headers, a toolkit header with no `-I`)
+//! enters the key by name; the compiler's identity covers built-in ones.
 
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
@@ -118,15 +121,46 @@ fn resolve(
         .find(|p| p.is_file())
 }
 
-/// The digest of every header `source` includes, directly or not. `source_dir` is the
-/// folder quoted includes of the source itself are searched in first (the working
-/// directory, as for NVRTC); `dirs` are the include folders in order.
+/// What the include scan found.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct IncludeScan {
+    /// The digest of every header included, directly or not.
+    pub digest: [u8; 32],
+    /// The built-in headers to serve (found in no folder), by name, in the order first
+    /// included.
+    pub builtins: Vec<&'static str>,
+}
+
+/// Built-in headers by name: the header's name and text, `None` for a name there is
+/// none of.
+pub(crate) type Builtins<'a> = &'a dyn Fn(&str) -> Option<(&'static str, &'static str)>;
+
+/// The digest of every header `source` includes, directly or not, with no built-in
+/// headers. `source_dir` is the folder quoted includes of the source itself are searched
+/// in first (the working directory, as for NVRTC); `dirs` are the include folders in order.
+#[cfg(test)]
 pub(crate) fn headers_digest(
     source: &str,
     source_dir: Option<&Path>,
     dirs: &[PathBuf],
 ) -> [u8; 32] {
+    scan_includes(source, source_dir, dirs, &|_| None).digest
+}
+
+/// [`headers_digest`] where a header found in no folder may be a built-in one
+/// (`builtins`): the scan hashes and follows its text and reports it in
+/// [`IncludeScan::builtins`].
+pub(crate) fn scan_includes(
+    source: &str,
+    source_dir: Option<&Path>,
+    dirs: &[PathBuf],
+    builtins: Builtins<'_>,
+) -> IncludeScan {
     let mut h = Sha256::new();
+    let mut served: Vec<&'static str> = Vec::new();
+    // Names an include found a user's file for (NVRTC would give the built-in header of
+    // that name to every include of it, the user's included).
+    let mut found_names: HashSet<String> = HashSet::new();
     let mut visited: HashSet<PathBuf> = HashSet::new();
     // Depth-first, in directive order: (directive, the includer's folder).
     let mut stack: Vec<(Directive, Option<PathBuf>)> = directives(source)
@@ -144,7 +178,24 @@ pub(crate) fn headers_digest(
         h.update(spelled.as_bytes());
         let found = resolve(&directive, includer_dir.as_deref(), dirs);
         let Some(path) = found else {
-            h.update(b"unresolved");
+            let builtin = match &directive {
+                Directive::Quoted(n) | Directive::Angled(n) => builtins(n),
+                Directive::Computed(_) => None,
+            };
+            let Some((name, text)) = builtin else {
+                h.update(b"unresolved");
+                continue;
+            };
+            h.update(b"builtin");
+            h.update(Sha256::digest(text.as_bytes()));
+            if !served.contains(&name) {
+                served.push(name);
+                // A built-in header's own includes are searched like a header in no
+                // folder: the include folders only.
+                for d in directives(text).into_iter().rev() {
+                    stack.push((d, None));
+                }
+            }
             continue;
         };
         let Some(scanned) = scan_file(&path) else {
@@ -152,6 +203,9 @@ pub(crate) fn headers_digest(
             continue;
         };
         h.update(b"found");
+        if let Directive::Quoted(n) | Directive::Angled(n) = &directive {
+            found_names.insert(n.clone());
+        }
         h.update(scanned.digest);
         if visited.insert(path.clone()) {
             let parent = path.parent().map(Path::to_path_buf);
@@ -160,7 +214,15 @@ pub(crate) fn headers_digest(
             }
         }
     }
-    h.finalize().into()
+    // NVRTC gives an in-memory header to every include of its name, even a quoted one
+    // that would find a user's file beside its includer: a name that found a user's
+    // file anywhere is not served, so the user's file is never hidden (the include that
+    // found nothing then fails, and goes to nvcc where installed).
+    served.retain(|name| !found_names.contains(*name));
+    IncludeScan {
+        digest: h.finalize().into(),
+        builtins: served,
+    }
 }
 
 #[cfg(test)]
@@ -243,5 +305,55 @@ mod tests {
             headers_digest(angled, Some(&a), std::slice::from_ref(&b)),
             headers_digest(angled, Some(&b), std::slice::from_ref(&b))
         );
+    }
+
+    fn builtin(name: &str) -> Option<(&'static str, &'static str)> {
+        crate::std_headers::lookup(name)
+    }
+
+    #[test]
+    fn built_in_headers_are_served_with_their_own_includes() {
+        let src = "#include <cstdio>\n#include <vector>\n#include \"math.h\"\n";
+        let scan = scan_includes(src, None, &[], &builtin);
+        assert_eq!(scan.builtins, ["cstdio", "stdio.h", "stddef.h", "math.h"]);
+        // Their text is in the digest: not the same as leaving them unresolved.
+        assert_ne!(scan.digest, headers_digest(src, None, &[]));
+        // A header that only differs in a built-in's text gets another digest.
+        let edited = |name: &str| match name {
+            "stddef.h" => Some(("stddef.h", "/* another text */")),
+            other => builtin(other),
+        };
+        let other = scan_includes(src, None, &[], &edited);
+        assert_eq!(other.builtins, scan.builtins);
+        assert_ne!(other.digest, scan.digest);
+        assert!(scan_includes("int x;", None, &[], &builtin)
+            .builtins
+            .is_empty());
+    }
+
+    #[test]
+    fn a_users_header_of_the_same_name_wins() {
+        let tmp = temp("shadow");
+        let inc = tmp.path().join("inc");
+        std::fs::create_dir_all(&inc).unwrap();
+        std::fs::write(inc.join("stdint.h"), "typedef int my_int;\n").unwrap();
+        let dirs = vec![inc.clone()];
+        let src = "#include <stdint.h>\n#include <cstdint>\n";
+        let scan = scan_includes(src, None, &dirs, &builtin);
+        // <stdint.h> is the user's, also where the built-in <cstdint> includes it.
+        assert_eq!(scan.builtins, ["cstdint"]);
+        // A quoted include finds a file beside the source first.
+        let beside = tmp.path().join("src");
+        std::fs::create_dir_all(&beside).unwrap();
+        std::fs::write(beside.join("limits.h"), "#define MINE 1\n").unwrap();
+        let quoted = scan_includes("#include \"limits.h\"\n", Some(&beside), &[], &builtin);
+        assert!(quoted.builtins.is_empty());
+        let angled = scan_includes("#include <limits.h>\n", Some(&beside), &[], &builtin);
+        assert_eq!(angled.builtins, ["limits.h"]);
+        // Both: NVRTC would give the built-in one to the quoted include too, so neither
+        // is served.
+        let both = "#include <limits.h>\n#include \"limits.h\"\n";
+        let both = scan_includes(both, Some(&beside), &[], &builtin);
+        assert!(both.builtins.is_empty(), "{:?}", both.builtins);
     }
 }

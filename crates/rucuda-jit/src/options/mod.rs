@@ -106,6 +106,18 @@ pub struct CompileOptions {
     /// has `cuda_fp16.h`) as the last include path, so `<cuda_fp16.h>`,
     /// `<cuda_runtime.h>` and friends resolve as they do for nvcc. On by default.
     pub toolkit_include: bool,
+    /// NVRTC only: serve rucuda's small built-in C and C++ standard headers
+    /// (`<stdio.h>`, `<cstdint>`, `<climits>`, `<cfloat>`, `<cmath>`, `<cstddef>`,
+    /// `<assert.h>` and their other forms, see [`std_headers`](crate::std_headers)) to a
+    /// source that includes them and has no file of that name in its include folders.
+    /// On by default.
+    pub std_headers: bool,
+    /// NVRTC only: when NVRTC cannot open a header (a host header such as `<vector>`
+    /// that no include folder has and rucuda does not serve), compile with nvcc instead,
+    /// where nvcc is installed ([`Compiled::compiler`](crate::Compiled::compiler) says
+    /// which compiled). Without nvcc, NVRTC's error is returned with a note saying so.
+    /// On by default; not done for name expressions, which need NVRTC.
+    pub nvcc_fallback: bool,
 }
 
 impl Default for CompileOptions {
@@ -132,6 +144,8 @@ impl Default for CompileOptions {
             max_registers: None,
             program_name: "kernel.cu".into(),
             toolkit_include: true,
+            std_headers: true,
+            nvcc_fallback: true,
         }
     }
 }
@@ -276,6 +290,18 @@ impl CompileOptions {
     /// Sets [`toolkit_include`](Self::toolkit_include).
     pub fn toolkit_include(mut self, on: bool) -> Self {
         self.toolkit_include = on;
+        self
+    }
+
+    /// Sets [`std_headers`](Self::std_headers).
+    pub fn std_headers(mut self, on: bool) -> Self {
+        self.std_headers = on;
+        self
+    }
+
+    /// Sets [`nvcc_fallback`](Self::nvcc_fallback).
+    pub fn nvcc_fallback(mut self, on: bool) -> Self {
+        self.nvcc_fallback = on;
         self
     }
 
