@@ -67,6 +67,8 @@ pub mod dtype;
 pub mod elementwise;
 mod error;
 pub mod fusion;
+pub mod graph;
+mod launch_shape;
 pub mod layout;
 pub mod math;
 mod memory;

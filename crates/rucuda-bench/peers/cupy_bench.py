@@ -3,7 +3,9 @@
 cases (saxpy with a cupy.ElementwiseKernel, cupy.sum, a cupy.ReductionKernel sum, cupy.dot,
 cupy.max, cupy.cumsum) on 2^28 elements (2^24 with RUCUDA_BENCH_QUICK=1), filled with ones;
 bandwidth counts the fewest bytes each must move (saxpy 12 B per float32, sum/max 4, dot 8,
-an inclusive scan one read and one write). The random-number cases time CuPy's
+an inclusive scan one read and one write). The graph cases (graph_chain50_us_per_op,
+graph_rk4_step_us, graph_adam_us) report "cupy" (eager) and "cupy-graph" (cupy.cuda.Graph
+from stream capture) records. The random-number cases time CuPy's
 cupy.random.Generator over its Philox4x3210, XORWOW and MRG32k3a bit generators filling 2^28
 float32 (uniform and normal), in samples per second.
 
@@ -467,6 +469,222 @@ def rand_uniform_f32_philox_sweep_GSps():
 SWEEPS = [saxpy_sweep_GBps, sum_f32_sweep_GBps, scan_incl_i32_sweep_GBps, rand_uniform_f32_philox_sweep_GSps]
 
 
+# ---- launch-bound array code, eager and as a cupy.cuda.Graph (stream capture) ----
+# Same work as rucuda-bench's graph cases (src/cases/graph.rs): host time per unit of work
+# over a batch followed by one synchronize, median over batches. Each returns two records:
+# "cupy" (eager) and "cupy-graph" (captured once with Stream.begin_capture/end_capture,
+# then Graph.launch per unit). The graph's result is checked against eager execution.
+
+GRAPH_SAMPLING = (1, 3) if QUICK else (1, 7)
+
+
+def capture_graph(stream, work):
+    """A cupy.cuda.Graph of what work() queues on stream."""
+    with stream:
+        stream.begin_capture()
+        try:
+            out = work()
+        finally:
+            graph = stream.end_capture()
+    if hasattr(graph, "upload"):
+        graph.upload(stream)
+    return graph, out
+
+
+def graph_pair(stream, eager_unit, graph, units_per_batch, per):
+    def eager_batch():
+        with stream:
+            for _ in range(units_per_batch):
+                eager_unit()
+        stream.synchronize()
+
+    def graph_batch():
+        for _ in range(units_per_batch):
+            graph.launch(stream)
+        stream.synchronize()
+
+    eager = micros_per(host_seconds(GRAPH_SAMPLING, eager_batch), units_per_batch * per)
+    graphed = micros_per(host_seconds(GRAPH_SAMPLING, graph_batch), units_per_batch * per)
+    return eager, graphed
+
+
+def check_same(what, got, want):
+    if not bool(cp.all(got.view(cp.uint32) == want.view(cp.uint32))):
+        raise RuntimeError(f"{what}: the graph's result differs from eager execution")
+
+
+def graph_chain50_us_per_op():
+    n, ops = 4096, 50
+    stream = cp.cuda.Stream(non_blocking=True)
+    with stream:
+        x = cp.arange(n, dtype=cp.float32)
+
+    def chain():
+        y = x * np.float32(0.999)
+        for i in range(1, ops):
+            y = y * np.float32(0.999) if i % 2 == 0 else y + np.float32(0.001)
+        return y
+
+    with stream:
+        want = chain()  # compile the kernels
+    stream.synchronize()
+    try:
+        graph, out = capture_graph(stream, chain)
+    except Exception as error:  # CuPy's pool refusing allocations under capture
+        print(f"cupy_bench: chain capture with allocations failed ({error!r}); using out=", file=sys.stderr)
+        with stream:
+            bufs = [cp.empty(n, dtype=cp.float32) for _ in range(2)]
+
+        def chain_out():
+            cp.multiply(x, np.float32(0.999), out=bufs[0])
+            for i in range(1, ops):
+                src, dst = bufs[(i - 1) % 2], bufs[i % 2]
+                if i % 2 == 0:
+                    cp.multiply(src, np.float32(0.999), out=dst)
+                else:
+                    cp.add(src, np.float32(0.001), out=dst)
+            return bufs[(ops - 1) % 2]
+
+        graph, out = capture_graph(stream, chain_out)
+    graph.launch(stream)
+    stream.synchronize()
+    check_same("graph_chain50", out, want)
+    batch = 20 if QUICK else 200
+    eager, graphed = graph_pair(stream, chain, graph, batch, ops)
+    return [("cupy", eager, n), ("cupy-graph", graphed, n)]
+
+
+def rk4_step(x, v, h=np.float32(0.01)):
+    k, c, d, e = np.float32(1.0), np.float32(0.1), np.float32(0.05), np.float32(0.3)
+
+    def accel(x, v):
+        a = x * -k
+        b = v * c
+        r = a - b
+        v2 = v * v
+        v3 = v2 * v
+        dv3 = v3 * d
+        r = r - dv3
+        s = cp.sin(x)
+        co = cp.cos(v)
+        p = s * co
+        q = p * e
+        return r + q
+
+    def advance(base, kk, hh):
+        t = kk * hh
+        return base + t
+
+    def combine(k1, k2, k3, k4):
+        t = k2 * np.float32(2.0)
+        u = k3 * np.float32(2.0)
+        s = k1 + t
+        s = s + u
+        s = s + k4
+        return s * np.float32(h / np.float32(6.0))
+
+    half = np.float32(h / np.float32(2.0))
+    k1v = accel(x, v)
+    x2 = advance(x, v, half)
+    v2 = advance(v, k1v, half)
+    k2v = accel(x2, v2)
+    x3 = advance(x, v2, half)
+    v3 = advance(v, k2v, half)
+    k3v = accel(x3, v3)
+    x4 = advance(x, v3, h)
+    v4 = advance(v, k3v, h)
+    k4v = accel(x4, v4)
+    dx = combine(v, v2, v3, v4)
+    dv = combine(k1v, k2v, k3v, k4v)
+    x += dx
+    v += dv
+
+
+def rk4_steps_eager(stream, x, v, steps):
+    with stream:
+        for _ in range(steps):
+            rk4_step(x, v)
+    stream.synchronize()
+
+
+def graph_rk4_step_us():
+    n = 4096
+    steps = 1_000 if QUICK else 10_000
+    stream = cp.cuda.Stream(non_blocking=True)
+    with stream:
+        x = cp.linspace(-1.0, 1.0, n, dtype=cp.float32)
+        v = cp.zeros(n, dtype=cp.float32)
+        xe, ve = x.copy(), v.copy()
+        rk4_step(xe, ve)  # compile the kernels
+        xe[...] = x
+        ve[...] = v
+    stream.synchronize()
+    try:
+        graph, _ = capture_graph(stream, lambda: rk4_step(x, v))
+    except Exception as error:  # CuPy's pool refusing the temporaries under capture
+        print(f"cupy_bench: graph_rk4_step_us capture failed ({error!r}); eager only", file=sys.stderr)
+        eager = micros_per(host_seconds(GRAPH_SAMPLING, lambda: (rk4_steps_eager(stream, xe, ve, steps))), steps)
+        return [("cupy", eager, steps)]
+    for _ in range(10):
+        graph.launch(stream)
+        with stream:
+            rk4_step(xe, ve)
+    stream.synchronize()
+    check_same("graph_rk4 x", x, xe)
+    eager, graphed = graph_pair(stream, lambda: rk4_step(xe, ve), graph, steps, 1)
+    return [("cupy", eager, steps), ("cupy-graph", graphed, steps)]
+
+
+def graph_adam_us():
+    tensors = 200
+    update_m = cp.ElementwiseKernel("float32 b, float32 g", "float32 m", "m = b * m + (1.0f - b) * g", "rucuda_bench_adam_m")
+    update_v = cp.ElementwiseKernel("float32 b, float32 g", "float32 v", "v = b * v + (1.0f - b) * g * g", "rucuda_bench_adam_v")
+    update_p = cp.ElementwiseKernel(
+        "float32 lr, float32 eps, float32 m, float32 v", "float32 p", "p -= lr * m / (sqrtf(v) + eps)", "rucuda_bench_adam_p"
+    )
+    b1, b2, lr, eps = np.float32(0.9), np.float32(0.999), np.float32(1e-3), np.float32(1e-8)
+    stream = cp.cuda.Stream(non_blocking=True)
+
+    def make():
+        out = []
+        for i in range(tensors):
+            n = 1024 << (i % 7)
+            out.append(
+                (
+                    cp.linspace(-1.0, 1.0, n, dtype=cp.float32),
+                    cp.linspace(0.5, -0.5, n, dtype=cp.float32),
+                    cp.zeros(n, dtype=cp.float32),
+                    cp.zeros(n, dtype=cp.float32),
+                )
+            )
+        return out
+
+    def step(ts):
+        for p, g, m, v in ts:
+            update_m(b1, g, m)
+            update_v(b2, g, v)
+            update_p(lr, eps, m, v, p)
+
+    with stream:
+        ts, eager_ts = make(), make()
+        step(make())  # compile the kernels
+    stream.synchronize()
+    graph, _ = capture_graph(stream, lambda: step(ts))
+    for _ in range(3):
+        graph.launch(stream)
+        with stream:
+            step(eager_ts)
+    stream.synchronize()
+    for i in range(0, tensors, 37):
+        check_same("graph_adam p", ts[i][0], eager_ts[i][0])
+    batch = 5 if QUICK else 20
+    eager, graphed = graph_pair(stream, lambda: step(eager_ts), graph, batch, 1)
+    return [("cupy", eager, tensors), ("cupy-graph", graphed, tensors)]
+
+
+GRAPH_CASES = [graph_chain50_us_per_op, graph_rk4_step_us, graph_adam_us]
+
+
 CASES = [
     d2d_copy_GBps,
     launch_empty_us,
@@ -497,7 +715,7 @@ CASES = [
     rand_normal_f32_xorwow_GSps,
     rand_uniform_f32_mrg32k3a_GSps,
     rand_normal_f32_mrg32k3a_GSps,
-] + SWEEPS
+] + SWEEPS + GRAPH_CASES
 
 
 def main():
@@ -517,9 +735,13 @@ def main():
             continue
         finally:
             cp.get_default_memory_pool().free_all_blocks()
-        for (value, unit), n in result if case in SWEEPS else [result]:
-            print(f"  {case.__name__:<24} cupy   {value:12.4f} {unit}  (n={n})", file=sys.stderr)
-            record = {"case": case.__name__, "lib": "cupy", "n": n, "value": value, "unit": unit, "device": device_name}
+        if case in GRAPH_CASES:
+            rows = result
+        else:
+            rows = [("cupy", vu, n) for vu, n in (result if case in SWEEPS else [result])]
+        for lib, (value, unit), n in rows:
+            print(f"  {case.__name__:<24} {lib:<10} {value:12.4f} {unit}  (n={n})", file=sys.stderr)
+            record = {"case": case.__name__, "lib": lib, "n": n, "value": value, "unit": unit, "device": device_name}
             print(json.dumps(record), flush=True)
     return 1 if failed else 0
 

@@ -118,6 +118,17 @@ pub enum Error {
     /// An argument was out of range or inconsistent.
     #[error("invalid argument: {0}")]
     InvalidArgument(String),
+    /// Work that a graph capture cannot record, or memory it cannot keep alive: the
+    /// capture fails with this error instead of producing a graph that would misbehave
+    /// when replayed (rucuda's capture sessions, `rucuda_array::graph`).
+    #[error("{operation} cannot be captured into a graph: {problem}")]
+    Uncapturable {
+        /// The operation or driver call that was refused (`cuMemcpyDtoH_v2`,
+        /// `cuStreamSynchronize`, "eager work on another stream", ...).
+        operation: String,
+        /// Why.
+        problem: String,
+    },
     /// Errors that destructors met; reported by the next call on the same context.
     #[error("earlier errors while releasing resources: {}", .0.iter().map(ToString::to_string).collect::<Vec<_>>().join("; "))]
     Deferred(Vec<Error>),
@@ -131,7 +142,7 @@ impl Error {
             Error::NoDriver(_) => ErrorKind::NoDriver,
             Error::MissingFunction(_) => ErrorKind::NotSupported,
             Error::LaunchCheck { .. } => ErrorKind::Launch,
-            Error::InvalidArgument(_) => ErrorKind::Logic,
+            Error::InvalidArgument(_) | Error::Uncapturable { .. } => ErrorKind::Logic,
             Error::Deferred(v) => v.first().map_or(ErrorKind::Runtime, Error::kind),
         }
     }
@@ -224,6 +235,13 @@ pub fn check(code: CUresult, call: &'static str) -> Result<()> {
 
 #[cold]
 fn driver_error(code: CUresult, call: &'static str) -> Error {
+    if is_capture_code(code) {
+        FIRST_CAPTURE_REFUSAL.with(|f| {
+            if f.get().is_none() {
+                f.set(Some(call));
+            }
+        });
+    }
     let (name, message) = describe(code);
     Error::Driver(DriverError {
         code,
@@ -231,6 +249,25 @@ fn driver_error(code: CUresult, call: &'static str) -> Error {
         name,
         message: std::borrow::Cow::Borrowed(message),
     })
+}
+
+/// True for the codes the driver returns for work refused during a stream capture
+/// (`CUDA_ERROR_STREAM_CAPTURE_*`, 900..=908).
+pub(crate) fn is_capture_code(code: CUresult) -> bool {
+    (900..=908).contains(&code.0)
+}
+
+thread_local! {
+    /// The first driver call on this thread that a stream capture refused since the last
+    /// [`take_capture_refusal`]: the operation a failed capture names.
+    static FIRST_CAPTURE_REFUSAL: std::cell::Cell<Option<&'static str>> =
+        const { std::cell::Cell::new(None) };
+}
+
+/// The first driver call on this thread that a capture refused since the last call, and
+/// forgets it.
+pub(crate) fn take_capture_refusal() -> Option<&'static str> {
+    FIRST_CAPTURE_REFUSAL.with(|f| f.take())
 }
 
 /// The driver's name and description of a code; placeholders when it has none.

@@ -97,8 +97,9 @@ pub use memory::{
     RegisteredHostMemory, DEFAULT_HOST_ALIGNMENT, IPC_HANDLE_SIZE,
 };
 pub use memory::{
-    tracking, Access, DeviceBuffer, DevicePointerArg, DevicePtr, DeviceRange, DeviceView,
-    DeviceViewMut, InUse, KernelArg, Param, UseLog,
+    keep_alive_for_capture, tracking, Access, CaptureSession, CapturedGraph, DeviceBuffer,
+    DevicePointerArg, DevicePtr, DeviceRange, DeviceView, DeviceViewMut, InUse, KernelArg,
+    Observed, Param, UseLog, UseObserver,
 };
 #[doc(hidden)]
 pub use repr::__private;

@@ -60,7 +60,9 @@ pub(crate) struct PseudoCore {
     _module: Arc<SourceModule>,
     fills: FillKernels,
     skip: Function,
-    states: DeviceBuffer<u32>,
+    /// Shared, so that a graph capturing a fill can keep it alive
+    /// (`rucuda_driver::keep_alive_for_capture`).
+    states: Arc<DeviceBuffer<u32>>,
     count: u32,
     /// Jump table (XORWOW, MRG32k3a) and its number of powers.
     table: Option<(DeviceBuffer<u32>, i32)>,
@@ -115,7 +117,7 @@ impl PseudoCore {
             }
             None => None,
         };
-        let states = DeviceBuffer::<u32>::uninit(ctx, count * STATE_WORDS)?;
+        let states = Arc::new(DeviceBuffer::<u32>::uninit(ctx, count * STATE_WORDS)?);
         let core = PseudoCore {
             name,
             family,
@@ -186,6 +188,7 @@ impl PseudoCore {
         check_stream(&self.ctx, stream)?;
         let counts = skip_counts(counts, self.count as usize, "states", stream)?;
         let cfg = LaunchConfig::linear(blocks(u64::from(self.count))?, BLOCK);
+        rucuda_driver::keep_alive_for_capture(&self.states);
         let mut args = ArgBuffer::new();
         args.push_use(self.states.device_range().use_on(stream, Access::Write)?)
             .push(self.count)
@@ -235,6 +238,7 @@ impl GeneratorCore for PseudoCore {
 
     unsafe fn launch_fill(&mut self, ptr: CUdeviceptr, fill: &Fill, stream: &Stream) -> Result<()> {
         let f = self.fills.get(fill.kernel)?;
+        rucuda_driver::keep_alive_for_capture(&self.states);
         let cfg = LaunchConfig::linear(blocks(u64::from(self.count))?, BLOCK);
         // SAFETY: G_<fill>(State* states, unsigned nstates, T* out, u64 n, double mean,
         // double stddev, double lambda) reads and writes states[0..nstates) and writes

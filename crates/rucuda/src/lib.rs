@@ -70,6 +70,9 @@ pub use testing::__test_context;
 /// NumPy-style GPU arrays and kernel generators (`rucuda-array`): PyCUDA's
 /// `pycuda.gpuarray` and `pycuda.elementwise`.
 pub use rucuda_array as array;
+/// CUDA graphs of array code: capture once, replay with one launch
+/// (`rucuda_array::graph`; the guide's arrays chapter, "Graphs").
+pub use rucuda_array::graph;
 /// The safe driver layer (`rucuda-driver`): PyCUDA's `pycuda.driver`.
 pub use rucuda_driver as driver;
 /// The raw driver bindings (`rucuda-driver-sys`).

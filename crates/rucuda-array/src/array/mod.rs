@@ -31,6 +31,12 @@ struct Storage<T: Element> {
     stream: Stream,
 }
 
+impl<T: Element> DevicePtr for Storage<T> {
+    fn device_range(&self) -> DeviceRange<'_> {
+        self.buffer.device_range()
+    }
+}
+
 /// An n-dimensional array in device memory (PyCUDA's `GPUArray`).
 ///
 /// Views (slices, transposes, reshapes, broadcasts) share the buffer: writes through one
@@ -197,7 +203,16 @@ impl<T: Element> GpuArray<T> {
     /// `real`, `imag`) it is an alias sharing the owner's use log, so work queued through
     /// either is ordered against the other and the owner's free waits for both.
     pub fn buffer(&self) -> &DeviceBuffer<T::Storage> {
+        self.keep_for_capture();
         &self.storage.buffer
+    }
+
+    /// Lets a graph this thread is capturing (`crate::graph`) use this array's memory:
+    /// the graph keeps the allocation alive. Free when nothing captures; called wherever
+    /// the array's memory is handed out.
+    #[inline]
+    fn keep_for_capture(&self) {
+        rucuda_driver::keep_alive_for_capture(&self.storage);
     }
 
     /// The address of element 0 for your own work about to be queued on `stream` (a
@@ -225,6 +240,7 @@ impl<T: Element> GpuArray<T> {
 
     /// The memory of this array for the operations: the buffer and element 0's offset.
     pub(crate) fn memory(&self) -> ArrayMemory<'_> {
+        self.keep_for_capture();
         ArrayMemory {
             range: self.storage.buffer.device_range(),
             offset: self.layout.offset() * T::DTYPE.size_bytes(),
@@ -237,6 +253,7 @@ impl<T: Element> GpuArray<T> {
         start: usize,
         count: usize,
     ) -> crate::Result<DeviceRange<'_>> {
+        self.keep_for_capture();
         let size = T::DTYPE.size_bytes();
         Ok(self
             .storage

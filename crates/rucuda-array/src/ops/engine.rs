@@ -10,9 +10,7 @@
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock, RwLock};
 
-use rucuda_driver::{
-    Access, ArgBuffer, Context, DeviceAttribute, Function, InUse, LaunchConfig, Stream,
-};
+use rucuda_driver::{Access, ArgBuffer, Context, DeviceAttribute, Function, InUse, Stream};
 
 use super::key::OpKey;
 use super::key_hasher::KeyBuild;
@@ -23,8 +21,6 @@ use crate::error::{ArrayError, Result};
 use crate::layout::Layout;
 use crate::memory::ArrayMemory;
 
-/// Threads per block of built-in launches.
-const BLOCK: u32 = 256;
 /// Grid-stride launches are capped at this many blocks per multiprocessor.
 const BLOCKS_PER_SM: u32 = 16;
 
@@ -268,10 +264,7 @@ pub(crate) fn run(stream: &Stream, key: OpKey, shape: &[usize], args: &[Arg<'_>]
         (e.contiguous(ctx)?, 1)
     };
     let work = n.div_ceil(tile.max(1));
-    let blocks = work
-        .div_ceil(BLOCK as usize)
-        .clamp(1, e.max_blocks as usize) as u32;
-    let cfg = LaunchConfig::linear(blocks, BLOCK);
+    let cfg = crate::launch_shape::elementwise(work, e.max_blocks / BLOCKS_PER_SM, BLOCKS_PER_SM);
     let mut pack = ParamPack::new();
     let mut uses: [Option<InUse<'_>>; PACK_CAPACITY] = Default::default();
     let mut fits = args.len() < PACK_CAPACITY;
@@ -427,13 +420,13 @@ fn run_strided(
             buf.push(v as i64);
         }
     }
-    let blocks = n.div_ceil(BLOCK as usize).clamp(1, e.max_blocks as usize) as u32;
+    let cfg = crate::launch_shape::elementwise(n, e.max_blocks / BLOCKS_PER_SM, BLOCKS_PER_SM);
     // SAFETY: the strided variant of this key's spec takes the arguments in order, then
     // n, the merged shape, and the merged strides of each strided array. Each `In`/`Out`
     // array is visited through its own layout broadcast to the iteration shape, which
     // was checked against its buffer when the array was made; `Whole` arrays are indexed
     // within their length by the generated code.
-    unsafe { function.launch_args(LaunchConfig::linear(blocks, BLOCK), stream, &buf)? };
+    unsafe { function.launch_args(cfg, stream, &buf)? };
     Ok(())
 }
 

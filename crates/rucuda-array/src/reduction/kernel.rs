@@ -23,8 +23,6 @@ use crate::layout::Layout;
 
 /// Most resident blocks per multiprocessor stage 1 is launched with.
 const MAX_BLOCKS_PER_SM: u32 = 8;
-/// Groups (vectorized) or elements each thread folds at least before the grid grows.
-const MIN_WORK_PER_THREAD: usize = 4;
 
 /// Both stages of one variant, loaded in one context.
 struct LoadedReduction {
@@ -375,7 +373,7 @@ impl ReductionKernel {
             )
         };
         let loaded = self.loaded(stream, &variant)?;
-        let per_block = BLOCK_SIZE as usize * MIN_WORK_PER_THREAD;
+        let per_block = BLOCK_SIZE as usize * crate::launch_shape::reduce_work_per_thread();
         let blocks = work
             .div_ceil(per_block)
             .clamp(1, loaded.max_blocks.max(1) as usize) as u32;

@@ -6,10 +6,10 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
 use rucuda_driver::{
-    memset_d32_async, Access, ArgBuffer, DeviceAttribute, DeviceBuffer, DeviceRange, Function,
-    LaunchConfig, Stream,
+    memset_d32_async, Access, ArgBuffer, DeviceBuffer, DeviceRange, Function, LaunchConfig, Stream,
 };
 
+use super::device_tuning::{with_env_overrides, DeviceFacts};
 use super::render::{RenderedScan, ScanTuning, Variant};
 use super::{ScanKind, ScanSpec};
 use crate::array::GpuArray;
@@ -79,7 +79,8 @@ impl ScanKernel {
 
     /// From a spec the library generated itself.
     pub(crate) fn from_trusted_spec(spec: ScanSpec) -> ScanKernel {
-        let tuning = ScanTuning::for_size(spec.dtype.size_bytes());
+        let size = spec.dtype.size_bytes();
+        let tuning = with_env_overrides(ScanTuning::for_size(size), size);
         ScanKernel {
             spec,
             compiler: default_compiler(),
@@ -262,11 +263,8 @@ impl ScanKernel {
         }
         let rendered = self.spec.render_tuned(variant, self.tuning)?;
         let [function] = load_kernels(&*self.compiler, ctx, &rendered.source, [&*rendered.entry])?;
-        let l2_bytes = ctx.device().attribute(DeviceAttribute::L2CacheSize)?.max(0) as u64;
-        let tiles_ahead = self
-            .tuning
-            .prefetch
-            .tiles_ahead(self.tuning.tile_bytes(), l2_bytes);
+        let tiles_ahead =
+            DeviceFacts::of(ctx)?.tiles_ahead(self.tuning.prefetch, self.tuning.tile_bytes());
         let ahead = i64::try_from(tiles_ahead.saturating_mul(rendered.tile_elements as u64))
             .unwrap_or(i64::MAX);
         crate::pool::retain_freed_memory(ctx);

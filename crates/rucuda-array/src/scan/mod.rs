@@ -17,6 +17,7 @@
 //! # Ok::<(), rucuda_array::ArrayError>(())
 //! ```
 
+mod device_tuning;
 mod kernel;
 pub mod render;
 mod spec;
@@ -24,6 +25,7 @@ mod spec;
 #[cfg(test)]
 mod render_tests;
 
+pub use device_tuning::{DeviceFacts, DEFAULT_LEAD_NS};
 pub(crate) use kernel::cumsum_kernel;
 pub use kernel::{ExclusiveScanKernel, InclusiveScanKernel, ScanKernel};
 pub use render::{

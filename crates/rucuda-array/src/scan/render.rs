@@ -95,7 +95,10 @@ pub fn block_shape(size: usize) -> (u32, usize) {
 pub enum L2Prefetch {
     /// No prefetching.
     Off,
-    /// A sixth of the device's L2 cache (8 MiB on an H100), rounded to whole tiles.
+    /// Chosen from the device: its peak bandwidth times a lead time, within an eighth
+    /// and a third of its L2 (8 MiB on an H100, about 12 on an H200; see
+    /// [`DeviceFacts`](super::DeviceFacts)), rounded to whole tiles.
+    /// [`L2Prefetch::tiles_ahead`] alone, without the bandwidth, takes a sixth of the L2.
     Auto,
     /// This many bytes, rounded to whole tiles (at least one).
     Bytes(u64),

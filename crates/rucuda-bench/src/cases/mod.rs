@@ -23,11 +23,13 @@ mod alloc;
 mod array_ops;
 mod compile;
 mod copy;
+mod graph;
 mod launch;
 mod nccl;
 mod reduce;
 mod rng;
 mod scan;
+mod staged_sweep;
 mod sweep;
 
 pub use crate::report::RAW;
@@ -90,7 +92,9 @@ pub fn registry() -> Vec<Case> {
     compile::register(&mut cases);
     reduce::register(&mut cases);
     scan::register(&mut cases);
+    staged_sweep::register(&mut cases);
     array_ops::register(&mut cases);
+    graph::register(&mut cases);
     nccl::register(&mut cases);
     sweep::register(&mut cases);
     cases

@@ -15,7 +15,7 @@ use crate::harness::Measurement;
 /// The tunings `RUCUDA_BENCH_SCAN_SWEEP=1` measures: (case name, element type, threads,
 /// vectors, streaming, prefetch).
 type SweepPoint = (&'static str, DType, u32, usize, bool, L2Prefetch);
-const SWEEP: [SweepPoint; 12] = [
+const SWEEP: [SweepPoint; 20] = [
     (
         "scan_tune_i32_d128x8s_pf4m_GBps",
         DType::I32,
@@ -112,6 +112,71 @@ const SWEEP: [SweepPoint; 12] = [
         true,
         L2Prefetch::Off,
     ),
+    // Longer distances, for devices with more bandwidth than an H100 (H200: 4.8 TB/s).
+    (
+        "scan_tune_i32_d128x8s_pf12m_GBps",
+        DType::I32,
+        128,
+        8,
+        true,
+        L2Prefetch::Bytes(12 << 20),
+    ),
+    (
+        "scan_tune_i32_d128x8s_pf16m_GBps",
+        DType::I32,
+        128,
+        8,
+        true,
+        L2Prefetch::Bytes(16 << 20),
+    ),
+    (
+        "scan_tune_i32_d128x12s_pfauto_GBps",
+        DType::I32,
+        128,
+        12,
+        true,
+        L2Prefetch::Auto,
+    ),
+    (
+        "scan_tune_f32_d128x8s_pfauto_GBps",
+        DType::F32,
+        128,
+        8,
+        true,
+        L2Prefetch::Auto,
+    ),
+    (
+        "scan_tune_f32_d128x8s_pf12m_GBps",
+        DType::F32,
+        128,
+        8,
+        true,
+        L2Prefetch::Bytes(12 << 20),
+    ),
+    (
+        "scan_tune_i64_d128x8s_pf12m_GBps",
+        DType::I64,
+        128,
+        8,
+        true,
+        L2Prefetch::Bytes(12 << 20),
+    ),
+    (
+        "scan_tune_i64_d128x8s_pf16m_GBps",
+        DType::I64,
+        128,
+        8,
+        true,
+        L2Prefetch::Bytes(16 << 20),
+    ),
+    (
+        "scan_tune_i64_d64x16s_pfauto_GBps",
+        DType::I64,
+        64,
+        16,
+        true,
+        L2Prefetch::Auto,
+    ),
 ];
 
 /// Registers the scan cases (rucuda; CuPy and CUB come from the peers), and with
@@ -179,15 +244,24 @@ fn sweep_point(config: &Config, index: usize) -> Result<Measurement> {
         prefetch,
     };
     match dtype {
-        DType::I64 => sweep_typed::<i64>(config, index, tuning),
-        _ => sweep_typed::<i32>(config, index, tuning),
+        DType::I64 => sweep_typed::<i64>(config, index, tuning, |i, v| {
+            i64::try_from(i + 1).ok() == Some(v)
+        }),
+        // Exact below 2^24; the sum of more ones depends on the order of the additions.
+        DType::F32 => sweep_typed::<f32>(config, index, tuning, |i, v| {
+            i >= 1 << 24 || v == (i + 1) as f32
+        }),
+        _ => sweep_typed::<i32>(config, index, tuning, |i, v| {
+            i32::try_from(i + 1).ok() == Some(v)
+        }),
     }
 }
 
-fn sweep_typed<T: Element + PartialEq + TryFrom<usize>>(
+fn sweep_typed<T: Element>(
     config: &Config,
     index: usize,
     tuning: ScanTuning,
+    expected: impl Fn(usize, T) -> bool,
 ) -> Result<Measurement> {
     let n = array_elements(config);
     let stream = bench_stream()?;
@@ -201,7 +275,7 @@ fn sweep_typed<T: Element + PartialEq + TryFrom<usize>>(
         scan.call(&stream, &x, &mut out)
     })?;
     let host = out.to_vec()?;
-    if let Some(bad) = (0..n).find(|&i| T::try_from(i + 1).ok() != Some(host[i])) {
+    if let Some(bad) = (0..n).find(|&i| !expected(i, host[i])) {
         return Err(crate::cuda::Error(format!(
             "{}: out[{bad}] is not {}",
             SWEEP[index].0,
@@ -226,5 +300,5 @@ macro_rules! sweep_runs {
     };
 }
 
-const SWEEP_RUNS: [fn(&Gpu, &Config) -> Result<Measurement>; 12] =
-    sweep_runs!(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11);
+const SWEEP_RUNS: [fn(&Gpu, &Config) -> Result<Measurement>; 20] =
+    sweep_runs!(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19);

@@ -9,7 +9,9 @@ use rucuda_driver_sys::CUdeviceptr;
 
 use crate::context::Context;
 use crate::error::{call, Error, Result};
+use crate::memory::graph_pool::{GraphPool, PoolLease};
 use crate::memory::staged;
+use crate::memory::tracking::capture;
 use crate::memory::tracking::{
     finish_legacy_stream, Access, DevicePtr, DeviceRange, InUse, UseLog,
 };
@@ -38,8 +40,11 @@ pub struct DeviceBuffer<T: DeviceRepr> {
     ctx: Context,
     free_on: Option<Stream>,
     uses: Arc<UseLog>,
-    /// False for a handle that sees memory another buffer owns (never freed).
+    /// False for a handle that sees memory another buffer owns (never freed), and for a
+    /// block of a capture's pool (the pool frees it).
     owns: bool,
+    /// The block of a capture's pool this buffer holds (given back on drop).
+    _lease: Option<PoolLease>,
     /// For memory rucuda did not allocate ([`DeviceBuffer::from_foreign`]): what keeps
     /// it alive, dropped only after every recorded use has finished.
     keeper: Option<Box<dyn Send + Sync>>,
@@ -79,9 +84,17 @@ impl<T: DeviceRepr> DeviceBuffer<T> {
             free_on: None,
             uses: Arc::new(UseLog::new()),
             owns: true,
+            _lease: None,
             keeper: None,
             _marker: PhantomData,
-        })
+        }
+        .observed())
+    }
+
+    /// Notes this new allocation for an observing thread (`tracking/capture.rs`).
+    fn observed(self) -> Self {
+        capture::on_allocation(Arc::as_ptr(&self.uses) as usize);
+        self
     }
 
     /// Allocates `len` elements stream-ordered (`cuMemAllocAsync` on `stream`); freed on
@@ -95,6 +108,9 @@ impl<T: DeviceRepr> DeviceBuffer<T> {
         }
         let bytes = byte_size::<T>(len)?;
         ctx.bind_verified()?;
+        if let Some(session) = capture::session_on(stream) {
+            return Self::from_capture_pool(&session, len, bytes);
+        }
         let mut ptr: CUdeviceptr = 0;
         if bytes > 0 {
             // SAFETY: writes one device pointer; freed on drop on this stream.
@@ -107,9 +123,31 @@ impl<T: DeviceRepr> DeviceBuffer<T> {
             free_on: Some(stream.clone()),
             uses: Arc::new(UseLog::written_on(stream)),
             owns: true,
+            _lease: None,
             keeper: None,
             _marker: PhantomData,
-        })
+        }
+        .observed())
+    }
+
+    /// A block of the pool of the capture session `session` (see `graph_pool.rs`).
+    fn from_capture_pool(session: &capture::Session, len: usize, bytes: usize) -> Result<Self> {
+        let pool = Arc::clone(&session.pool)
+            .downcast::<GraphPool>()
+            .map_err(|_| Error::invalid("a capture session without a graph pool"))?;
+        let (ptr, uses, lease) = GraphPool::allocate(&pool, session, bytes)?;
+        Ok(DeviceBuffer {
+            ptr,
+            len,
+            ctx: session.stream.context().clone(),
+            free_on: None,
+            uses,
+            owns: false,
+            _lease: Some(lease),
+            keeper: None,
+            _marker: PhantomData,
+        }
+        .observed())
     }
 
     /// Allocates `len` zeroed elements; they are zero when it returns, for work on any
@@ -145,6 +183,7 @@ impl<T: DeviceRepr> DeviceBuffer<T> {
             free_on: None,
             uses: Arc::new(UseLog::new()),
             owns: true,
+            _lease: None,
             keeper: None,
             _marker: PhantomData,
         }
@@ -187,6 +226,7 @@ impl<T: DeviceRepr> DeviceBuffer<T> {
             free_on: None,
             uses: Arc::new(UseLog::new()),
             owns: false,
+            _lease: None,
             keeper: Some(keeper),
             _marker: PhantomData,
         }
@@ -213,6 +253,7 @@ impl<T: DeviceRepr> DeviceBuffer<T> {
             free_on: owner.free_on.clone(),
             uses: Arc::clone(&owner.uses),
             owns: false,
+            _lease: None,
             keeper: None,
             _marker: PhantomData,
         }
@@ -228,6 +269,7 @@ impl<T: DeviceRepr> DeviceBuffer<T> {
             drop(std::ptr::read(&me.ctx));
             drop(std::ptr::read(&me.free_on));
             drop(std::ptr::read(&me.uses));
+            std::mem::forget(std::ptr::read(&me._lease));
             std::mem::forget(std::ptr::read(&me.keeper));
         }
         me.ptr
@@ -360,6 +402,7 @@ impl<T: DeviceRepr> DeviceBuffer<T> {
             drop(std::ptr::read(&me.ctx));
             drop(std::ptr::read(&me.free_on));
             drop(std::ptr::read(&me.uses));
+            drop(std::ptr::read(&me._lease));
             let keeper = std::ptr::read(&me.keeper);
             if r.is_ok() {
                 drop(keeper);

@@ -30,12 +30,14 @@ pub use device_buffer::{DeviceBuffer, DeviceView, DeviceViewMut};
 pub use kernel_arg::{DevicePointerArg, KernelArg, Param};
 
 pub mod tracking;
-pub use tracking::{Access, DevicePtr, DeviceRange, InUse, UseLog};
+pub use tracking::{keep_alive_for_capture, Access, DevicePtr, DeviceRange, InUse, UseLog};
 
 // Host memory kinds, managed/pitched/IPC memory, copies, memsets, pointer attributes.
 mod aligned;
 mod async_host;
 mod copy;
+mod graph_capture;
+mod graph_pool;
 mod ipc;
 mod managed;
 mod memset;
@@ -49,6 +51,7 @@ pub(crate) mod pointer_query;
 mod pool;
 mod registered;
 mod staged;
+mod staging_config;
 
 pub use aligned::{
     aligned_empty, aligned_empty_like, aligned_zeros, aligned_zeros_like, AlignedHostBuffer,
@@ -59,6 +62,7 @@ pub use copy::{
     from_device, from_device_like, memcpy_dtod, memcpy_dtod_async, memcpy_dtoh, memcpy_dtoh_async,
     memcpy_htod, memcpy_htod_async, memcpy_peer, memcpy_peer_async, to_device,
 };
+pub use graph_capture::{CaptureSession, CapturedGraph, Observed, UseObserver};
 pub use ipc::{IpcMemFlags, IpcMemHandle, IpcMemory, IPC_HANDLE_SIZE};
 pub use managed::{
     managed_empty, managed_empty_like, managed_zeros, managed_zeros_like, ManagedBuffer, MemAdvice,
@@ -79,3 +83,4 @@ pub use pointer_query::{pointer_attributes, pointer_memory_type, MemoryType, Poi
 pub use pool::MemPool;
 pub use registered::{register_host_memory, HostRegisterFlags, RegisteredHostMemory};
 pub use staged::release_staging_buffers;
+pub use staging_config::{set_staging_config, staging_config, StagingConfig};

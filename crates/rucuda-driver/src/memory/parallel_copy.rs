@@ -19,6 +19,8 @@ pub(crate) struct CopyJob {
     pub len: usize,
     /// Threads sharing the copy (set by [`with_copiers`]).
     pub parties: usize,
+    /// Write with non-temporal stores (x86-64; a plain copy elsewhere).
+    pub streaming: bool,
 }
 
 impl CopyJob {
@@ -35,16 +37,86 @@ impl CopyJob {
         let start = index.saturating_mul(part).min(self.len);
         let end = start.saturating_add(part).min(self.len);
         if start < end {
-            // SAFETY: the caller's contract; parts of different indices are disjoint.
-            unsafe {
-                std::ptr::copy_nonoverlapping(
-                    (self.src + start) as *const u8,
-                    (self.dst + start) as *mut u8,
-                    end - start,
-                )
+            let (src, dst) = (
+                (self.src + start) as *const u8,
+                (self.dst + start) as *mut u8,
+            );
+            if self.streaming {
+                // SAFETY: as below.
+                unsafe { copy_streaming(src, dst, end - start) };
+            } else {
+                // SAFETY: the caller's contract; parts of different indices are disjoint.
+                unsafe { std::ptr::copy_nonoverlapping(src, dst, end - start) };
+            }
+        }
+    }
+}
+
+/// Copies `len` bytes with non-temporal stores (x86-64: `movntdq` after aligning the
+/// destination to 16 bytes, then a store fence so that other threads see the bytes once
+/// they synchronize with this one). Skipping the read of each destination line before it
+/// is written saves a third of the memory traffic of a copy to memory not in cache.
+///
+/// # Safety
+/// `src..src+len` readable, `dst..dst+len` writable, not overlapping.
+#[cfg(target_arch = "x86_64")]
+unsafe fn copy_streaming(src: *const u8, dst: *mut u8, len: usize) {
+    use std::arch::x86_64::{__m128i, _mm_loadu_si128, _mm_sfence, _mm_stream_si128};
+    let head = dst.align_offset(16).min(len);
+    // SAFETY: (the whole block) offsets stay below `len`, inside both ranges; SSE2 is part
+    // of every x86-64 target; `dst + i` is 16-byte aligned after the head.
+    unsafe {
+        std::ptr::copy_nonoverlapping(src, dst, head);
+        let mut i = head;
+        while i + 64 <= len {
+            let a = _mm_loadu_si128(src.add(i).cast::<__m128i>());
+            let b = _mm_loadu_si128(src.add(i + 16).cast::<__m128i>());
+            let c = _mm_loadu_si128(src.add(i + 32).cast::<__m128i>());
+            let d = _mm_loadu_si128(src.add(i + 48).cast::<__m128i>());
+            _mm_stream_si128(dst.add(i).cast::<__m128i>(), a);
+            _mm_stream_si128(dst.add(i + 16).cast::<__m128i>(), b);
+            _mm_stream_si128(dst.add(i + 32).cast::<__m128i>(), c);
+            _mm_stream_si128(dst.add(i + 48).cast::<__m128i>(), d);
+            i += 64;
+        }
+        while i + 16 <= len {
+            let a = _mm_loadu_si128(src.add(i).cast::<__m128i>());
+            _mm_stream_si128(dst.add(i).cast::<__m128i>(), a);
+            i += 16;
+        }
+        std::ptr::copy_nonoverlapping(src.add(i), dst.add(i), len - i);
+        _mm_sfence();
+    }
+}
+
+/// A plain copy where there are no non-temporal stores to use.
+///
+/// # Safety
+/// As for the x86-64 version.
+#[cfg(not(target_arch = "x86_64"))]
+unsafe fn copy_streaming(src: *const u8, dst: *mut u8, len: usize) {
+    // SAFETY: the caller's contract.
+    unsafe { std::ptr::copy_nonoverlapping(src, dst, len) };
+}
+
+/// Advises the kernel to back the whole 2 MiB pages inside `ptr..ptr+len` with huge pages
+/// (`madvise(MADV_HUGEPAGE)`; Linux, best effort: a refusal changes nothing).
+pub(crate) fn advise_huge_pages(ptr: *mut u8, len: usize) {
+    #[cfg(target_os = "linux")]
+    {
+        const HUGE: usize = 2 << 20;
+        let start = (ptr as usize).next_multiple_of(HUGE);
+        let end = (ptr as usize).saturating_add(len) / HUGE * HUGE;
+        if end > start {
+            // SAFETY: advice on whole pages of memory the caller owns; it changes no
+            // contents and failure is ignored.
+            let _ = unsafe {
+                libc::madvise(start as *mut libc::c_void, end - start, libc::MADV_HUGEPAGE)
             };
         }
     }
+    #[cfg(not(target_os = "linux"))]
+    let _ = (ptr, len);
 }
 
 /// A reusable barrier whose number of parties is fixed after the threads are spawned
@@ -178,12 +250,36 @@ mod tests {
                 dst: dst.as_mut_ptr() as usize,
                 len: src.len(),
                 parties,
+                streaming: parties % 2 == 0,
             };
             for index in 0..parties {
                 // SAFETY: valid, disjoint buffers of `len` bytes.
                 unsafe { job.run_part(index) };
             }
             assert_eq!(dst, src, "{parties} parties");
+        }
+    }
+
+    #[test]
+    fn streaming_copies_are_exact_at_any_alignment_and_length() {
+        let src: Vec<u8> = (0..5000u32).map(|i| (i * 7 % 253) as u8).collect();
+        for src_off in [0usize, 1, 3, 16] {
+            for dst_off in [0usize, 1, 5, 15, 16] {
+                for len in [0usize, 1, 15, 16, 17, 63, 64, 65, 200, 4000] {
+                    let mut dst = vec![0xEEu8; 4200];
+                    // SAFETY: both ranges lie inside their vectors and do not overlap.
+                    unsafe {
+                        copy_streaming(
+                            src.as_ptr().add(src_off),
+                            dst.as_mut_ptr().add(dst_off),
+                            len,
+                        )
+                    };
+                    assert_eq!(&dst[dst_off..dst_off + len], &src[src_off..src_off + len]);
+                    assert!(dst[..dst_off].iter().all(|&b| b == 0xEE));
+                    assert!(dst[dst_off + len..].iter().all(|&b| b == 0xEE));
+                }
+            }
         }
     }
 
@@ -199,6 +295,7 @@ mod tests {
                         dst: dst.as_mut_ptr() as usize + i * 777_777,
                         len: piece.len(),
                         parties: 1,
+                        streaming: workers > 2,
                     });
                 }
             });

@@ -1,8 +1,9 @@
 //! Fast synchronous copies between pageable host memory and the device.
 //!
 //! The driver copies pageable memory through its own small staging buffers, one piece at
-//! a time, at 5–12 GB/s. We stage instead through two reusable page-locked buffers per
-//! context (16 MiB each) with double buffering: while the DMA engine moves chunk *i*
+//! a time, at 5–12 GB/s. We stage instead through reusable page-locked buffers per
+//! context (by default two of 16 MiB; `staging_config.rs` holds the knobs) with double
+//! buffering: while the DMA engine moves chunk *i*
 //! through one buffer, host threads copy chunk *i + 1* into (or chunk *i − 1* out of)
 //! the other, and an event per buffer says when it may be reused. The host-side copies of
 //! large chunks are split over up to eight threads (`std::thread::scope`), which also
@@ -31,19 +32,14 @@ use crate::context::{Context, ContextInner};
 use crate::error::{call, Result};
 use crate::memory::parallel_copy::{with_copiers, CopyJob};
 use crate::memory::pointer_query::host_memory_is_known;
+use crate::memory::staging_config::{staging_config, StagingConfig};
 
 /// Copies smaller than this go straight through the driver.
 pub(crate) const STAGING_MIN_BYTES: usize = 1 << 20;
-/// Bytes of each of the two staging buffers.
-const SLOT_BYTES: usize = 16 << 20;
-/// Staging buffers per context (double buffering).
-const SLOTS: usize = 2;
 /// Smallest chunk: below it the per-chunk overhead dominates.
 const MIN_CHUNK: usize = 1 << 20;
 /// Bytes each host thread should copy per chunk at least.
 const BYTES_PER_WORKER: usize = 1 << 20;
-/// Most host threads one copy uses.
-const MAX_WORKERS: usize = 8;
 
 /// How one copy is cut up.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -70,17 +66,6 @@ pub(crate) fn plan(bytes: usize, slot_bytes: usize, max_workers: usize) -> Plan 
     }
 }
 
-/// The host threads available to one copy.
-fn max_workers() -> usize {
-    static N: OnceLock<usize> = OnceLock::new();
-    *N.get_or_init(|| {
-        std::thread::available_parallelism()
-            .map(|n| n.get())
-            .unwrap_or(1)
-            .min(MAX_WORKERS)
-    })
-}
-
 /// Whether staging is enabled (`RUCUDA_STAGED_COPIES=0` turns it off).
 fn staging_enabled() -> bool {
     static ON: OnceLock<bool> = OnceLock::new();
@@ -92,7 +77,9 @@ fn staging_enabled() -> bool {
 
 /// The device side of a staged copy: two staging slots and ordered transfers.
 pub(crate) trait StagingDevice {
-    /// The host address of staging slot `slot` (`SLOTS` slots of `slot_bytes()`).
+    /// Number of staging slots (at least 2).
+    fn slots(&self) -> usize;
+    /// The host address of staging slot `slot`.
     fn slot_ptr(&mut self, slot: usize) -> *mut u8;
     /// Blocks until the transfer last queued through `slot` has finished.
     fn wait_slot(&mut self, slot: usize) -> Result<()>;
@@ -113,9 +100,10 @@ pub(crate) unsafe fn upload_pipelined<D: StagingDevice>(
     bytes: usize,
     plan: Plan,
 ) -> Result<()> {
+    let slots = dev.slots();
     with_copiers(plan.workers, |copy| {
         for i in 0..plan.chunks {
-            let (slot, offset) = (i % SLOTS, i * plan.chunk);
+            let (slot, offset) = (i % slots, i * plan.chunk);
             let len = plan.chunk.min(bytes - offset);
             dev.wait_slot(slot)?;
             copy(CopyJob {
@@ -123,14 +111,16 @@ pub(crate) unsafe fn upload_pipelined<D: StagingDevice>(
                 dst: dev.slot_ptr(slot) as usize,
                 len,
                 parties: 1,
+                streaming: false,
             });
             dev.upload(slot, offset, len)?;
         }
-        (0..SLOTS).try_for_each(|slot| dev.wait_slot(slot))
+        (0..slots).try_for_each(|slot| dev.wait_slot(slot))
     })
 }
 
-/// Device → host: transfer chunk *i + 1* while chunk *i* is copied out of its slot.
+/// Device → host: transfer the next chunks while chunk *i* is copied out of its slot
+/// (with non-temporal stores when `streaming`).
 ///
 /// # Safety
 /// `dst..dst+bytes` must be writable and untouched by others during the call; the device
@@ -140,23 +130,26 @@ pub(crate) unsafe fn download_pipelined<D: StagingDevice>(
     dst: *mut u8,
     bytes: usize,
     plan: Plan,
+    streaming: bool,
 ) -> Result<()> {
     let chunk_len = |i: usize| plan.chunk.min(bytes - i * plan.chunk);
+    let slots = dev.slots();
     with_copiers(plan.workers, |copy| {
-        (0..SLOTS).try_for_each(|slot| dev.wait_slot(slot))?;
-        for i in 0..plan.chunks.min(SLOTS) {
-            dev.download(i % SLOTS, i * plan.chunk, chunk_len(i))?;
+        (0..slots).try_for_each(|slot| dev.wait_slot(slot))?;
+        for i in 0..plan.chunks.min(slots) {
+            dev.download(i % slots, i * plan.chunk, chunk_len(i))?;
         }
         for i in 0..plan.chunks {
-            let slot = i % SLOTS;
+            let slot = i % slots;
             dev.wait_slot(slot)?;
             copy(CopyJob {
                 src: dev.slot_ptr(slot) as usize,
                 dst: dst as usize + i * plan.chunk,
                 len: chunk_len(i),
                 parties: 1,
+                streaming,
             });
-            let next = i + SLOTS;
+            let next = i + slots;
             if next < plan.chunks {
                 dev.download(slot, next * plan.chunk, chunk_len(next))?;
             }
@@ -172,7 +165,8 @@ pub(crate) unsafe fn download_pipelined<D: StagingDevice>(
 /// context reclaims them when it is destroyed).
 struct Stager {
     host: *mut u8,
-    events: [CUevent; SLOTS],
+    events: Vec<CUevent>,
+    slot_bytes: usize,
 }
 
 // SAFETY: raw driver handles and page-locked memory, used by one thread at a time (the
@@ -180,16 +174,19 @@ struct Stager {
 unsafe impl Send for Stager {}
 
 impl Stager {
-    /// Allocates the buffers and events in the current context (`ctx` is bound).
-    fn new() -> Result<Stager> {
+    /// Allocates the buffers and events of `config` in the current context (`ctx` is
+    /// bound).
+    fn new(config: &StagingConfig) -> Result<Stager> {
+        let (slots, slot_bytes) = (config.slots, config.slot_bytes);
         let mut host: *mut std::ffi::c_void = std::ptr::null_mut();
         // SAFETY: writes one host pointer; freed in `free` or with the context.
-        unsafe { call!(cuMemHostAlloc(&mut host, SLOTS * SLOT_BYTES, 0))? };
+        unsafe { call!(cuMemHostAlloc(&mut host, slots * slot_bytes, 0))? };
         let mut stager = Stager {
             host: host.cast(),
-            events: [std::ptr::null_mut(); SLOTS],
+            events: vec![std::ptr::null_mut(); slots],
+            slot_bytes,
         };
-        for slot in 0..SLOTS {
+        for slot in 0..slots {
             let mut event: CUevent = std::ptr::null_mut();
             // SAFETY: writes one event; CU_EVENT_DISABLE_TIMING (2) makes it cheap.
             let created = unsafe { call!(cuEventCreate(&mut event, 2)) };
@@ -252,9 +249,14 @@ struct CudaStaging<'a> {
 }
 
 impl StagingDevice for CudaStaging<'_> {
+    fn slots(&self) -> usize {
+        self.stager.events.len()
+    }
+
     fn slot_ptr(&mut self, slot: usize) -> *mut u8 {
-        // SAFETY: `slot < SLOTS`, so the offset stays inside the allocation.
-        unsafe { self.stager.host.add(slot * SLOT_BYTES) }
+        // SAFETY: `slot` is below the number of slots, so the offset stays inside the
+        // allocation of `slots * slot_bytes` bytes.
+        unsafe { self.stager.host.add(slot * self.stager.slot_bytes) }
     }
 
     fn wait_slot(&mut self, slot: usize) -> Result<()> {
@@ -264,7 +266,7 @@ impl StagingDevice for CudaStaging<'_> {
 
     fn upload(&mut self, slot: usize, offset: usize, len: usize) -> Result<()> {
         let src = self.slot_ptr(slot);
-        // SAFETY: `len <= SLOT_BYTES` bytes of page-locked memory to the caller's device
+        // SAFETY: `len <= slot_bytes` bytes of page-locked memory to the caller's device
         // range; the slot is not touched until its event completes. Stream 0 is the legacy
         // default stream, as for cuMemcpyHtoD.
         unsafe {
@@ -348,7 +350,7 @@ fn stager_for(ctx: &Context) -> Arc<Mutex<Option<Stager>>> {
             alive: Arc::downgrade(&ctx.inner),
         }
     };
-    let stager = Arc::new(Mutex::new(Stager::new().ok()));
+    let stager = Arc::new(Mutex::new(Stager::new(&staging_config()).ok()));
     entries.push(Entry {
         owner,
         stager: Arc::clone(&stager),
@@ -389,6 +391,23 @@ pub fn release_staging_buffers(ctx: &Context) -> Result<()> {
     Ok(())
 }
 
+/// The stager in `slot`, made again when `config` asks for other buffers (the context is
+/// bound; holding the lock means no copy uses the old ones, and every copy waited for its
+/// transfers). `None` when there is none and making one fails.
+fn fitted<'a>(slot: &'a mut Option<Stager>, config: &StagingConfig) -> Option<&'a mut Stager> {
+    let fits = slot
+        .as_ref()
+        .is_some_and(|s| s.events.len() == config.slots && s.slot_bytes == config.slot_bytes);
+    if !fits {
+        if let Some(mut old) = slot.take() {
+            // SAFETY: as above: the owning context is current and no transfer uses them.
+            unsafe { old.free() };
+        }
+        *slot = Stager::new(config).ok();
+    }
+    slot.as_mut()
+}
+
 /// How a synchronous copy of `bytes` with host memory at `host` should run.
 fn use_staging(bytes: usize, host: *const u8) -> bool {
     bytes >= STAGING_MIN_BYTES && staging_enabled() && !host_memory_is_known(host)
@@ -417,15 +436,15 @@ pub(crate) unsafe fn copy_htod(
             Err(TryLockError::WouldBlock) => None,
         };
         if let Some(mut guard) = locked {
-            if let Some(stager) = guard.as_mut() {
+            let config = staging_config();
+            if let Some(stager) = fitted(&mut guard, &config) {
                 let mut dev = CudaStaging {
                     stager,
                     device: dst,
                 };
-                // SAFETY: the caller's contract; chunks never exceed SLOT_BYTES.
-                return unsafe {
-                    upload_pipelined(&mut dev, src, bytes, plan(bytes, SLOT_BYTES, max_workers()))
-                };
+                let plan = plan(bytes, config.slot_bytes, config.max_workers);
+                // SAFETY: the caller's contract; chunks never exceed the slots' size.
+                return unsafe { upload_pipelined(&mut dev, src, bytes, plan) };
             }
         }
     }
@@ -462,14 +481,25 @@ pub(crate) unsafe fn copy_dtoh(
             Err(TryLockError::WouldBlock) => None,
         };
         if let Some(mut guard) = locked {
-            if let Some(stager) = guard.as_mut() {
+            let config = staging_config();
+            if let Some(stager) = fitted(&mut guard, &config) {
                 let mut dev = CudaStaging {
                     stager,
                     device: src,
                 };
-                // SAFETY: the caller's contract; chunks never exceed SLOT_BYTES.
+                if config.huge_pages {
+                    crate::memory::parallel_copy::advise_huge_pages(dst, bytes);
+                }
+                let plan = plan(bytes, config.slot_bytes, config.max_workers);
+                // SAFETY: the caller's contract; chunks never exceed the slots' size.
                 return unsafe {
-                    download_pipelined(&mut dev, dst, bytes, plan(bytes, SLOT_BYTES, max_workers()))
+                    download_pipelined(
+                        &mut dev,
+                        dst,
+                        bytes,
+                        plan,
+                        bytes >= config.streaming_min_bytes,
+                    )
                 };
             }
         }
@@ -479,141 +509,5 @@ pub(crate) unsafe fn copy_dtoh(
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn plans_cover_every_byte_with_bounded_chunks() {
-        for &bytes in &[
-            1usize,
-            4095,
-            1 << 20,
-            (1 << 20) + 1,
-            3 << 20,
-            (37 << 20) + 3,
-            (128 << 20) - 1,
-            1 << 30,
-        ] {
-            for &slot in &[1usize << 16, 1 << 20, 16 << 20] {
-                let p = plan(bytes, slot, 8);
-                assert!(p.chunk <= slot, "{bytes} {slot} {p:?}");
-                assert!(p.chunk > 0);
-                assert!(p.chunks * p.chunk >= bytes);
-                assert!((p.chunks - 1) * p.chunk < bytes, "{bytes} {slot} {p:?}");
-                assert!((1..=8).contains(&p.workers));
-            }
-        }
-        let big = plan(1 << 30, 16 << 20, 8);
-        assert_eq!((big.chunk, big.chunks, big.workers), (16 << 20, 64, 8));
-        let small = plan(2 << 20, 16 << 20, 8);
-        assert_eq!((small.chunk, small.workers), (1 << 20, 1));
-        assert_eq!(plan(1 << 30, 16 << 20, 3).workers, 3);
-    }
-
-    /// A fake device that performs each queued transfer only when its slot is waited on
-    /// (the latest moment a real DMA may run), so a pipeline that reuses a slot too early
-    /// or reads one too soon produces wrong bytes.
-    struct LazyDevice {
-        memory: Vec<u8>,
-        slots: Vec<Vec<u8>>,
-        queued: [Option<(bool, usize, usize)>; SLOTS],
-        waits: usize,
-    }
-
-    impl LazyDevice {
-        fn new(memory: Vec<u8>, slot_bytes: usize) -> LazyDevice {
-            LazyDevice {
-                memory,
-                slots: vec![vec![0x55; slot_bytes]; SLOTS],
-                queued: [None; SLOTS],
-                waits: 0,
-            }
-        }
-    }
-
-    impl StagingDevice for LazyDevice {
-        fn slot_ptr(&mut self, slot: usize) -> *mut u8 {
-            self.slots[slot].as_mut_ptr()
-        }
-        fn wait_slot(&mut self, slot: usize) -> Result<()> {
-            self.waits += 1;
-            if let Some((up, offset, len)) = self.queued[slot].take() {
-                if up {
-                    self.memory[offset..offset + len].copy_from_slice(&self.slots[slot][..len]);
-                } else {
-                    self.slots[slot][..len].copy_from_slice(&self.memory[offset..offset + len]);
-                }
-            }
-            Ok(())
-        }
-        fn upload(&mut self, slot: usize, offset: usize, len: usize) -> Result<()> {
-            assert!(
-                self.queued[slot].is_none(),
-                "slot {slot} reused before its wait"
-            );
-            self.queued[slot] = Some((true, offset, len));
-            Ok(())
-        }
-        fn download(&mut self, slot: usize, offset: usize, len: usize) -> Result<()> {
-            assert!(
-                self.queued[slot].is_none(),
-                "slot {slot} reused before its wait"
-            );
-            // Poison the slot: reading it before the wait gives wrong bytes.
-            self.slots[slot].fill(0xA5);
-            self.queued[slot] = Some((false, offset, len));
-            Ok(())
-        }
-    }
-
-    fn pattern(n: usize, seed: u64) -> Vec<u8> {
-        let mut x = seed | 1;
-        (0..n)
-            .map(|_| {
-                x ^= x << 13;
-                x ^= x >> 7;
-                x ^= x << 17;
-                (x >> 32) as u8
-            })
-            .collect()
-    }
-
-    #[test]
-    fn pipelines_move_odd_sizes_exactly_through_a_lazy_device() {
-        let slot_bytes = 1 << 16;
-        for (k, &bytes) in [1usize, 4096, 65_535, 65_536, 65_537, 200_003, 1_000_003]
-            .iter()
-            .enumerate()
-        {
-            for workers in [1, 3] {
-                let p = Plan {
-                    workers,
-                    ..plan(bytes, slot_bytes, 8)
-                };
-                let host = pattern(bytes, 7 + k as u64);
-                let mut dev = LazyDevice::new(vec![0xFF; bytes], slot_bytes);
-                // SAFETY: valid buffers of `bytes` bytes; chunks fit the slots.
-                unsafe { upload_pipelined(&mut dev, host.as_ptr(), bytes, p) }.expect("fake");
-                assert!(
-                    dev.queued.iter().all(Option::is_none),
-                    "all transfers waited"
-                );
-                assert!(
-                    dev.memory == host,
-                    "upload of {bytes} bytes with {workers} workers"
-                );
-
-                let device = pattern(bytes, 99 + k as u64);
-                let mut dev = LazyDevice::new(device.clone(), slot_bytes);
-                let mut out = vec![0xFFu8; bytes];
-                // SAFETY: as above.
-                unsafe { download_pipelined(&mut dev, out.as_mut_ptr(), bytes, p) }.expect("fake");
-                assert!(
-                    out == device,
-                    "download of {bytes} bytes with {workers} workers"
-                );
-                assert!(dev.waits >= p.chunks);
-            }
-        }
-    }
-}
+#[path = "staged_tests.rs"]
+mod tests;

@@ -7,6 +7,7 @@
 #[path = "../common/mod.rs"]
 mod common;
 
+mod capture_sessions;
 mod graphs;
 mod launch_forms;
 

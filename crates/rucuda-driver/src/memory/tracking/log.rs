@@ -217,6 +217,7 @@ impl UseLog {
         access: Access,
         ptr: CUdeviceptr,
     ) -> Result<InUse<'_>> {
+        super::capture::on_use(self as *const UseLog as usize, stream, access)?;
         let me = User::of(stream);
         let key = me.key();
         let st = self.lock();
@@ -347,10 +348,14 @@ fn is_capturing(stream: &Stream) -> Result<bool> {
 /// The log's event for `x` (a stream this thread can reach), recorded now at its end.
 fn recorded_on<'s>(st: &'s mut UseState, x: &User) -> Result<&'s LogEvent> {
     if is_capturing(&x.stream)? {
-        return Err(Error::invalid(
-            "memory used by work on a stream that is now capturing a graph cannot be \
-             ordered before other work until the capture ends",
-        ));
+        return Err(Error::Uncapturable {
+            operation: "a wait for work queued on a capturing stream".into(),
+            problem: "memory used by work on a stream that is now capturing a graph \
+                      cannot be ordered before other work or a host access until the \
+                      capture ends (a host read of such memory inside a capture, or its \
+                      use on another stream)"
+                .into(),
+        });
     }
     let i = match st.events.iter().position(|(s, _)| s.same(x)) {
         Some(i) => i,

@@ -23,8 +23,10 @@
 //! from another thread synchronizes their context instead.
 //!
 //! Work queued on a stream that captures a graph is not tracked: it runs when the graph is
-//! launched, and keeping its memory alive until then is the (unsafe) graph launch's
-//! contract.
+//! launched. Under a raw capture ([`Stream::capture`](crate::Stream::capture)) keeping its
+//! memory alive until then is the (unsafe) graph launch's contract; under one of rucuda's
+//! capture sessions ([`CaptureSession`](crate::CaptureSession), `capture.rs`) the session
+//! lists the memory the graph touches, keeps it alive, and each replay notes its uses.
 //!
 //! Recording and waiting never go through [`Context::bind`](crate::Context::bind), so an
 //! unrelated error queued by a destructor cannot make them skip their work.
@@ -41,6 +43,7 @@
 //! the log itself ([`UseLog`], [`InUse`]), `range.rs` what work receives memory as
 //! ([`DeviceRange`], [`DevicePtr`]).
 
+pub(crate) mod capture;
 mod log;
 mod pending;
 mod range;
@@ -48,4 +51,4 @@ mod range;
 pub(crate) use log::finish_legacy_stream;
 pub use log::{InUse, UseLog};
 pub use pending::Access;
-pub use range::{DevicePtr, DeviceRange};
+pub use range::{keep_alive_for_capture, DevicePtr, DeviceRange};

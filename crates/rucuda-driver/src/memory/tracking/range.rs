@@ -170,6 +170,33 @@ impl<P: DevicePtr + ?Sized> DevicePtr for &mut P {
     }
 }
 
+/// Lets the graph that this thread is capturing through a
+/// [`CaptureSession`](crate::CaptureSession) use `owner`'s memory: the graph keeps a
+/// clone of `owner` (and with it the memory) for as long as it can be replayed, and every
+/// replay notes its uses in the memory's log. Work on memory that no owner was registered
+/// for makes the capture fail. Does nothing when this thread captures nothing.
+///
+/// ```no_run
+/// # use rucuda_driver::*;
+/// # use std::sync::Arc;
+/// # let ctx = Device::get(0)?.primary_context()?;
+/// let buf = Arc::new(DeviceBuffer::<f32>::zeros(&ctx, 256)?);
+/// keep_alive_for_capture(&buf); // before queueing captured work on `buf`
+/// # Ok::<(), Error>(())
+/// ```
+#[inline]
+pub fn keep_alive_for_capture<P: DevicePtr + Send + Sync + 'static>(owner: &std::sync::Arc<P>) {
+    if !super::capture::any_active() {
+        return;
+    }
+    let range = owner.device_range();
+    if let Some(log) = range.log() {
+        super::capture::keep_alive(log as *const UseLog as usize, || {
+            std::sync::Arc::clone(owner) as super::capture::Keeper
+        });
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

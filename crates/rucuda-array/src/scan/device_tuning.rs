@@ -1,0 +1,230 @@
+//! The scan's tuning from the device it runs on, and the environment knobs that override
+//! it (for sweeping tunings on a GPU without rebuilding).
+//!
+//! **Prefetch distance.** Each block asks L2 to prefetch the tile that the block starting
+//! about one block lifetime later will take (see [`render`](super::render)). How many bytes
+//! that is depends on how fast memory drains: the bytes the device moves in that lead
+//! time. So the automatic distance is `peak bandwidth × lead time`, the peak bandwidth read
+//! off the device (`2 × memory clock × bus width`), the lead time fixed at
+//! [`DEFAULT_LEAD_NS`] (the 8 MiB tuned on an H100, 3.35 TB/s, is a lead of 2.6 µs),
+//! kept between an eighth and a third of the L2 (the prefetched tiles must stay in L2
+//! until they are read, beside the data streaming through). On a device that does not
+//! report its memory clock, a sixth of the L2, as before. An H200 (4.8 TB/s) gets about
+//! 12 MiB instead of the H100's 8.
+//!
+//! **Knobs** (read once per process; a value that does not parse is ignored with the
+//! default kept):
+//! - `RUCUDA_SCAN_LEAD_NS`: the lead time of the automatic prefetch distance.
+//! - `RUCUDA_SCAN_PREFETCH`: `off`, `auto`, or a distance in bytes (`12m`, `8388608`, `512k`).
+//! - `RUCUDA_SCAN_THREADS`, `RUCUDA_SCAN_VECTORS`: the tile shape (threads per block, 16-byte
+//!   vectors per thread) of 4- and 8-byte element types.
+//! - `RUCUDA_SCAN_STREAMING`: `0` or `1`, evict-first loads and stores.
+
+use std::sync::OnceLock;
+
+use rucuda_driver::{Context, DeviceAttribute};
+
+use super::render::{L2Prefetch, ScanTuning};
+
+/// The lead time of the automatic prefetch distance: what made 8 MiB on an H100.
+pub const DEFAULT_LEAD_NS: u64 = 2_600;
+
+/// What the prefetch distance is chosen from.
+///
+/// ```
+/// use rucuda_array::scan::DeviceFacts;
+/// let h100 = DeviceFacts { l2_bytes: 50 << 20, bandwidth_bytes_per_s: Some(3.35e12) };
+/// let mib = h100.auto_prefetch_bytes(2_600) as f64 / (1 << 20) as f64;
+/// assert!((8.0..8.6).contains(&mib));
+/// let h200 = DeviceFacts { bandwidth_bytes_per_s: Some(4.8e12), ..h100 };
+/// assert!(h200.auto_prefetch_bytes(2_600) > 11 << 20);
+/// let unknown = DeviceFacts { bandwidth_bytes_per_s: None, ..h100 };
+/// assert_eq!(unknown.auto_prefetch_bytes(2_600), (50 << 20) / 6);
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct DeviceFacts {
+    /// L2 cache size.
+    pub l2_bytes: u64,
+    /// Peak memory bandwidth, when the device reports its memory clock and bus width.
+    pub bandwidth_bytes_per_s: Option<f64>,
+}
+
+impl DeviceFacts {
+    /// The facts of `ctx`'s device.
+    pub fn of(ctx: &Context) -> crate::Result<DeviceFacts> {
+        let device = ctx.device();
+        let l2_bytes = device.attribute(DeviceAttribute::L2CacheSize)?.max(0) as u64;
+        // Deprecated attributes on newer drivers: absent or 0 means unknown.
+        let clock_khz = device
+            .attribute(DeviceAttribute::MemoryClockRate)
+            .unwrap_or(0);
+        let bus_bits = device
+            .attribute(DeviceAttribute::GlobalMemoryBusWidth)
+            .unwrap_or(0);
+        let bandwidth_bytes_per_s = (clock_khz > 0 && bus_bits > 0)
+            .then(|| 2.0 * f64::from(clock_khz) * 1e3 * f64::from(bus_bits) / 8.0);
+        Ok(DeviceFacts {
+            l2_bytes,
+            bandwidth_bytes_per_s,
+        })
+    }
+
+    /// The automatic prefetch distance in bytes for a lead time of `lead_ns` (see the
+    /// [module docs](self)).
+    pub fn auto_prefetch_bytes(&self, lead_ns: u64) -> u64 {
+        let l2 = self.l2_bytes;
+        match self.bandwidth_bytes_per_s {
+            Some(bw) if l2 > 0 => {
+                let bytes = (bw * lead_ns as f64 * 1e-9) as u64;
+                bytes.clamp(l2 / 8, l2 / 3)
+            }
+            _ => l2 / 6,
+        }
+    }
+
+    /// The distance of `prefetch` in tiles of `tile_bytes` (0: off).
+    pub fn tiles_ahead(&self, prefetch: L2Prefetch, tile_bytes: usize) -> u64 {
+        match prefetch {
+            L2Prefetch::Auto => {
+                let bytes = self.auto_prefetch_bytes(knobs().lead_ns);
+                (bytes / tile_bytes.max(1) as u64).max(1)
+            }
+            other => other.tiles_ahead(tile_bytes, self.l2_bytes),
+        }
+    }
+}
+
+/// The environment's overrides (see the [module docs](self)).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+struct Knobs {
+    lead_ns: u64,
+    prefetch: Option<L2Prefetch>,
+    threads: Option<u32>,
+    vectors: Option<usize>,
+    streaming: Option<bool>,
+}
+
+fn knobs() -> Knobs {
+    static KNOBS: OnceLock<Knobs> = OnceLock::new();
+    *KNOBS.get_or_init(|| read_knobs(|name| std::env::var(name).ok()))
+}
+
+fn read_knobs(var: impl Fn(&str) -> Option<String>) -> Knobs {
+    Knobs {
+        lead_ns: var("RUCUDA_SCAN_LEAD_NS")
+            .and_then(|v| v.trim().parse().ok())
+            .filter(|&v: &u64| v > 0)
+            .unwrap_or(DEFAULT_LEAD_NS),
+        prefetch: var("RUCUDA_SCAN_PREFETCH").and_then(|v| parse_prefetch(&v)),
+        threads: var("RUCUDA_SCAN_THREADS").and_then(|v| v.trim().parse().ok()),
+        vectors: var("RUCUDA_SCAN_VECTORS").and_then(|v| v.trim().parse().ok()),
+        streaming: var("RUCUDA_SCAN_STREAMING").and_then(|v| match v.trim() {
+            "0" | "false" | "no" => Some(false),
+            "1" | "true" | "yes" => Some(true),
+            _ => None,
+        }),
+    }
+}
+
+/// `off`, `auto`, or bytes with an optional `k`/`m` suffix.
+fn parse_prefetch(v: &str) -> Option<L2Prefetch> {
+    let v = v.trim().to_ascii_lowercase();
+    match v.as_str() {
+        "off" | "0" => return Some(L2Prefetch::Off),
+        "auto" => return Some(L2Prefetch::Auto),
+        _ => {}
+    }
+    let (digits, scale) = match v.as_bytes().last()? {
+        b'k' => (&v[..v.len() - 1], 1u64 << 10),
+        b'm' => (&v[..v.len() - 1], 1 << 20),
+        _ => (v.as_str(), 1),
+    };
+    let n: u64 = digits.parse().ok()?;
+    Some(L2Prefetch::Bytes(n.checked_mul(scale)?))
+}
+
+/// `tuning` with the environment's overrides applied (the shape ones only for 4- and
+/// 8-byte elements, whose default they replace); an override that makes the shape
+/// invalid is ignored.
+pub(crate) fn with_env_overrides(tuning: ScanTuning, element_size: usize) -> ScanTuning {
+    apply(tuning, element_size, knobs())
+}
+
+fn apply(mut tuning: ScanTuning, element_size: usize, k: Knobs) -> ScanTuning {
+    let default = tuning;
+    if let Some(p) = k.prefetch {
+        tuning.prefetch = p;
+    }
+    if let Some(s) = k.streaming {
+        tuning.streaming = s;
+    }
+    if element_size == 4 || element_size == 8 {
+        if let Some(t) = k.threads {
+            tuning.threads = t;
+        }
+        if let Some(v) = k.vectors {
+            tuning.vectors = v;
+        }
+    }
+    if tuning.check().is_err() {
+        return ScanTuning {
+            prefetch: tuning.prefetch,
+            streaming: tuning.streaming,
+            ..default
+        };
+    }
+    tuning
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn knobs_parse_and_apply() {
+        assert_eq!(parse_prefetch("12m"), Some(L2Prefetch::Bytes(12 << 20)));
+        assert_eq!(parse_prefetch(" 512K "), Some(L2Prefetch::Bytes(512 << 10)));
+        assert_eq!(parse_prefetch("off"), Some(L2Prefetch::Off));
+        assert_eq!(parse_prefetch("Auto"), Some(L2Prefetch::Auto));
+        assert_eq!(parse_prefetch("lots"), None);
+        let k = read_knobs(|name| match name {
+            "RUCUDA_SCAN_LEAD_NS" => Some("4000".into()),
+            "RUCUDA_SCAN_PREFETCH" => Some("16m".into()),
+            "RUCUDA_SCAN_THREADS" => Some("256".into()),
+            "RUCUDA_SCAN_STREAMING" => Some("0".into()),
+            _ => None,
+        });
+        assert_eq!(k.lead_ns, 4000);
+        let t = apply(ScanTuning::for_size(4), 4, k);
+        assert_eq!(
+            (t.threads, t.vectors, t.streaming, t.prefetch),
+            (256, 8, false, L2Prefetch::Bytes(16 << 20))
+        );
+        // 2-byte types keep their own shape.
+        let t2 = apply(ScanTuning::for_size(2), 2, k);
+        assert_eq!(t2.threads, ScanTuning::for_size(2).threads);
+        // An invalid shape falls back to the default shape.
+        let bad = Knobs {
+            threads: Some(100),
+            ..k
+        };
+        assert_eq!(apply(ScanTuning::for_size(4), 4, bad).threads, 128);
+        assert_eq!(read_knobs(|_| None).lead_ns, DEFAULT_LEAD_NS);
+    }
+
+    #[test]
+    fn the_distance_stays_inside_the_l2() {
+        let f = DeviceFacts {
+            l2_bytes: 60 << 20,
+            bandwidth_bytes_per_s: Some(100e12),
+        };
+        assert_eq!(f.auto_prefetch_bytes(2_600), (60 << 20) / 3);
+        let slow = DeviceFacts {
+            bandwidth_bytes_per_s: Some(1e9),
+            ..f
+        };
+        assert_eq!(slow.auto_prefetch_bytes(2_600), (60 << 20) / 8);
+        assert_eq!(f.tiles_ahead(L2Prefetch::Off, 16384), 0);
+        assert_eq!(f.tiles_ahead(L2Prefetch::Bytes(32768), 16384), 2);
+    }
+}
