@@ -148,7 +148,7 @@ pub mod __private {
 /// is 12 bytes aligned to 4, `char3` 3 bytes aligned to 1); the 2- and 4-vectors are
 /// aligned to their size (`short2` 4, `int2` 8, `float4` 16, `double2` 16) up to 16
 /// bytes (`long4`, `longlong4`, `double4`: 32 bytes aligned to 16). `long` is 8 bytes (LP64).
-/// None has padding, so each is [`bytemuck::Pod`]. (CUDA 13 deprecates the 16-byte-aligned
+/// None has padding, so each is `bytemuck::Pod`. (CUDA 13 deprecates the 16-byte-aligned
 /// `long4`, `ulong4`, `longlong4`, `ulonglong4` and `double4` in favour of `*_16a`/`*_32a`
 /// spellings of the same layouts; kernels naming them compile with a warning.)
 ///

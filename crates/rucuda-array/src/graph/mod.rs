@@ -2,7 +2,7 @@
 //! it with one launch.
 //!
 //! Small operations cost a few microseconds of host time each to launch, whatever they
-//! compute. [`capture`] records everything a closure queues on a stream (array
+//! compute. [`capture`](fn@capture) records everything a closure queues on a stream (array
 //! operators, fused expressions, reductions, scans, random fills, your own kernels on
 //! arrays, device copies) into a graph, and [`CapturedGraph::replay`] reruns all of it
 //! with one `cuGraphLaunch`. [`Replay`] does the same automatically for the body of a

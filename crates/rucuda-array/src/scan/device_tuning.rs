@@ -70,7 +70,7 @@ impl DeviceFacts {
     }
 
     /// The automatic prefetch distance in bytes for a lead time of `lead_ns` (see the
-    /// [module docs](self)).
+    /// module docs).
     pub fn auto_prefetch_bytes(&self, lead_ns: u64) -> u64 {
         let l2 = self.l2_bytes;
         match self.bandwidth_bytes_per_s {
@@ -94,7 +94,7 @@ impl DeviceFacts {
     }
 }
 
-/// The environment's overrides (see the [module docs](self)).
+/// The environment's overrides (see the module docs).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 struct Knobs {
     lead_ns: u64,

@@ -52,7 +52,7 @@ use crate::memory::tracking::{keep_alive_for_capture, Access, DevicePtr, UseLog}
 use crate::streams::graph::{CaptureMode, Graph, GraphExec};
 use crate::streams::stream::Stream;
 
-/// A capture in progress on one stream (see the [module docs](self)). End it with
+/// A capture in progress on one stream (see the module docs). End it with
 /// [`CaptureSession::end`]; dropped unended, the capture is abandoned.
 ///
 /// It stays on the thread that began it (the capture mode is the thread's).
@@ -235,7 +235,7 @@ impl Drop for CaptureSession {
 }
 
 /// A captured graph that replays safely: it keeps the memory its work uses alive and
-/// notes each replay's uses in their logs (see the [module docs](self)).
+/// notes each replay's uses in their logs (see the module docs).
 ///
 /// Not `Sync`: replays are queued from one thread at a time (they may be queued on any
 /// stream of its context and are ordered with each other by the driver).

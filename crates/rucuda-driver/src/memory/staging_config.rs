@@ -17,7 +17,7 @@
 
 use std::sync::{Mutex, OnceLock, PoisonError};
 
-/// The settings of the staged copies; see the [module docs](self).
+/// The settings of the staged copies; see the module docs.
 ///
 /// ```
 /// use rucuda_driver::memory::StagingConfig;

@@ -122,10 +122,10 @@ struct UseState {
     waiters: usize,
 }
 
-/// Which streams use one piece of memory; see the [module docs](self).
+/// Which streams use one piece of memory; see the module docs.
 ///
 /// Owners of memory hold one (shared by `Arc` with the views and aliases that must see the
-/// same uses) and hand it out only inside [`DeviceRange`]s.
+/// same uses) and hand it out only inside `DeviceRange`s.
 #[derive(Default)]
 pub struct UseLog(Mutex<UseState>, Condvar);
 
