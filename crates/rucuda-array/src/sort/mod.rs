@@ -1,0 +1,34 @@
+//! Sorting and its family, generated at run time like every other kernel: LSD radix sort
+//! with 8-bit digits in the style of CUB's onesweep `DeviceRadixSort`.
+//!
+//! - [`GpuArray::sort`], [`GpuArray::sort_axis`], [`GpuArray::argsort`],
+//!   [`GpuArray::argsort_axis`], [`GpuArray::sort_with_positions`],
+//!   [`GpuArray::sort_by_key`]: along any axis (the last by default: each row of a 2-D
+//!   array is sorted on its own), ascending or descending ([`SortOrder`]), stable, for
+//!   integers, `bool`, `f16`, `bf16`, `f32`, `f64` ([`KeyBits`]: NaNs last, `-0.0` before
+//!   `+0.0`).
+//!
+//! How (`cuda/`):
+//! - Rows of at most [`SortTuning::local_max`] elements (4096 by default): one block
+//!   per row holds it in registers and sorts it digit by digit in shared memory.
+//! - Longer rows and whole arrays: a histogram kernel counts every digit of every pass
+//!   in one read (privatized in shared memory), a small kernel turns the counts into
+//!   each row's digit offsets, then one kernel per 8-bit digit: each block takes a tile
+//!   (by ticket, so it waits only for running blocks), ranks its keys by the digit with
+//!   `__match_any_sync` per warp and counters in shared memory, publishes its digit
+//!   counts and looks back over the earlier tiles' (decoupled look-back, as
+//!   [`crate::scan`]), and scatters keys and values through shared memory so that
+//!   writes of one digit are contiguous. Rows past 2^30 elements go in chunks (the
+//!   look-back counts are 30 bits).
+//! - Tile shapes: [`SortTuning`] (environment variables `RUCUDA_SORT_*`).
+
+mod api;
+mod engine;
+mod keys;
+mod render;
+mod tuning;
+
+pub use api::SortOrder;
+pub use keys::{KeyBits, KeyKind};
+pub use render::{RenderedSort, SortKernelSpec, SortModule};
+pub use tuning::SortTuning;

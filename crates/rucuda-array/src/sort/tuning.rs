@@ -1,0 +1,148 @@
+//! [`SortTuning`]: tile shapes of the radix sort kernels, from the element sizes and the
+//! device, each overridable by an environment variable so that a whole sweep runs
+//! without rebuilding (the bench's `RUCUDA_SORT_*` runs).
+
+use crate::error::{ArrayError, Result};
+
+/// Static shared memory one block may use (bytes).
+const STATIC_SHARED: usize = 48 * 1024;
+
+/// Tile shapes of the sort kernels.
+///
+/// | field | environment variable | default |
+/// |---|---|---|
+/// | `threads` | `RUCUDA_SORT_THREADS` | 256 |
+/// | `items` | `RUCUDA_SORT_ITEMS` | 16 (keys of 1–4 bytes), 12 (8-byte keys) |
+/// | `local_threads` | `RUCUDA_SORT_LOCAL_THREADS` | 256 |
+/// | `local_max` | `RUCUDA_SORT_LOCAL_MAX` | 4096 (fewer when shared memory is short) |
+/// | `hist_blocks_per_sm` | `RUCUDA_SORT_HIST_BLOCKS_PER_SM` | 4 |
+///
+/// Rows of at most `local_max` elements are sorted by one block each in shared memory;
+/// longer rows (and whole arrays) by the onesweep passes with tiles of
+/// `threads × items` elements. The histogram pass runs `hist_blocks_per_sm` blocks per
+/// multiprocessor.
+///
+/// ```
+/// use rucuda_array::sort::SortTuning;
+/// let t = SortTuning::for_sizes(4, 4);
+/// assert_eq!(t.threads * t.items, 4096);
+/// assert!(t.check(4, 4).is_ok());
+/// assert!(SortTuning { threads: 100, ..t }.check(4, 4).is_err());
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct SortTuning {
+    /// Threads per block of the onesweep passes (a multiple of 32, 256 to 1024).
+    pub threads: u32,
+    /// Keys per thread of the onesweep passes (1 to 32).
+    pub items: u32,
+    /// Threads per block of the one-block-per-row sort (a multiple of 32, 256 to 1024).
+    pub local_threads: u32,
+    /// Longest row sorted by one block (0: never).
+    pub local_max: usize,
+    /// Blocks per multiprocessor of the histogram pass.
+    pub hist_blocks_per_sm: u32,
+}
+
+fn env_u32(name: &str) -> Option<u32> {
+    std::env::var(name).ok().and_then(|v| v.trim().parse().ok())
+}
+
+/// Shared memory of a ranking block: the exchange buffer plus a counter per warp and
+/// digit (and a little more).
+pub(crate) fn shared_bytes(threads: u32, items: u32, exchange: usize) -> usize {
+    threads as usize * items as usize * exchange + (threads as usize / 32) * 1024 + 2048 + 64
+}
+
+impl SortTuning {
+    /// The defaults for keys of `key_size` bytes moving values of `value_size` bytes
+    /// (0: none), before environment overrides.
+    pub fn for_sizes(key_size: usize, value_size: usize) -> SortTuning {
+        let exchange = key_size.max(value_size);
+        let items = if key_size >= 8 { 12 } else { 16 };
+        let local_threads = 256;
+        let mut local_max = 4096usize;
+        while local_max > 256
+            && shared_bytes(local_threads, (local_max / 256) as u32, exchange) > STATIC_SHARED
+        {
+            local_max /= 2;
+        }
+        SortTuning {
+            threads: 256,
+            items,
+            local_threads,
+            local_max,
+            hist_blocks_per_sm: 4,
+        }
+    }
+
+    /// [`SortTuning::for_sizes`] with the `RUCUDA_SORT_*` environment variables applied.
+    pub fn from_env(key_size: usize, value_size: usize) -> SortTuning {
+        let mut t = SortTuning::for_sizes(key_size, value_size);
+        if let Some(v) = env_u32("RUCUDA_SORT_THREADS") {
+            t.threads = v;
+        }
+        if let Some(v) = env_u32("RUCUDA_SORT_ITEMS") {
+            t.items = v;
+        }
+        if let Some(v) = env_u32("RUCUDA_SORT_LOCAL_THREADS") {
+            t.local_threads = v;
+        }
+        if let Some(v) = env_u32("RUCUDA_SORT_LOCAL_MAX") {
+            t.local_max = v as usize;
+        }
+        if let Some(v) = env_u32("RUCUDA_SORT_HIST_BLOCKS_PER_SM") {
+            t.hist_blocks_per_sm = v.max(1);
+        }
+        t
+    }
+
+    /// Elements per onesweep tile.
+    pub fn tile(&self) -> usize {
+        self.threads as usize * self.items as usize
+    }
+
+    /// Checks the shapes for keys of `key_size` and values of `value_size` bytes.
+    pub fn check(&self, key_size: usize, value_size: usize) -> Result<()> {
+        let exchange = key_size.max(value_size);
+        for (what, threads) in [
+            ("threads", self.threads),
+            ("local_threads", self.local_threads),
+        ] {
+            if threads % 32 != 0 || !(256..=1024).contains(&threads) {
+                return Err(ArrayError::InvalidArgument(format!(
+                    "sort tuning: {what} = {threads} (a multiple of 32 from 256 to 1024)"
+                )));
+            }
+        }
+        if !(1..=32).contains(&self.items) {
+            return Err(ArrayError::InvalidArgument(format!(
+                "sort tuning: items = {} (1 to 32)",
+                self.items
+            )));
+        }
+        if shared_bytes(self.threads, self.items, exchange) > STATIC_SHARED {
+            return Err(ArrayError::InvalidArgument(format!(
+                "sort tuning: tiles of {} × {} keys of {key_size} bytes (values {value_size}) need more than 48 KiB of shared memory",
+                self.threads, self.items
+            )));
+        }
+        if self.local_max > 0 {
+            let items = self.local_max.div_ceil(self.local_threads as usize) as u32;
+            if items > 32
+                || shared_bytes(self.local_threads, items.next_power_of_two(), exchange)
+                    > STATIC_SHARED
+            {
+                return Err(ArrayError::InvalidArgument(format!(
+                    "sort tuning: rows of {} elements do not fit one block of {} threads",
+                    self.local_max, self.local_threads
+                )));
+            }
+        }
+        Ok(())
+    }
+
+    /// Keys per thread of the one-block sort of rows of `len` elements (a power of two).
+    pub fn local_items(&self, len: usize) -> u32 {
+        (len.div_ceil(self.local_threads as usize).max(1) as u32).next_power_of_two()
+    }
+}
