@@ -89,6 +89,25 @@ fn block_kernels_compile_nvrtc() {
 }
 
 #[test]
+fn select_kernels_compile_nvrtc() {
+    for key in all_keys() {
+        for value_size in [4usize, 8] {
+            for descending in [false, true] {
+                let t = SortTuning::for_sizes(key.size_bytes(), value_size);
+                compile(SortKernelSpec {
+                    key,
+                    descending,
+                    value_size,
+                    threads: t.threads,
+                    items: t.items,
+                    module: SortModule::Select,
+                });
+            }
+        }
+    }
+}
+
+#[test]
 fn common_sorts_do_not_spill_nvrtc() {
     for (key, value_size) in [
         (DType::U32, 0),

@@ -21,7 +21,7 @@ const CHUNK_LIMIT: usize = (1 << 30) - 1;
 type Cache = Mutex<HashMap<(u64, SortKernelSpec), Arc<Vec<Function>>>>;
 
 /// The kernels of `spec` loaded in the stream's context (compiled once per context).
-fn kernels(stream: &Stream, spec: SortKernelSpec) -> Result<Arc<Vec<Function>>> {
+pub(crate) fn kernels(stream: &Stream, spec: SortKernelSpec) -> Result<Arc<Vec<Function>>> {
     static CACHE: OnceLock<Cache> = OnceLock::new();
     let cache = CACHE.get_or_init(|| Mutex::new(HashMap::new()));
     let ctx = stream.context();
@@ -91,7 +91,7 @@ pub(crate) struct SortJob<'a> {
     pub(crate) row_len: usize,
 }
 
-fn push_range<'a>(
+pub(crate) fn push_range<'a>(
     buf: &mut ArgBuffer<'a>,
     r: DeviceRange<'a>,
     stream: &Stream,
@@ -101,7 +101,7 @@ fn push_range<'a>(
     Ok(())
 }
 
-fn too_big(what: &str, n: usize) -> ArrayError {
+pub(crate) fn too_big(what: &str, n: usize) -> ArrayError {
     ArrayError::InvalidArgument(format!("sort: {n} {what} do not fit one launch's grid"))
 }
 

@@ -26,6 +26,7 @@ mod api;
 mod engine;
 mod keys;
 mod render;
+mod topk;
 mod tuning;
 
 pub use api::SortOrder;

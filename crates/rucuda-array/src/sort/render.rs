@@ -1,7 +1,7 @@
 //! CUDA source of the radix sort kernels (`cuda/`): `head.cuh` (key types and the key
 //! transform), `rank.cuh` (ranking a tile by one digit with `__match_any_sync`),
 //! `onesweep.cu` (histogram, offsets and one digit pass with decoupled look-back),
-//! `block_sort.cu` (one block per short row). Pure text, compiled with NVRTC in CI.
+//! `block_sort.cu` (one block per short row), `select.cu` (top-k by radix select). Pure text, compiled with NVRTC in CI.
 
 use crate::codegen::template::render;
 use crate::dtype::DType;
@@ -14,6 +14,7 @@ const KEY_MAP_IDENTITY: &str = include_str!("cuda/key_map_identity.cuh");
 const RANK: &str = include_str!("cuda/rank.cuh");
 const ONESWEEP: &str = include_str!("cuda/onesweep.cu");
 const BLOCK_SORT: &str = include_str!("cuda/block_sort.cu");
+const SELECT: &str = include_str!("cuda/select.cu");
 
 /// Which module of sort kernels.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -22,6 +23,8 @@ pub enum SortModule {
     Onesweep,
     /// `_block`: one block per row.
     Block,
+    /// `_select_pass` and `_select_gather`: top-k by radix select.
+    Select,
 }
 
 /// One instantiation of the sort kernels.
@@ -97,6 +100,13 @@ impl SortKernelSpec {
                 ],
             ),
             SortModule::Block => (BLOCK_SORT, vec![format!("{name}_block")]),
+            SortModule::Select => (
+                SELECT,
+                vec![
+                    format!("{name}_select_pass"),
+                    format!("{name}_select_gather"),
+                ],
+            ),
         };
         let template = [HEAD, RANK, body].concat();
         let source = render(

@@ -12,3 +12,4 @@ mod common;
 mod keys;
 mod sorting;
 mod support;
+mod topk;
