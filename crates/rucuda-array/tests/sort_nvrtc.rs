@@ -108,6 +108,31 @@ fn select_kernels_compile_nvrtc() {
 }
 
 #[test]
+fn family_and_histogram_kernels_compile_nvrtc() {
+    for key in all_keys() {
+        compile(SortKernelSpec {
+            key,
+            descending: false,
+            value_size: 0,
+            threads: 256,
+            items: 1,
+            module: SortModule::Family,
+        });
+    }
+    let c = JitCompiler::with_options(
+        CompileOptions::new()
+            .no_extern_c(true)
+            .cache_dir(None)
+            .output(OutputKind::Ptx),
+    );
+    for dtype in all_keys() {
+        let src = rucuda_array::sort::histogram_source(dtype).unwrap();
+        c.compile_for(&src, Arch::SM_90)
+            .unwrap_or_else(|e| panic!("histogram {dtype}: {e}\n{src}"));
+    }
+}
+
+#[test]
 fn common_sorts_do_not_spill_nvrtc() {
     for (key, value_size) in [
         (DType::U32, 0),

@@ -24,12 +24,16 @@
 
 mod api;
 mod engine;
+mod family;
+mod histogram;
 mod keys;
 mod render;
 mod topk;
 mod tuning;
 
 pub use api::SortOrder;
+pub use family::{Side, Unique};
+pub use histogram::histogram_source;
 pub use keys::{KeyBits, KeyKind};
 pub use render::{RenderedSort, SortKernelSpec, SortModule};
 pub use tuning::SortTuning;

@@ -1,7 +1,8 @@
 //! CUDA source of the radix sort kernels (`cuda/`): `head.cuh` (key types and the key
 //! transform), `rank.cuh` (ranking a tile by one digit with `__match_any_sync`),
 //! `onesweep.cu` (histogram, offsets and one digit pass with decoupled look-back),
-//! `block_sort.cu` (one block per short row), `select.cu` (top-k by radix select). Pure text, compiled with NVRTC in CI.
+//! `block_sort.cu` (one block per short row), `select.cu` (top-k by radix select), `family.cu` (searchsorted, runs for unique and
+//! run-length encoding). Pure text, compiled with NVRTC in CI.
 
 use crate::codegen::template::render;
 use crate::dtype::DType;
@@ -15,6 +16,7 @@ const RANK: &str = include_str!("cuda/rank.cuh");
 const ONESWEEP: &str = include_str!("cuda/onesweep.cu");
 const BLOCK_SORT: &str = include_str!("cuda/block_sort.cu");
 const SELECT: &str = include_str!("cuda/select.cu");
+const FAMILY: &str = include_str!("cuda/family.cu");
 
 /// Which module of sort kernels.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -25,6 +27,8 @@ pub enum SortModule {
     Block,
     /// `_select_pass` and `_select_gather`: top-k by radix select.
     Select,
+    /// `_searchsorted`, `_run_heads`, `_run_scatter`, `_run_counts`.
+    Family,
 }
 
 /// One instantiation of the sort kernels.
@@ -100,6 +104,13 @@ impl SortKernelSpec {
                 ],
             ),
             SortModule::Block => (BLOCK_SORT, vec![format!("{name}_block")]),
+            SortModule::Family => (
+                FAMILY,
+                ["searchsorted", "run_heads", "run_scatter", "run_counts"]
+                    .iter()
+                    .map(|k| format!("{name}_{k}"))
+                    .collect(),
+            ),
             SortModule::Select => (
                 SELECT,
                 vec![

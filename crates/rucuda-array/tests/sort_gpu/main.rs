@@ -9,6 +9,7 @@
 #[path = "../common/mod.rs"]
 mod common;
 
+mod family;
 mod keys;
 mod sorting;
 mod support;
