@@ -28,6 +28,7 @@ mod nccl;
 mod reduce;
 mod rng;
 mod scan;
+mod sort;
 mod sweep;
 
 pub use crate::report::RAW;
@@ -91,6 +92,7 @@ pub fn registry() -> Vec<Case> {
     reduce::register(&mut cases);
     scan::register(&mut cases);
     array_ops::register(&mut cases);
+    sort::register(&mut cases);
     nccl::register(&mut cases);
     sweep::register(&mut cases);
     cases

@@ -1,0 +1,241 @@
+//! Sorting and its family through rucuda-array (issue 20), beside CUB (the NVIDIA peer)
+//! and CuPy. Keys are random (a SplitMix64 stream made on the host, the same seed each
+//! run); each timed call is a user's call (its outputs and temporaries allocated
+//! stream-ordered inside). Device time by events, medians.
+//!
+//! - `sort_keys_u32_GKps`, `sort_keys_f32_GKps`, `sort_pairs_u32_GKps` (u32 values):
+//!   2^28 keys (2^24 with `--quick`), giga-keys per second;
+//! - `sort_keys_u32_sweep_GKps`: 2^24 to 2^29 keys (2^20 to 2^24 quick), for the plot;
+//! - `segsort_f32_4096x4096_GKps`, `segsort_f32_64x128256_GKps`: each row sorted;
+//! - `topk_f32_64x128256_us` (k = 50), `topk1024_f32_64x128256_us` (k = 1024), and
+//!   `sortrows_f32_64x128256_us` (the full row sort the top-k is compared with);
+//! - `histogram_u8_256_GBps`, `histogram_f32_256_GBps`: 2^28 values into 256 even bins
+//!   (bytes read);
+//! - `unique_i32_GKps`: `unique` of 2^28 ints below 2^20 (keys per second, CuPy's peer);
+//! - `searchsorted_f32_GKps`: 2^28 queries into 2^28 sorted floats (queries per second);
+//! - `select_if_f32_GBps`: `x[x > 0.5]` on 2^28 uniform floats (4 bytes read per element,
+//!   4 per selected element written).
+//!
+//! Tuning knobs are environment variables read at each call (`RUCUDA_SORT_THREADS`,
+//! `RUCUDA_SORT_ITEMS`, `RUCUDA_SORT_LOCAL_THREADS`, `RUCUDA_SORT_LOCAL_MAX`,
+//! `RUCUDA_SORT_HIST_BLOCKS_PER_SM`, `RUCUDA_HISTOGRAM_BLOCKS_PER_SM`): one bench run per
+//! setting sweeps them.
+
+use rucuda_array::sort::SortOrder;
+use rucuda_array::{Element, GpuArray};
+use rucuda_driver::Stream;
+
+use super::reduce::{array_device_seconds, array_elements, bench_stream};
+use super::{Case, RUCUDA};
+use crate::config::Config;
+use crate::cuda::{Gpu, Result};
+use crate::harness::{Measurement, Sampling};
+
+type Run = fn(&Gpu, &Config) -> Result<Measurement>;
+
+/// Registers the sort cases.
+pub fn register(cases: &mut Vec<Case>) {
+    let list: [(&'static str, Run); 14] = [
+        ("sort_keys_u32_GKps", sort_keys_u32),
+        ("sort_keys_f32_GKps", sort_keys_f32),
+        ("sort_pairs_u32_GKps", sort_pairs_u32),
+        ("segsort_f32_4096x4096_GKps", segsort_4096),
+        ("segsort_f32_64x128256_GKps", segsort_64),
+        ("sortrows_f32_64x128256_us", sortrows_64_us),
+        ("topk_f32_64x128256_us", topk_50),
+        ("topk1024_f32_64x128256_us", topk_1024),
+        ("histogram_u8_256_GBps", histogram_u8),
+        ("histogram_f32_256_GBps", histogram_f32),
+        ("select_if_f32_GBps", select_if_f32),
+        ("unique_i32_GKps", unique_i32),
+        ("searchsorted_f32_GKps", searchsorted_f32),
+        ("sort_keys_u32_sweep_GKps", sort_sweep),
+    ];
+    for (name, run) in list {
+        cases.push(Case {
+            name,
+            lib: RUCUDA,
+            run,
+        });
+    }
+}
+
+/// SplitMix64 words.
+fn words(n: usize, seed: u64) -> impl Iterator<Item = u64> {
+    let mut s = seed;
+    (0..n).map(move |_| {
+        s = s.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = s;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    })
+}
+
+fn random_u32(stream: &Stream, shape: &[usize], seed: u64) -> Result<GpuArray<u32>> {
+    let n = shape.iter().product();
+    let host: Vec<u32> = words(n, seed).map(|w| w as u32).collect();
+    Ok(GpuArray::from_shape_slice(stream, shape, &host)?)
+}
+
+/// Uniform floats in [0, 1).
+fn random_f32(stream: &Stream, shape: &[usize], seed: u64) -> Result<GpuArray<f32>> {
+    let n = shape.iter().product();
+    let host: Vec<f32> = words(n, seed)
+        .map(|w| (w >> 40) as f32 / (1u64 << 24) as f32)
+        .collect();
+    Ok(GpuArray::from_shape_slice(stream, shape, &host)?)
+}
+
+fn sampling(config: &Config) -> Sampling {
+    config.device_copy_sampling()
+}
+
+fn keys_per_second<T: Element>(
+    config: &Config,
+    x: &GpuArray<T>,
+    stream: &Stream,
+) -> Result<Measurement> {
+    let samples = array_device_seconds(stream, sampling(config), || x.sort().map(drop))?;
+    Ok(Measurement::gkps(&samples, x.len(), x.len() as u64))
+}
+
+fn sort_keys_u32(_gpu: &Gpu, config: &Config) -> Result<Measurement> {
+    let stream = bench_stream()?;
+    let x = random_u32(&stream, &[array_elements(config)], 1)?;
+    keys_per_second(config, &x, &stream)
+}
+
+fn sort_keys_f32(_gpu: &Gpu, config: &Config) -> Result<Measurement> {
+    let stream = bench_stream()?;
+    let x = random_f32(&stream, &[array_elements(config)], 2)?;
+    keys_per_second(config, &x, &stream)
+}
+
+fn sort_pairs_u32(_gpu: &Gpu, config: &Config) -> Result<Measurement> {
+    let stream = bench_stream()?;
+    let n = array_elements(config);
+    let k = random_u32(&stream, &[n], 3)?;
+    let v = random_u32(&stream, &[n], 4)?;
+    let samples = array_device_seconds(&stream, sampling(config), || {
+        k.sort_by_key(&v, -1, SortOrder::Ascending).map(drop)
+    })?;
+    Ok(Measurement::gkps(&samples, n, n as u64))
+}
+
+fn segsort_4096(_gpu: &Gpu, config: &Config) -> Result<Measurement> {
+    let stream = bench_stream()?;
+    let rows = if config.quick { 1024 } else { 4096 };
+    let x = random_f32(&stream, &[rows, 4096], 5)?;
+    keys_per_second(config, &x, &stream)
+}
+
+fn rows_64(config: &Config, stream: &Stream) -> Result<GpuArray<f32>> {
+    random_f32(stream, &[if config.quick { 16 } else { 64 }, 128_256], 6)
+}
+
+fn segsort_64(_gpu: &Gpu, config: &Config) -> Result<Measurement> {
+    let stream = bench_stream()?;
+    let x = rows_64(config, &stream)?;
+    keys_per_second(config, &x, &stream)
+}
+
+fn sortrows_64_us(_gpu: &Gpu, config: &Config) -> Result<Measurement> {
+    let stream = bench_stream()?;
+    let x = rows_64(config, &stream)?;
+    let samples = array_device_seconds(&stream, sampling(config), || {
+        x.sort_with_positions(-1, SortOrder::Descending).map(drop)
+    })?;
+    Ok(Measurement::micros_per(&samples, 1, x.len() as u64))
+}
+
+fn topk(config: &Config, k: usize) -> Result<Measurement> {
+    let stream = bench_stream()?;
+    let x = rows_64(config, &stream)?;
+    let samples = array_device_seconds(&stream, sampling(config), || x.topk(k, true).map(drop))?;
+    Ok(Measurement::micros_per(&samples, 1, x.len() as u64))
+}
+
+fn topk_50(_gpu: &Gpu, config: &Config) -> Result<Measurement> {
+    topk(config, 50)
+}
+
+fn topk_1024(_gpu: &Gpu, config: &Config) -> Result<Measurement> {
+    topk(config, 1024)
+}
+
+fn histogram_u8(_gpu: &Gpu, config: &Config) -> Result<Measurement> {
+    let stream = bench_stream()?;
+    let n = array_elements(config);
+    let host: Vec<u8> = words(n, 7).map(|w| w as u8).collect();
+    let x = GpuArray::from_slice(&stream, &host)?;
+    let samples = array_device_seconds(&stream, sampling(config), || {
+        x.histogram(256, Some((0.0, 256.0))).map(drop)
+    })?;
+    Ok(Measurement::gbps(&samples, n, n as u64))
+}
+
+fn histogram_f32(_gpu: &Gpu, config: &Config) -> Result<Measurement> {
+    let stream = bench_stream()?;
+    let n = array_elements(config);
+    let x = random_f32(&stream, &[n], 8)?;
+    let samples = array_device_seconds(&stream, sampling(config), || {
+        x.histogram(256, Some((0.0, 1.0))).map(drop)
+    })?;
+    Ok(Measurement::gbps(&samples, 4 * n, n as u64))
+}
+
+fn select_if_f32(_gpu: &Gpu, config: &Config) -> Result<Measurement> {
+    let stream = bench_stream()?;
+    let n = array_elements(config);
+    let x = random_f32(&stream, &[n], 9)?;
+    let selected = x.masked(&x.greater(0.5f32)?)?.len();
+    let samples = array_device_seconds(&stream, sampling(config), || {
+        x.masked(&x.greater(0.5f32)?).map(drop)
+    })?;
+    Ok(Measurement::gbps(&samples, 4 * n + 4 * selected, n as u64))
+}
+
+fn unique_i32(_gpu: &Gpu, config: &Config) -> Result<Measurement> {
+    let stream = bench_stream()?;
+    let n = array_elements(config);
+    let host: Vec<i32> = words(n, 11).map(|w| (w % (1 << 20)) as i32).collect();
+    let x = GpuArray::from_slice(&stream, &host)?;
+    let samples = array_device_seconds(&stream, sampling(config), || x.unique().map(drop))?;
+    Ok(Measurement::gkps(&samples, n, n as u64))
+}
+
+fn searchsorted_f32(_gpu: &Gpu, config: &Config) -> Result<Measurement> {
+    let stream = bench_stream()?;
+    let n = array_elements(config);
+    let a = random_f32(&stream, &[n], 12)?.sort()?;
+    let q = random_f32(&stream, &[n], 13)?;
+    let samples = array_device_seconds(&stream, sampling(config), || {
+        a.searchsorted(&q, rucuda_array::sort::Side::Left).map(drop)
+    })?;
+    Ok(Measurement::gkps(&samples, n, n as u64))
+}
+
+fn sort_sweep(_gpu: &Gpu, config: &Config) -> Result<Measurement> {
+    let (low, high) = if config.quick { (20, 24) } else { (24, 29) };
+    let mut points = Vec::new();
+    for p in low..=high {
+        let stream = bench_stream()?;
+        let x = random_u32(&stream, &[1usize << p], 10 + p as u64)?;
+        let samples = array_device_seconds(
+            &stream,
+            Sampling {
+                warmup: 2,
+                reps: if p >= 28 { 7 } else { 15 },
+            },
+            || x.sort().map(drop),
+        )?;
+        points.push(Measurement::gkps(&samples, x.len(), x.len() as u64));
+    }
+    Ok(Measurement::sweep(points).unwrap_or(Measurement {
+        n: 0,
+        value: 0.0,
+        unit: crate::harness::units::GKPS,
+        more: Vec::new(),
+    }))
+}
