@@ -1,6 +1,7 @@
 //! NumPy's `searchsorted`, `unique` (with first indices, inverse and counts) and
 //! run-length encoding (CUB's `DeviceRunLengthEncode::Encode`), over keys in the sort
-//! order (NaNs last and all alike).
+//! order (NaNs last and all alike) comparing values as NumPy does: `-0.0` and `+0.0` are
+//! one value here (the sort itself puts `-0.0` first).
 
 use rucuda_driver::{Access, ArgBuffer, LaunchConfig, Stream};
 

@@ -4,7 +4,7 @@
 use std::cmp::Ordering;
 
 use crate::common::{stream, Rng};
-use crate::keys::{draw, Dist, TestKey};
+use crate::keys::{cmp_value, draw, Dist, TestKey};
 use crate::support::{assert_keys, assert_positions, reference};
 use rucuda_array::sort::Side;
 use rucuda_array::{f16, GpuArray};
@@ -34,8 +34,8 @@ fn searchsorted_case<T: TestKey + Default>(
             .iter()
             .map(|x| {
                 sorted.partition_point(|y| match side {
-                    Side::Left => y.cmp_asc(x) == Ordering::Less,
-                    Side::Right => y.cmp_asc(x) != Ordering::Greater,
+                    Side::Left => cmp_value(y, x) == Ordering::Less,
+                    Side::Right => cmp_value(y, x) != Ordering::Greater,
                 }) as i64
             })
             .collect();
@@ -67,13 +67,13 @@ fn searchsorted_gpu() {
     }
 }
 
-/// Runs of equal consecutive keys on the host: values and lengths.
+/// Runs of equal consecutive keys on the host (-0.0 equal to +0.0): values and lengths.
 fn host_runs<T: TestKey>(data: &[T]) -> (Vec<T>, Vec<i64>) {
     let mut v: Vec<T> = Vec::new();
     let mut c: Vec<i64> = Vec::new();
     for x in data {
         match v.last() {
-            Some(l) if l.same(x) => *c.last_mut().unwrap() += 1,
+            Some(l) if cmp_value(l, x) == Ordering::Equal => *c.last_mut().unwrap() += 1,
             _ => {
                 v.push(*x);
                 c.push(1);

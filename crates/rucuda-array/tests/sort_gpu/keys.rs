@@ -42,6 +42,19 @@ pub trait TestKey: Element + Copy + std::fmt::Debug + Send + Sync {
     fn is_nan_key(&self) -> bool {
         false
     }
+    /// A float zero of either sign.
+    fn is_zero_float(&self) -> bool {
+        false
+    }
+}
+
+/// NumPy's value order (searchsorted, unique): the sort order with -0.0 equal to +0.0.
+pub fn cmp_value<T: TestKey>(a: &T, b: &T) -> Ordering {
+    if a.is_zero_float() && b.is_zero_float() {
+        Ordering::Equal
+    } else {
+        a.cmp_asc(b)
+    }
 }
 
 /// The library's order: `descending` reverses it but keeps NaNs last.
@@ -105,6 +118,10 @@ macro_rules! float_key {
             fn is_nan_key(&self) -> bool {
                 let to: fn($t) -> f64 = $to;
                 to(*self).is_nan()
+            }
+            fn is_zero_float(&self) -> bool {
+                let to: fn($t) -> f64 = $to;
+                to(*self) == 0.0
             }
             fn from_random(bits: u64) -> Self {
                 let from: fn(f64) -> $t = $from;

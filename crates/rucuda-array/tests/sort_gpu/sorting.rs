@@ -61,7 +61,7 @@ const SIZES_1D: [usize; 10] = [1, 2, 31, 256, 1000, 4096, 4097, 8191, 70_001, (1
 fn sweep_1d<T: TestKey + Default>(s: &Stream, rng: &mut Rng) {
     for n in SIZES_1D {
         for dist in DISTS {
-            if n > 100_000 && !matches!(dist, Dist::Uniform | Dist::Special | Dist::FewDistinct) {
+            if n > 100_000 && !matches!(dist, Dist::Uniform | Dist::FewDistinct) {
                 continue;
             }
             let data = draw::<T>(rng, n, dist);

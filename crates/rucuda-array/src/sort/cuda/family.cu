@@ -1,5 +1,13 @@
-// Searches and runs over keys in the sort order (rucuda_twiddle): searchsorted, and the
+// Searches and runs over keys in the sort order (rucuda_twiddle, -0.0 and +0.0 alike): searchsorted, and the
 // run heads, scatters and counts behind unique and run-length encoding.
+// NumPy compares values here, not bits: -0.0 and +0.0 are one value (NaNs stay alike).
+__device__ __forceinline__ rucuda_key_t rucuda_value_key(rucuda_key_t b)
+{
+#if RUCUDA_KEY_KIND == 2
+  if (b == RUCUDA_SIGN) b = (rucuda_key_t)0;
+#endif
+  return rucuda_twiddle(b);
+}
 #define RUCUDA_GRID_STRIDE(i, n) \
   for (long long i = (long long)blockIdx.x * RUCUDA_THREADS + threadIdx.x; i < (n); i += (long long)gridDim.x * RUCUDA_THREADS)
 
@@ -10,11 +18,11 @@ extern "C" __global__ void __launch_bounds__(RUCUDA_THREADS) $ENTRY$_searchsorte
     long long m, long long *__restrict__ out, int right)
 {
   RUCUDA_GRID_STRIDE(q, m) {
-    const rucuda_key_t t = rucuda_twiddle(queries[q]);
+    const rucuda_key_t t = rucuda_value_key(queries[q]);
     long long lo = 0, hi = n;
     while (lo < hi) {
       const long long mid = lo + ((hi - lo) >> 1);
-      const rucuda_key_t s = rucuda_twiddle(__ldg(sorted + mid));
+      const rucuda_key_t s = rucuda_value_key(__ldg(sorted + mid));
       if (right ? s <= t : s < t) lo = mid + 1; else hi = mid;
     }
     out[q] = lo;
@@ -26,7 +34,7 @@ extern "C" __global__ void __launch_bounds__(RUCUDA_THREADS) $ENTRY$_run_heads(
     const rucuda_key_t *__restrict__ keys, long long n, long long *__restrict__ head)
 {
   RUCUDA_GRID_STRIDE(i, n) {
-    head[i] = (i == 0 || rucuda_twiddle(keys[i]) != rucuda_twiddle(keys[i - 1])) ? 1 : 0;
+    head[i] = (i == 0 || rucuda_value_key(keys[i]) != rucuda_value_key(keys[i - 1])) ? 1 : 0;
   }
 }
 
