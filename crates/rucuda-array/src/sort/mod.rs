@@ -26,6 +26,7 @@ mod api;
 mod engine;
 mod family;
 mod histogram;
+mod key_expr;
 mod keys;
 mod render;
 mod topk;

@@ -312,3 +312,41 @@ fn sort_more_than_2_pow_31_gpu() {
     }
     assert_eq!(got, counts, "not a permutation");
 }
+
+#[test]
+#[ignore = "needs a CUDA device"]
+fn sort_by_key_expression_gpu() {
+    let s = stream();
+    let mut rng = Rng::fresh();
+    for n in [1usize, 1000, 5000, 300_001] {
+        let data = draw::<f32>(&mut rng, n, Dist::Uniform);
+        let a = GpuArray::from_slice(&s, &data).unwrap();
+        // SAFETY: the expression reads only `x`.
+        let (got, keys) =
+            unsafe { a.sort_by_key_expr::<f32>("fabsf(x)", -1, SortOrder::Descending) }.unwrap();
+        let mut idx: Vec<usize> = (0..n).collect();
+        idx.sort_by(|&i, &j| data[j].abs().total_cmp(&data[i].abs()));
+        let want: Vec<f32> = idx.iter().map(|&i| data[i]).collect();
+        let want_keys: Vec<f32> = idx.iter().map(|&i| data[i].abs()).collect();
+        assert_keys(&got.to_vec().unwrap(), &want, &format!("abs key n {n}"));
+        assert_keys(
+            &keys.to_vec().unwrap(),
+            &want_keys,
+            &format!("abs keys n {n}"),
+        );
+        let ints = draw::<i32>(&mut rng, n, Dist::Uniform);
+        let b = GpuArray::from_shape_slice(&s, &[1, n], &ints).unwrap();
+        // SAFETY: the expression reads only `x`.
+        let (got, _) = unsafe {
+            b.sort_by_key_expr::<u8>("(unsigned char)(x & 0xff)", -1, SortOrder::Ascending)
+        }
+        .unwrap();
+        let mut want = ints.clone();
+        want.sort_by_key(|x| (*x & 0xff) as u8);
+        assert_keys(
+            &got.to_vec().unwrap(),
+            &want,
+            &format!("low byte key n {n}"),
+        );
+    }
+}
