@@ -130,6 +130,13 @@ fn family_and_histogram_kernels_compile_nvrtc() {
         c.compile_for(&src, Arch::SM_90)
             .unwrap_or_else(|e| panic!("histogram {dtype}: {e}\n{src}"));
     }
+    for dtype in all_keys().chain([DType::C64, DType::C128]) {
+        for flags in [DType::Bool, DType::F16, DType::I64, DType::F32] {
+            let src = rucuda_array::sort::compact_source(dtype, flags).unwrap();
+            c.compile_for(&src, Arch::SM_90)
+                .unwrap_or_else(|e| panic!("compact {dtype} by {flags}: {e}\n{src}"));
+        }
+    }
 }
 
 #[test]

@@ -23,6 +23,7 @@
 //! - Tile shapes: [`SortTuning`] (environment variables `RUCUDA_SORT_*`).
 
 mod api;
+mod compact;
 mod engine;
 mod family;
 mod histogram;
@@ -33,6 +34,7 @@ mod topk;
 mod tuning;
 
 pub use api::SortOrder;
+pub use compact::compact_source;
 pub use family::{Side, Unique};
 pub use histogram::histogram_source;
 pub use keys::{KeyBits, KeyKind};

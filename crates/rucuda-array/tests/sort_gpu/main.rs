@@ -11,6 +11,7 @@ mod common;
 
 mod family;
 mod keys;
+mod select;
 mod sorting;
 mod support;
 mod topk;
