@@ -73,7 +73,7 @@ fn block_kernels_compile_nvrtc() {
         for value_size in [0usize, 4, 8] {
             let t = SortTuning::for_sizes(key.size_bytes(), value_size);
             let mut items = 1;
-            while (t.local_threads * items) as usize <= t.local_max {
+            while items <= t.local_items(t.local_max) {
                 compile(SortKernelSpec {
                     key,
                     descending: key == DType::F32,
@@ -82,7 +82,7 @@ fn block_kernels_compile_nvrtc() {
                     items,
                     module: SortModule::Block,
                 });
-                items *= 2;
+                items *= 4;
             }
         }
     }

@@ -127,11 +127,8 @@ impl SortTuning {
             )));
         }
         if self.local_max > 0 {
-            let items = self.local_max.div_ceil(self.local_threads as usize) as u32;
-            if items > 32
-                || shared_bytes(self.local_threads, items.next_power_of_two(), exchange)
-                    > STATIC_SHARED
-            {
+            let items = self.local_items(self.local_max);
+            if items > 64 || shared_bytes(self.local_threads, items, exchange) > STATIC_SHARED {
                 return Err(ArrayError::InvalidArgument(format!(
                     "sort tuning: rows of {} elements do not fit one block of {} threads",
                     self.local_max, self.local_threads
@@ -141,8 +138,19 @@ impl SortTuning {
         Ok(())
     }
 
-    /// Keys per thread of the one-block sort of rows of `len` elements (a power of two).
+    /// Keys per thread of the one-block sort of rows of `len` elements: a power of 4 (1,
+    /// 4, 16, ...: few instantiations to compile, at most 4× the row in a tile).
+    ///
+    /// ```
+    /// let t = rucuda_array::sort::SortTuning::for_sizes(4, 0);
+    /// assert_eq!([t.local_items(1), t.local_items(300), t.local_items(1025)], [1, 4, 16]);
+    /// ```
     pub fn local_items(&self, len: usize) -> u32 {
-        (len.div_ceil(self.local_threads as usize).max(1) as u32).next_power_of_two()
+        let need = len.div_ceil(self.local_threads as usize).max(1) as u32;
+        let mut items = 1;
+        while items < need {
+            items *= 4;
+        }
+        items
     }
 }

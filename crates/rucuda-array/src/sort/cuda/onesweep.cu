@@ -7,6 +7,18 @@
 #define RUCUDA_STATUS_PREFIX 2u
 #define RUCUDA_STATUS_VALUE 0x3fffffffu
 
+#define RUCUDA_KEYS_PER_VECTOR ((int)(16 / sizeof(rucuda_key_t)))
+union rucuda_key_vector {
+  uint4 raw;
+  rucuda_key_t k[RUCUDA_KEYS_PER_VECTOR];
+};
+__device__ __forceinline__ void rucuda_count_key(unsigned int *counts, rucuda_key_t key)
+{
+  const rucuda_key_t t = rucuda_twiddle(key);
+#pragma unroll
+  for (int p = 0; p < RUCUDA_PASSES; ++p) atomicAdd(&counts[p * RUCUDA_RADIX + rucuda_digit(t, 8 * p)], 1u);
+}
+
 // Counts of every digit of every pass for each chunk: block b takes part b % parts of
 // chunk `chunk0 + b / parts`, counts in shared memory, then adds into
 // hist[chunk][pass][digit] (zeroed).
@@ -22,11 +34,20 @@ extern "C" __global__ void __launch_bounds__(RUCUDA_THREADS) $ENTRY$_histogram(
   const long long begin = (long long)part * share;
   const long long end = begin + share < seg_len ? begin + share : seg_len;
   const rucuda_key_t *src = keys + first + (long long)seg * seg_stride;
-  for (long long i = begin + threadIdx.x; i < end; i += RUCUDA_THREADS) {
-    const rucuda_key_t t = rucuda_twiddle(src[i]);
+  // A scalar head up to a 16-byte boundary, 16-byte vectors, a scalar tail.
+  long long head_end = begin;
+  while (head_end < end && (reinterpret_cast<size_t>(src + head_end) & 15u) != 0u) ++head_end;
+  for (long long i = begin + threadIdx.x; i < head_end; i += RUCUDA_THREADS) rucuda_count_key(counts, src[i]);
+  const long long vectors = (end - head_end) / RUCUDA_KEYS_PER_VECTOR;
+  const uint4 *vsrc = reinterpret_cast<const uint4 *>(src + head_end);
+  for (long long q = threadIdx.x; q < vectors; q += RUCUDA_THREADS) {
+    rucuda_key_vector v;
+    v.raw = __ldcs(vsrc + q);
 #pragma unroll
-    for (int p = 0; p < RUCUDA_PASSES; ++p) atomicAdd(&counts[p * RUCUDA_RADIX + rucuda_digit(t, 8 * p)], 1u);
+    for (int j = 0; j < RUCUDA_KEYS_PER_VECTOR; ++j) rucuda_count_key(counts, v.k[j]);
   }
+  for (long long i = head_end + vectors * RUCUDA_KEYS_PER_VECTOR + threadIdx.x; i < end; i += RUCUDA_THREADS)
+    rucuda_count_key(counts, src[i]);
   __syncthreads();
   unsigned int *out = hist + (size_t)(chunk0 + seg) * (RUCUDA_PASSES * RUCUDA_RADIX);
   for (int i = threadIdx.x; i < RUCUDA_PASSES * RUCUDA_RADIX; i += RUCUDA_THREADS) {
