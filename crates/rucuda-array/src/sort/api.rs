@@ -60,7 +60,7 @@ pub(crate) fn axis_back<U: Element>(r: GpuArray<U>, ax: usize) -> Result<GpuArra
 /// Rows and row length of a C-contiguous array sorted along its last axis.
 pub(crate) fn rows_of<T: Element>(a: &GpuArray<T>) -> (usize, usize) {
     let len = a.shape().last().copied().unwrap_or(1);
-    (if len == 0 { 0 } else { a.len() / len }, len)
+    (a.len().checked_div(len).unwrap_or(0), len)
 }
 
 impl<T: Element> GpuArray<T> {

@@ -229,7 +229,12 @@ impl<T: Element> GpuArray<T> {
     /// # Ok::<(), rucuda_array::ArrayError>(())
     /// ```
     pub fn histogram_edges(&self, edges: &[f64]) -> Result<GpuArray<i64>> {
-        if edges.len() < 2 || edges.windows(2).any(|w| !(w[0] <= w[1])) {
+        if edges.len() < 2
+            || edges.windows(2).any(|w| {
+                w[0].partial_cmp(&w[1])
+                    .is_none_or(|o| o == std::cmp::Ordering::Greater)
+            })
+        {
             return Err(ArrayError::InvalidArgument(
                 "histogram: edges must be at least two, increasing".into(),
             ));

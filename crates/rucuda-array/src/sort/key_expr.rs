@@ -38,19 +38,18 @@ impl<T: Element> GpuArray<T> {
         let stream = self.stream().clone();
         let mut keys = GpuArray::<K>::empty(&stream, self.shape())?;
         let arguments = format!(
-            "const {} *rucuda_elements, {} *rucuda_keys",
+            "const {} *sort_elements, {} *sort_keys",
             T::DTYPE.c_type(),
             K::DTYPE.c_type()
         );
         let operation = format!(
-            "{{ const {t} x = rucuda_elements[i]; rucuda_keys[i] = ({k})({key_expr}); }}",
+            "{{ const {t} x = sort_elements[i]; sort_keys[i] = ({k})({key_expr}); }}",
             t = T::DTYPE.c_type(),
             k = K::DTYPE.c_type()
         );
         // SAFETY: the operation reads element i of the input and writes element i of the
         // keys (same shape); the key expression's own contract is the caller's.
-        let kernel =
-            unsafe { ElementwiseKernel::new(&arguments, &operation, "rucuda_sort_key_expr") }?;
+        let kernel = unsafe { ElementwiseKernel::new(&arguments, &operation, "sort_key_expr") }?;
         kernel.call(&stream, &[self.into(), (&mut keys).into()])?;
         let (sorted_keys, elements) = keys.sort_by_key(self, axis, order)?;
         Ok((elements, sorted_keys))

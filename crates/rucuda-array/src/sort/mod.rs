@@ -33,6 +33,9 @@ mod render;
 mod topk;
 mod tuning;
 
+#[cfg(test)]
+mod keys_tests;
+
 pub use api::SortOrder;
 pub use compact::compact_source;
 pub use family::{Side, Unique};
