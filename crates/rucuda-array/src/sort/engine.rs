@@ -47,6 +47,25 @@ pub(crate) fn kernels(stream: &Stream, spec: SortKernelSpec) -> Result<Arc<Vec<F
     Ok(k)
 }
 
+/// The tuning for the stream's device (its shared memory and threads per multiprocessor)
+/// with the environment's overrides.
+pub(crate) fn device_tuning(
+    stream: &Stream,
+    key_size: usize,
+    value_size: usize,
+) -> Result<SortTuning> {
+    let dev = stream.context().device();
+    let shared = dev
+        .attribute(DeviceAttribute::MaxSharedMemoryPerMultiprocessor)?
+        .max(0) as usize;
+    let threads = dev
+        .attribute(DeviceAttribute::MaxThreadsPerMultiprocessor)?
+        .max(0) as u32;
+    Ok(SortTuning::from_env_for_device(
+        key_size, value_size, shared, threads,
+    ))
+}
+
 /// The values moving with the keys of a sort.
 #[derive(Clone, Copy)]
 pub(crate) enum Values<'a> {
@@ -110,7 +129,7 @@ impl<'a> SortJob<'a> {
     pub(crate) fn run(&self, stream: &Stream) -> Result<()> {
         let key_size = self.key.size_bytes();
         let value_size = self.values.size();
-        let tuning = SortTuning::from_env(key_size, value_size);
+        let tuning = device_tuning(stream, key_size, value_size)?;
         tuning.check(key_size, value_size)?;
         if self.rows == 0 || self.row_len == 0 {
             return Ok(());

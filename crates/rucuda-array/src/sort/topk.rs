@@ -7,10 +7,9 @@ use rucuda_driver::{
 };
 
 use super::api::{axis_back, axis_last, rows_of};
-use super::engine::{kernels, push_range, too_big, SortJob, Values};
+use super::engine::{device_tuning, kernels, push_range, too_big, SortJob, Values};
 use super::keys::KeyBits;
 use super::render::{SortKernelSpec, SortModule};
-use super::tuning::SortTuning;
 use crate::dtype::Element;
 use crate::error::{ArrayError, Result};
 use crate::GpuArray;
@@ -86,7 +85,7 @@ fn select_into<T: Element, P: Element>(
     }
     let stream = src.stream();
     let pos_size = P::DTYPE.size_bytes();
-    let tuning = SortTuning::from_env(T::DTYPE.size_bytes(), pos_size);
+    let tuning = device_tuning(stream, T::DTYPE.size_bytes(), pos_size)?;
     tuning.check(T::DTYPE.size_bytes(), pos_size)?;
     let spec = SortKernelSpec {
         key: T::DTYPE,

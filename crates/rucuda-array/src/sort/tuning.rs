@@ -17,6 +17,9 @@ const STATIC_SHARED: usize = 48 * 1024;
 /// | `local_max` | `RUCUDA_SORT_LOCAL_MAX` | 4096 (fewer when shared memory is short) |
 /// | `hist_blocks_per_sm` | `RUCUDA_SORT_HIST_BLOCKS_PER_SM` | 4 |
 ///
+/// The defaults are fitted to the device ([`SortTuning::for_device`]: its shared memory
+/// and threads per multiprocessor) before the overrides apply.
+///
 /// Rows of at most `local_max` elements are sorted by one block each in shared memory;
 /// longer rows (and whole arrays) by the onesweep passes with tiles of
 /// `threads × items` elements. The histogram pass runs `hist_blocks_per_sm` blocks per
@@ -75,9 +78,61 @@ impl SortTuning {
         }
     }
 
+    /// [`SortTuning::for_sizes`] fitted to a device whose multiprocessors hold
+    /// `shared_per_sm` bytes of shared memory and `threads_per_sm` threads: fewer keys per
+    /// thread (down to 8) while fewer than two onesweep blocks, or one row-sorting block,
+    /// would fit a multiprocessor (an H100's 228 KiB hold eight of the defaults).
+    ///
+    /// ```
+    /// use rucuda_array::sort::SortTuning;
+    /// let big = SortTuning::for_device(4, 4, 228 * 1024, 2048);
+    /// assert_eq!(big, SortTuning::for_sizes(4, 4));
+    /// let small = SortTuning::for_device(8, 8, 48 * 1024, 1024);
+    /// assert!(small.tile() < big.tile());
+    /// ```
+    pub fn for_device(
+        key_size: usize,
+        value_size: usize,
+        shared_per_sm: usize,
+        threads_per_sm: u32,
+    ) -> SortTuning {
+        let mut t = SortTuning::for_sizes(key_size, value_size);
+        let exchange = key_size.max(value_size);
+        let fits = |threads: u32, items: u32| {
+            let by_shared = shared_per_sm / shared_bytes(threads, items, exchange).max(1);
+            let by_threads = (threads_per_sm / threads.max(1)) as usize;
+            by_shared.min(by_threads)
+        };
+        while t.items > 8 && fits(t.threads, t.items) < 2 {
+            t.items -= 2;
+        }
+        while t.local_max > 1024 && fits(t.local_threads, t.local_items(t.local_max)) < 1 {
+            t.local_max /= 4;
+        }
+        t
+    }
+
+    /// [`SortTuning::for_device`] with the `RUCUDA_SORT_*` environment variables applied.
+    pub fn from_env_for_device(
+        key_size: usize,
+        value_size: usize,
+        shared_per_sm: usize,
+        threads_per_sm: u32,
+    ) -> SortTuning {
+        SortTuning::from_env_over(SortTuning::for_device(
+            key_size,
+            value_size,
+            shared_per_sm,
+            threads_per_sm,
+        ))
+    }
+
     /// [`SortTuning::for_sizes`] with the `RUCUDA_SORT_*` environment variables applied.
     pub fn from_env(key_size: usize, value_size: usize) -> SortTuning {
-        let mut t = SortTuning::for_sizes(key_size, value_size);
+        SortTuning::from_env_over(SortTuning::for_sizes(key_size, value_size))
+    }
+
+    fn from_env_over(mut t: SortTuning) -> SortTuning {
         if let Some(v) = env_u32("RUCUDA_SORT_THREADS") {
             t.threads = v;
         }
