@@ -107,7 +107,7 @@ fn source(dtype: DType, keep: &Keep<'_>, threads: u32, items: u32) -> Result<(St
 /// ```
 /// use rucuda_array::DType;
 /// let s = rucuda_array::sort::compact_source(DType::F32, DType::Bool)?;
-/// assert!(s.contains("rucuda_compact_f32_bool"));
+/// assert!(s.contains("rucuda_compact_float32_bool"));
 /// # Ok::<(), rucuda_array::ArrayError>(())
 /// ```
 pub fn compact_source(dtype: DType, flags: DType) -> Result<String> {

@@ -20,11 +20,11 @@ const SHARED_BINS: usize = 12 * 1024;
 const THREADS: u32 = 256;
 
 /// The source of the histogram kernel for elements of `dtype` (entry
-/// `rucuda_histogram_<type>_histogram`).
+/// `rucuda_histogram_<NumPy type name>_histogram`).
 ///
 /// ```
 /// let s = rucuda_array::sort::histogram_source(rucuda_array::DType::U8)?;
-/// assert!(s.contains("rucuda_histogram_u8_histogram"));
+/// assert!(s.contains("rucuda_histogram_uint8_histogram"));
 /// # Ok::<(), rucuda_array::ArrayError>(())
 /// ```
 pub fn histogram_source(dtype: DType) -> Result<String> {
