@@ -42,4 +42,4 @@ pub use family::{Side, Unique};
 pub use histogram::histogram_source;
 pub use keys::{KeyBits, KeyKind};
 pub use render::{RenderedSort, SortKernelSpec, SortModule};
-pub use tuning::SortTuning;
+pub use tuning::{set_tuning_overrides, SortTuning, TuningOverrides};

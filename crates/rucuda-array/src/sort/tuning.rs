@@ -46,6 +46,53 @@ pub struct SortTuning {
     pub hist_blocks_per_sm: u32,
 }
 
+/// Process-wide overrides of [`SortTuning`]'s fields (`None`: keep the default), applied
+/// after the device fit and before the environment variables, so that one process (the
+/// bench's tuning sweep) can measure several shapes.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct TuningOverrides {
+    /// [`SortTuning::threads`].
+    pub threads: Option<u32>,
+    /// [`SortTuning::items`].
+    pub items: Option<u32>,
+    /// [`SortTuning::local_threads`].
+    pub local_threads: Option<u32>,
+    /// [`SortTuning::local_max`].
+    pub local_max: Option<usize>,
+    /// [`SortTuning::hist_blocks_per_sm`].
+    pub hist_blocks_per_sm: Option<u32>,
+}
+
+static OVERRIDES: std::sync::RwLock<TuningOverrides> = std::sync::RwLock::new(TuningOverrides {
+    threads: None,
+    items: None,
+    local_threads: None,
+    local_max: None,
+    hist_blocks_per_sm: None,
+});
+
+/// Sets the process-wide [`TuningOverrides`] (sorts started afterwards use them; checked
+/// at each call by [`SortTuning::check`]).
+///
+/// ```
+/// use rucuda_array::sort::{set_tuning_overrides, TuningOverrides};
+/// set_tuning_overrides(TuningOverrides { items: Some(12), ..Default::default() });
+/// set_tuning_overrides(TuningOverrides::default());
+/// ```
+pub fn set_tuning_overrides(o: TuningOverrides) {
+    match OVERRIDES.write() {
+        Ok(mut g) => *g = o,
+        Err(p) => *p.into_inner() = o,
+    }
+}
+
+fn overrides() -> TuningOverrides {
+    match OVERRIDES.read() {
+        Ok(g) => *g,
+        Err(p) => *p.into_inner(),
+    }
+}
+
 fn env_u32(name: &str) -> Option<u32> {
     std::env::var(name).ok().and_then(|v| v.trim().parse().ok())
 }
@@ -133,6 +180,22 @@ impl SortTuning {
     }
 
     fn from_env_over(mut t: SortTuning) -> SortTuning {
+        let o = overrides();
+        if let Some(v) = o.threads {
+            t.threads = v;
+        }
+        if let Some(v) = o.items {
+            t.items = v;
+        }
+        if let Some(v) = o.local_threads {
+            t.local_threads = v;
+        }
+        if let Some(v) = o.local_max {
+            t.local_max = v;
+        }
+        if let Some(v) = o.hist_blocks_per_sm {
+            t.hist_blocks_per_sm = v.max(1);
+        }
         if let Some(v) = env_u32("RUCUDA_SORT_THREADS") {
             t.threads = v;
         }

@@ -16,7 +16,9 @@
 //! - `select_if_f32_GBps`: `select_if("x > 0.5f")` (one pass) on 2^28 uniform floats (4 bytes read per element,
 //!   4 per selected element written).
 //!
-//! Tuning knobs are environment variables read at each call (`RUCUDA_SORT_THREADS`,
+//! With `RUCUDA_BENCH_SORT_SWEEP=1`, `sort_tune_*` and `segsort_tune_*` cases measure
+//! tile shapes in one run (through `rucuda_array::sort::set_tuning_overrides`), each
+//! result checked sorted. Tuning knobs are also environment variables read at each call (`RUCUDA_SORT_THREADS`,
 //! `RUCUDA_SORT_ITEMS`, `RUCUDA_SORT_LOCAL_THREADS`, `RUCUDA_SORT_LOCAL_MAX`,
 //! `RUCUDA_SORT_HIST_BLOCKS_PER_SM`, `RUCUDA_HISTOGRAM_BLOCKS_PER_SM`): one bench run per
 //! setting sweeps them.
@@ -33,8 +35,151 @@ use crate::harness::{Measurement, Sampling};
 
 type Run = fn(&Gpu, &Config) -> Result<Measurement>;
 
-/// Registers the sort cases.
+/// One point of the tuning sweep (`RUCUDA_BENCH_SORT_SWEEP=1`): case name, what it sorts,
+/// and the overrides (0: the default; `onesweep` 1: rows of 4096 take the onesweep passes
+/// instead of one block each).
+struct TunePoint {
+    name: &'static str,
+    what: Tuned,
+    threads: u32,
+    items: u32,
+    onesweep: u32,
+    hist_blocks_per_sm: u32,
+}
+
+#[derive(Clone, Copy)]
+enum Tuned {
+    /// 2^28 u32 keys.
+    Keys,
+    /// 2^28 u32/u32 pairs.
+    Pairs,
+    /// 4096 rows of 4096 f32.
+    Rows,
+}
+
+const fn point(
+    name: &'static str,
+    what: Tuned,
+    threads: u32,
+    items: u32,
+    onesweep: u32,
+    hist: u32,
+) -> TunePoint {
+    TunePoint {
+        name,
+        what,
+        threads,
+        items,
+        onesweep,
+        hist_blocks_per_sm: hist,
+    }
+}
+
+const TUNE: [TunePoint; 18] = [
+    point("sort_tune_u32_t256x8_GKps", Tuned::Keys, 256, 8, 0, 0),
+    point("sort_tune_u32_t256x12_GKps", Tuned::Keys, 256, 12, 0, 0),
+    point("sort_tune_u32_t256x16_GKps", Tuned::Keys, 256, 16, 0, 0),
+    point("sort_tune_u32_t256x20_GKps", Tuned::Keys, 256, 20, 0, 0),
+    point("sort_tune_u32_t256x24_GKps", Tuned::Keys, 256, 24, 0, 0),
+    point("sort_tune_u32_t384x12_GKps", Tuned::Keys, 384, 12, 0, 0),
+    point("sort_tune_u32_t384x16_GKps", Tuned::Keys, 384, 16, 0, 0),
+    point("sort_tune_u32_t384x18_GKps", Tuned::Keys, 384, 18, 0, 0),
+    point("sort_tune_u32_t512x8_GKps", Tuned::Keys, 512, 8, 0, 0),
+    point("sort_tune_u32_t512x12_GKps", Tuned::Keys, 512, 12, 0, 0),
+    point("sort_tune_u32_hist2_GKps", Tuned::Keys, 0, 0, 0, 2),
+    point("sort_tune_u32_hist8_GKps", Tuned::Keys, 0, 0, 0, 8),
+    point("sort_tune_pairs_t256x12_GKps", Tuned::Pairs, 256, 12, 0, 0),
+    point("sort_tune_pairs_t256x16_GKps", Tuned::Pairs, 256, 16, 0, 0),
+    point("sort_tune_pairs_t384x12_GKps", Tuned::Pairs, 384, 12, 0, 0),
+    point("sort_tune_pairs_t512x8_GKps", Tuned::Pairs, 512, 8, 0, 0),
+    point("segsort_tune_block_GKps", Tuned::Rows, 0, 0, 0, 0),
+    point("segsort_tune_onesweep_GKps", Tuned::Rows, 0, 0, 1, 0),
+];
+
+/// One checked sweep point: the result must be sorted.
+fn tune_point(config: &Config, index: usize) -> Result<Measurement> {
+    use rucuda_array::sort::{set_tuning_overrides, TuningOverrides};
+    let p = &TUNE[index];
+    let some = |v: u32| (v > 0).then_some(v);
+    set_tuning_overrides(TuningOverrides {
+        threads: some(p.threads),
+        items: some(p.items),
+        local_threads: None,
+        local_max: (p.onesweep == 1).then_some(0),
+        hist_blocks_per_sm: some(p.hist_blocks_per_sm),
+    });
+    let result = (|| {
+        let stream = bench_stream()?;
+        let n = array_elements(config);
+        let (samples, sorted): (Vec<f64>, Vec<f32>) = match p.what {
+            Tuned::Keys | Tuned::Pairs => {
+                let k = random_u32(&stream, &[n], 1)?;
+                let v = random_u32(&stream, &[n], 4)?;
+                let pairs = matches!(p.what, Tuned::Pairs);
+                let samples = array_device_seconds(&stream, sampling(config), || {
+                    if pairs {
+                        k.sort_by_key(&v, -1, SortOrder::Ascending).map(drop)
+                    } else {
+                        k.sort().map(drop)
+                    }
+                })?;
+                let host = k.sort()?.to_vec()?;
+                (samples, host.iter().map(|&x| x as f32).collect())
+            }
+            Tuned::Rows => {
+                let x = random_f32(&stream, &[n / 4096, 4096], 5)?;
+                let samples =
+                    array_device_seconds(&stream, sampling(config), || x.sort().map(drop))?;
+                let host = x.sort()?.to_vec()?;
+                (samples, host)
+            }
+        };
+        let row = if matches!(p.what, Tuned::Rows) {
+            4096
+        } else {
+            n
+        };
+        if let Some(bad) = sorted
+            .chunks(row)
+            .position(|r| r.windows(2).any(|w| w[0] > w[1]))
+        {
+            return Err(crate::cuda::Error(format!(
+                "{}: row {bad} is not sorted",
+                p.name
+            )));
+        }
+        Ok(Measurement::gkps(&samples, n, n as u64))
+    })();
+    set_tuning_overrides(TuningOverrides::default());
+    result
+}
+
+macro_rules! tune_runs {
+    ($($i:literal),*) => {
+        [$({
+            fn run(_gpu: &Gpu, config: &Config) -> Result<Measurement> {
+                tune_point(config, $i)
+            }
+            run as Run
+        }),*]
+    };
+}
+
+const TUNE_RUNS: [Run; 18] =
+    tune_runs!(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17);
+
+/// Registers the sort cases, and with `RUCUDA_BENCH_SORT_SWEEP` set, the tuning sweep
+/// (each result checked).
 pub fn register(cases: &mut Vec<Case>) {
+    if std::env::var_os("RUCUDA_BENCH_SORT_SWEEP").is_some() {
+        for (p, run) in TUNE.iter().zip(TUNE_RUNS) {
+            cases.push(Case {
+                name: p.name,
+                lib: RUCUDA,
+                run,
+            });
+        }
+    }
     let list: [(&'static str, Run); 14] = [
         ("sort_keys_u32_GKps", sort_keys_u32),
         ("sort_keys_f32_GKps", sort_keys_f32),
