@@ -92,7 +92,8 @@ fn even_edges(lo: f64, hi: f64, bins: usize) -> Vec<f64> {
 }
 
 /// Counts the elements of `a` into `bins` bins (mode 0: even over [lo, hi] with `edges`;
-/// 1: explicit `edges`; 2: the integer value).
+/// 1: explicit `edges`; 2: the integer value; 3: integers, `edges` then the bins' integral
+/// width).
 fn count<T: Element>(
     a: &GpuArray<T>,
     mode: i32,
@@ -159,8 +160,8 @@ fn count<T: Element>(
             shared_mem_bytes: if shared { (bins * 4) as u32 } else { 0 },
         };
         // SAFETY: reads the n elements of `x` (16-byte loads only when aligned, whole
-        // vectors below n) and at most bins + 1 edges (mode 0 and 1: `edges` holds
-        // bins + 1), counts only bins 0..bins into `counts` (bins elements) and the
+        // vectors below n) and at most bins + 2 edges (mode 0 and 1: `edges` holds
+        // bins + 1, mode 3 bins + 2; mode 2 reads none), counts only bins 0..bins into `counts` (bins elements) and the
         // shared counters (bins of them when `shared`).
         unsafe { f.launch_args(config, &stream, &buf)? };
     }
@@ -216,6 +217,23 @@ impl<T: Element> GpuArray<T> {
             hi += 0.5;
         }
         let edges = even_edges(lo, hi, bins);
+        // Integers over an integral range in bins of an integral width: integer division
+        // gives NumPy's bins exactly, without the edge corrections.
+        let width = (hi - lo) / bins as f64;
+        let integral = |x: f64| x.fract() == 0.0 && x.abs() < 9.0e15;
+        if matches!(
+            T::DTYPE.kind(),
+            DTypeKind::Bool | DTypeKind::SignedInt | DTypeKind::UnsignedInt
+        ) && integral(lo)
+            && integral(hi)
+            && integral(width)
+            && width >= 1.0
+            && width * bins as f64 == hi - lo
+        {
+            let mut with_width = edges.clone();
+            with_width.push(width);
+            return Ok((count(self, 3, &with_width, bins, lo, hi)?, edges));
+        }
         Ok((count(self, 0, &edges, bins, lo, hi)?, edges))
     }
 

@@ -15,12 +15,20 @@ __device__ __forceinline__ long long rucuda_to_int(rucuda_t x) { return $TO_INT$
 
 // mode 0: `bins` even bins over [lo, hi] with `edges` (bins + 1, NumPy's corrections at
 // the edges); mode 1: explicit increasing `edges` (the last bin closed); mode 2: the
-// value itself (bincount). -1: not counted (outside, NaN).
+// value itself (bincount); mode 3: integers, bins of the integral width edges[bins + 1]
+// over the integral [lo, hi]. -1: not counted (outside, NaN).
 __device__ __forceinline__ long long rucuda_bin(rucuda_t v, int mode, const double *edges, long long bins, double lo, double hi)
 {
   if (mode == 2) {
     const long long b = rucuda_to_int(v);
     return b >= 0 && b < bins ? b : -1;
+  }
+  if (mode == 3) {
+    // Integers into even bins of an integral width over an integral range: exact.
+    const long long x = rucuda_to_int(v), l = (long long)lo, h = (long long)hi;
+    if (x < l || x > h) return -1;
+    const long long b = (x - l) / (long long)edges[1 + bins];
+    return b < bins ? b : bins - 1;
   }
   const double x = rucuda_to_double(v);
   if (!(x >= lo && x <= hi)) return -1;
