@@ -135,10 +135,50 @@ impl<'a> SortJob<'a> {
             return Ok(());
         }
         if self.row_len <= tuning.local_max {
-            self.run_block(stream, &tuning)
-        } else {
-            self.run_onesweep(stream, &tuning)
+            return self.run_block(stream, &tuning);
         }
+        // Many rows: batches, so that the per-row digit tables (12 bytes per digit and
+        // pass) stay within the tuning's budget.
+        let per_row_table = key_size * 256 * 12;
+        let batch = (tuning.table_budget / per_row_table).max(1);
+        if self.row_len > CHUNK_LIMIT || self.rows <= batch {
+            return self.run_onesweep(stream, &tuning);
+        }
+        let mut first = 0;
+        while first < self.rows {
+            let rows = batch.min(self.rows - first);
+            let cut = |r: DeviceRange<'a>, size: usize| {
+                r.sub(first * self.row_len * size, rows * self.row_len * size)
+            };
+            let values = match self.values {
+                Values::None => Values::None,
+                Values::Given {
+                    input,
+                    output,
+                    size,
+                } => Values::Given {
+                    input: cut(input, size)?,
+                    output: cut(output, size)?,
+                    size,
+                },
+                Values::Positions { output, size } => Values::Positions {
+                    output: cut(output, size)?,
+                    size,
+                },
+            };
+            SortJob {
+                key: self.key,
+                descending: self.descending,
+                input: cut(self.input, key_size)?,
+                output: cut(self.output, key_size)?,
+                values,
+                rows,
+                row_len: self.row_len,
+            }
+            .run_onesweep(stream, &tuning)?;
+            first += rows;
+        }
+        Ok(())
     }
 
     fn spec(&self, threads: u32, items: u32, module: SortModule) -> SortKernelSpec {

@@ -16,6 +16,7 @@ const STATIC_SHARED: usize = 48 * 1024;
 /// | `local_threads` | `RUCUDA_SORT_LOCAL_THREADS` | 256 |
 /// | `local_max` | `RUCUDA_SORT_LOCAL_MAX` | 4096 (fewer when shared memory is short) |
 /// | `hist_blocks_per_sm` | `RUCUDA_SORT_HIST_BLOCKS_PER_SM` | 4 |
+/// | `table_budget` | `RUCUDA_SORT_TABLE_MIB` (MiB) | 256 MiB |
 ///
 /// The defaults are fitted to the device ([`SortTuning::for_device`]: its shared memory
 /// and threads per multiprocessor) before the overrides apply.
@@ -44,6 +45,9 @@ pub struct SortTuning {
     pub local_max: usize,
     /// Blocks per multiprocessor of the histogram pass.
     pub hist_blocks_per_sm: u32,
+    /// Bytes of per-row digit tables one onesweep launch may use (more rows of more
+    /// than `local_max` elements go in batches).
+    pub table_budget: usize,
 }
 
 /// Process-wide overrides of [`SortTuning`]'s fields (`None`: keep the default), applied
@@ -61,6 +65,8 @@ pub struct TuningOverrides {
     pub local_max: Option<usize>,
     /// [`SortTuning::hist_blocks_per_sm`].
     pub hist_blocks_per_sm: Option<u32>,
+    /// [`SortTuning::table_budget`].
+    pub table_budget: Option<usize>,
 }
 
 static OVERRIDES: std::sync::RwLock<TuningOverrides> = std::sync::RwLock::new(TuningOverrides {
@@ -69,6 +75,7 @@ static OVERRIDES: std::sync::RwLock<TuningOverrides> = std::sync::RwLock::new(Tu
     local_threads: None,
     local_max: None,
     hist_blocks_per_sm: None,
+    table_budget: None,
 });
 
 /// Sets the process-wide [`TuningOverrides`] (sorts started afterwards use them; checked
@@ -122,6 +129,7 @@ impl SortTuning {
             local_threads,
             local_max,
             hist_blocks_per_sm: 4,
+            table_budget: 256 << 20,
         }
     }
 
@@ -196,6 +204,9 @@ impl SortTuning {
         if let Some(v) = o.hist_blocks_per_sm {
             t.hist_blocks_per_sm = v.max(1);
         }
+        if let Some(v) = o.table_budget {
+            t.table_budget = v;
+        }
         if let Some(v) = env_u32("RUCUDA_SORT_THREADS") {
             t.threads = v;
         }
@@ -210,6 +221,9 @@ impl SortTuning {
         }
         if let Some(v) = env_u32("RUCUDA_SORT_HIST_BLOCKS_PER_SM") {
             t.hist_blocks_per_sm = v.max(1);
+        }
+        if let Some(v) = env_u32("RUCUDA_SORT_TABLE_MIB") {
+            t.table_budget = (v as usize) << 20;
         }
         t
     }

@@ -350,3 +350,35 @@ fn sort_by_key_expression_gpu() {
         );
     }
 }
+
+/// Many rows longer than one block's share go in batches of rows (a small table budget
+/// here); the results do not depend on the batching.
+#[test]
+#[ignore = "needs a CUDA device"]
+fn sort_rows_in_batches_gpu() {
+    use rucuda_array::sort::{set_tuning_overrides, TuningOverrides};
+    set_tuning_overrides(TuningOverrides {
+        table_budget: Some(1 << 20),
+        ..Default::default()
+    });
+    let s = stream();
+    let mut rng = Rng::fresh();
+    let shape = [300usize, 5003];
+    let n = shape[0] * shape[1];
+    let data = draw::<f32>(&mut rng, n, Dist::Special);
+    check(&s, &data, &shape, -1, false, "batched rows");
+    let keys = draw::<u16>(&mut rng, n, Dist::FewDistinct);
+    let values: Vec<u32> = (0..n as u32).collect();
+    let (wk, wp) = reference(&keys, shape[1], true);
+    let gk = GpuArray::from_shape_slice(&s, &shape, &keys).unwrap();
+    let gv = GpuArray::from_shape_slice(&s, &shape, &values).unwrap();
+    let (k, v) = gk.sort_by_key(&gv, -1, SortOrder::Descending).unwrap();
+    assert_keys(&k.to_vec().unwrap(), &wk, "batched pairs keys");
+    let want: Vec<u32> = wp
+        .iter()
+        .enumerate()
+        .map(|(i, &p)| (i / shape[1] * shape[1]) as u32 + p as u32)
+        .collect();
+    assert_eq!(v.to_vec().unwrap(), want, "batched pairs values");
+    set_tuning_overrides(TuningOverrides::default());
+}

@@ -107,6 +107,7 @@ fn tune_point(config: &Config, index: usize) -> Result<Measurement> {
         local_threads: None,
         local_max: (p.onesweep == 1).then_some(0),
         hist_blocks_per_sm: some(p.hist_blocks_per_sm),
+        table_budget: None,
     });
     let result = (|| {
         let stream = bench_stream()?;
