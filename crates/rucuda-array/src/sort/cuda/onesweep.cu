@@ -136,7 +136,12 @@ extern "C" __global__ void __launch_bounds__(RUCUDA_THREADS) $ENTRY$_onesweep(
     if (flags & 1) key[j] = rucuda_twiddle(key[j]);
     digit[j] = wbase + j * 32 + lane < count ? rucuda_digit(key[j], shift) : RUCUDA_RADIX;
   }
-  rucuda_rank_warp(digit, pos, s_hist);
+  // Early counts (CUB's "match early counts"): each warp counts its digits with shared
+  // atomics, so that the tile's digit counts are published before the ranking.
+#pragma unroll
+  for (int j = 0; j < RUCUDA_ITEMS; ++j) {
+    if (digit[j] < RUCUDA_RADIX) atomicAdd(&s_hist[warp * RUCUDA_RADIX + digit[j]], 1u);
+  }
   __syncthreads();
   const unsigned int d = threadIdx.x;
   const unsigned int tile_count = rucuda_warp_prefixes(s_hist);
@@ -146,6 +151,10 @@ extern "C" __global__ void __launch_bounds__(RUCUDA_THREADS) $ENTRY$_onesweep(
   }
   const unsigned int excl = rucuda_digit_scan(tile_count, s_scan);
   rucuda_add_digit_prefix(s_hist, excl);
+  __syncthreads();
+  // Each warp's counters now start at its first position of each digit in the tile: the
+  // ranking turns them into each item's position.
+  rucuda_rank_warp(digit, pos, s_hist);
   if (d < RUCUDA_RADIX) {
     unsigned int before = 0u;
     if (tile_in_seg > 0) {
@@ -167,10 +176,7 @@ extern "C" __global__ void __launch_bounds__(RUCUDA_THREADS) $ENTRY$_onesweep(
   rucuda_key_t *s_keys = reinterpret_cast<rucuda_key_t *>(s_exchange);
 #pragma unroll
   for (int j = 0; j < RUCUDA_ITEMS; ++j) {
-    if (digit[j] < RUCUDA_RADIX) {
-      pos[j] += s_hist[warp * RUCUDA_RADIX + digit[j]];
-      s_keys[pos[j]] = key[j];
-    }
+    if (digit[j] < RUCUDA_RADIX) s_keys[pos[j]] = key[j];
   }
   __syncthreads();
   unsigned int sorted_digit[RUCUDA_ITEMS];

@@ -4,8 +4,11 @@
 //
 // Each warp ranks its items with __match_any_sync (the lanes holding the same digit
 // learn each other; the highest of them bumps the warp's counter for the digit in
-// shared memory), so `rank[j]` is the item's position among its warp's items of its
-// digit. Digits of RUCUDA_RADIX or more (padding) are not counted.
+// shared memory), so `rank[j]` is the counter's value before the call plus the item's
+// position among its warp's items of its digit: with counters zeroed, the rank within
+// the warp (the one-block sort); with counters set to the warp's first position of each
+// digit in the tile, the item's position in the sorted tile (onesweep, after its early
+// counts). Digits of RUCUDA_RADIX or more (padding) are not counted.
 __device__ __forceinline__ void rucuda_rank_warp(const unsigned int (&digit)[RUCUDA_ITEMS], unsigned int (&rank)[RUCUDA_ITEMS], unsigned int *hist)
 {
   const unsigned int lane = threadIdx.x & 31u, warp = threadIdx.x >> 5;
