@@ -1,12 +1,21 @@
 //! Sorting and its family, generated at run time like every other kernel: LSD radix sort
 //! with 8-bit digits in the style of CUB's onesweep `DeviceRadixSort`.
 //!
-//! - [`GpuArray::sort`], [`GpuArray::sort_axis`], [`GpuArray::argsort`],
-//!   [`GpuArray::argsort_axis`], [`GpuArray::sort_with_positions`],
-//!   [`GpuArray::sort_by_key`]: along any axis (the last by default: each row of a 2-D
-//!   array is sorted on its own), ascending or descending ([`SortOrder`]), stable, for
-//!   integers, `bool`, `f16`, `bf16`, `f32`, `f64` ([`KeyBits`]: NaNs last, `-0.0` before
-//!   `+0.0`).
+//! - [`crate::GpuArray::sort`], [`crate::GpuArray::sort_axis`],
+//!   [`crate::GpuArray::argsort`], [`crate::GpuArray::argsort_axis`],
+//!   [`crate::GpuArray::sort_with_positions`], [`crate::GpuArray::sort_by_key`]: along any
+//!   axis (the last by default: each row of a 2-D array is sorted on its own), ascending
+//!   or descending ([`SortOrder`]), stable, for integers, `bool`, `f16`, `bf16`, `f32`,
+//!   `f64` ([`KeyBits`]: NaNs last, `-0.0` before `+0.0`);
+//!   [`crate::GpuArray::sort_by_key_expr`]: a user-defined order (a key expression).
+//! - [`crate::GpuArray::topk`], [`crate::GpuArray::topk_axis`]: radix select.
+//! - [`crate::GpuArray::searchsorted`] ([`Side`]), [`crate::GpuArray::unique`],
+//!   [`crate::GpuArray::unique_all`] ([`Unique`]), [`crate::GpuArray::run_length_encode`].
+//! - [`crate::GpuArray::histogram`], [`crate::GpuArray::histogram_edges`],
+//!   [`crate::GpuArray::bincount`]: counts privatized in shared memory.
+//! - [`crate::GpuArray::select_flagged`], [`crate::GpuArray::select_if`],
+//!   [`crate::GpuArray::partition_flagged`], [`crate::GpuArray::partition_if`]: one-pass
+//!   compaction with decoupled look-back.
 //!
 //! How (`cuda/`):
 //! - Rows of at most [`SortTuning::local_max`] elements (4096 by default): one block
