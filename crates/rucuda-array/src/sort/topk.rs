@@ -3,7 +3,7 @@
 //! gathers the chosen elements) and a sort of the k chosen per row.
 
 use rucuda_driver::{
-    memset_d32_async, Access, ArgBuffer, DeviceAttribute, DeviceBuffer, LaunchConfig,
+    memset_d32_async, Access, ArgBuffer, DeviceAttribute, DeviceBuffer, DevicePtr, LaunchConfig,
 };
 
 use super::api::{axis_back, axis_last, rows_of};
@@ -100,19 +100,16 @@ fn select_into<T: Element, P: Element>(
         .ok()
         .filter(|g| *g <= i32::MAX as u32)
         .ok_or_else(|| too_big("rows", rows))?;
-    // Per row: the digit counts, the finished-block counter, the k-th key's prefix and
-    // how many keys equal to it remain to take.
-    let mut hist = DeviceBuffer::<u32>::uninit_async(stream, rows * 256)?;
-    memset_d32_async(&mut hist, 0, rows * 256, stream)?;
-    let mut done = DeviceBuffer::<u32>::uninit_async(stream, rows)?;
-    memset_d32_async(&mut done, 0, rows, stream)?;
-    let prefix = GpuArray::<u64>::zeros(stream, &[rows])?;
-    let remaining = GpuArray::<u64>::full(stream, &[rows], k as u64)?;
+    // Per row: the digit counts and the finished-block counter (zeroed together), the k-th
+    // key's prefix and how many keys equal to it remain to take (set by the first pass).
+    let mut counts = DeviceBuffer::<u32>::uninit_async(stream, rows * 257)?;
+    memset_d32_async(&mut counts, 0, rows * 257, stream)?;
+    let hist = counts.device_range().sub(0, rows * 256 * 4)?;
+    let done = counts.device_range().sub(rows * 256 * 4, rows * 4)?;
+    let state = DeviceBuffer::<u64>::uninit_async(stream, 2 * rows)?;
+    let pre = state.device_range().sub(0, rows * 8)?;
+    let rem = state.device_range().sub(rows * 8, rows * 8)?;
     let input = src.memory().elements(src.nbytes())?;
-    let (pre, rem) = (
-        prefix.memory().elements(prefix.nbytes())?,
-        remaining.memory().elements(remaining.nbytes())?,
-    );
     let sms = stream
         .context()
         .device()
@@ -131,13 +128,15 @@ fn select_into<T: Element, P: Element>(
         buf.push(len as i64);
         buf.push(parts as u32);
         buf.push(pass);
-        buf.push_memory(&hist, stream, Access::Write)?;
-        buf.push_memory(&done, stream, Access::Write)?;
+        buf.push(k as i64);
+        push_range(&mut buf, hist, stream, Access::Write)?;
+        push_range(&mut buf, done, stream, Access::Write)?;
         push_range(&mut buf, pre, stream, Access::Write)?;
         push_range(&mut buf, rem, stream, Access::Write)?;
         // SAFETY: block b reads part b % parts of row b / parts of `input` (rows × len
         // keys) and updates that row's entries of the four per-row tables (rows × 256
-        // counts, rows counters, rows prefixes, rows remainders), all sized here.
+        // counts and rows counters, zeroed; rows prefixes and rows remainders, which the
+        // first pass writes before any pass reads them), all sized here.
         unsafe {
             kern[0].launch_args(
                 LaunchConfig::linear(grid as u32, spec.threads),

@@ -8,13 +8,13 @@ __device__ __forceinline__ unsigned long long rucuda_high_bits(unsigned long lon
   return from >= 64 ? 0ull : x >> from;
 }
 
-// Digit `pass` (0: most significant) of the keys whose higher digits equal the row's
-// prefix so far, counted by `parts` blocks per row into hist[row] (zeroed); the last block
+// Digit `pass` (0: most significant; it starts from prefix 0 and k) of the keys whose
+// higher digits equal the row's prefix so far, counted by `parts` blocks per row into hist[row] (zeroed); the last block
 // of each row to finish picks the digit holding the remaining[row]-th key, extends
 // prefix[row], lowers remaining[row] by the keys below it, and zeroes hist[row] and
 // done[row] for the next digit.
 extern "C" __global__ void __launch_bounds__(RUCUDA_THREADS) $ENTRY$_select_pass(
-    const rucuda_key_t *__restrict__ keys, long long row_len, unsigned int parts, int pass,
+    const rucuda_key_t *__restrict__ keys, long long row_len, unsigned int parts, int pass, long long k,
     unsigned int *hist, unsigned int *done, unsigned long long *prefix, unsigned long long *remaining)
 {
   __shared__ unsigned int counts[RUCUDA_RADIX];
@@ -24,7 +24,8 @@ extern "C" __global__ void __launch_bounds__(RUCUDA_THREADS) $ENTRY$_select_pass
   __syncthreads();
   const unsigned int row = blockIdx.x / parts, part = blockIdx.x - row * parts;
   const int shift = RUCUDA_KEY_BITS - 8 * (pass + 1);
-  const unsigned long long pre = *(volatile unsigned long long *)&prefix[row];
+  // The first digit starts from an empty prefix and k (the tables hold nothing yet).
+  const unsigned long long pre = pass == 0 ? 0ull : *(volatile unsigned long long *)&prefix[row];
   const unsigned long long want = rucuda_high_bits(pre, shift + 8);
   const long long share = (row_len + parts - 1) / parts;
   const long long begin = (long long)part * share;
@@ -48,7 +49,7 @@ extern "C" __global__ void __launch_bounds__(RUCUDA_THREADS) $ENTRY$_select_pass
   const unsigned int d = threadIdx.x;
   const unsigned int c = d < RUCUDA_RADIX ? *(volatile unsigned int *)&h[d] : 0u;
   const unsigned int excl = rucuda_digit_scan(c, s_scan);
-  const unsigned long long rem = *(volatile unsigned long long *)&remaining[row];
+  const unsigned long long rem = pass == 0 ? (unsigned long long)k : *(volatile unsigned long long *)&remaining[row];
   if (d < RUCUDA_RADIX) {
     if ((unsigned long long)excl < rem && (unsigned long long)excl + c >= rem) {
       prefix[row] = pre | ((unsigned long long)d << shift);
