@@ -130,6 +130,17 @@ fn family_and_histogram_kernels_compile_nvrtc() {
         c.compile_for(&src, Arch::SM_90)
             .unwrap_or_else(|e| panic!("histogram {dtype}: {e}\n{src}"));
     }
+    for (dtype, less) in [
+        (DType::F32, "a < b"),
+        (DType::F16, "(float)a < (float)b"),
+        (DType::C64, "a.re < b.re || (a.re == b.re && a.im < b.im)"),
+        (DType::C128, "abs(a) < abs(b)"),
+        (DType::I64, "(a & 0xff) < (b & 0xff)"),
+    ] {
+        let src = rucuda_array::sort::merge_source(dtype, less).unwrap();
+        c.compile_for(&src, Arch::SM_90)
+            .unwrap_or_else(|e| panic!("merge {dtype}: {e}\n{src}"));
+    }
     for dtype in all_keys().chain([DType::C64, DType::C128]) {
         for flags in [DType::Bool, DType::F16, DType::I64, DType::F32] {
             let src = rucuda_array::sort::compact_source(dtype, flags).unwrap();

@@ -382,3 +382,71 @@ fn sort_rows_in_batches_gpu() {
     assert_eq!(v.to_vec().unwrap(), want, "batched pairs values");
     set_tuning_overrides(TuningOverrides::default());
 }
+
+/// The merge sort by a comparison: complex numbers lexicographically, integers by their
+/// low byte (ties keep their order), rows and another axis.
+#[test]
+#[ignore = "needs a CUDA device"]
+fn sort_by_less_gpu() {
+    let s = stream();
+    let mut rng = Rng::fresh();
+    for shape in [
+        &[1usize][..],
+        &[2],
+        &[1000],
+        &[3, 4097],
+        &[70_001],
+        &[5, 3, 33],
+    ] {
+        let n: usize = shape.iter().product();
+        let row = *shape.last().unwrap();
+        let z: Vec<Complex<f32>> = (0..n)
+            .map(|_| Complex::new((rng.next_u64() % 7) as f32, (rng.next_u64() % 1000) as f32))
+            .collect();
+        let a = GpuArray::from_shape_slice(&s, shape, &z).unwrap();
+        // SAFETY: the comparison reads only `a` and `b`.
+        let (got, pos) =
+            unsafe { a.sort_by_less("a.re < b.re || (a.re == b.re && a.im < b.im)", -1) }.unwrap();
+        let mut want = Vec::new();
+        let mut want_pos = Vec::new();
+        for r in z.chunks(row) {
+            let mut idx: Vec<usize> = (0..r.len()).collect();
+            idx.sort_by(|&i, &j| (r[i].re, r[i].im).partial_cmp(&(r[j].re, r[j].im)).unwrap());
+            want.extend(idx.iter().map(|&i| r[i]));
+            want_pos.extend(idx.iter().map(|&i| i as i64));
+        }
+        assert_eq!(got.to_vec().unwrap(), want, "complex {shape:?}");
+        assert_positions(
+            &pos.to_vec().unwrap(),
+            &want_pos,
+            &format!("complex positions {shape:?}"),
+        );
+        let ints = draw::<i64>(&mut rng, n, Dist::Uniform);
+        let b = GpuArray::from_shape_slice(&s, shape, &ints).unwrap();
+        // SAFETY: the comparison reads only `a` and `b`.
+        let (got, _) = unsafe { b.sort_by_less("(a & 0xff) < (b & 0xff)", -1) }.unwrap();
+        let mut want = Vec::new();
+        for r in ints.chunks(row) {
+            let mut v = r.to_vec();
+            v.sort_by_key(|x| x & 0xff);
+            want.extend(v);
+        }
+        assert_eq!(got.to_vec().unwrap(), want, "low byte {shape:?}");
+    }
+    // Along axis 0, against the radix sort.
+    let data = draw::<f32>(&mut rng, 500 * 3, Dist::FewDistinct);
+    let a = GpuArray::from_shape_slice(&s, &[500, 3], &data).unwrap();
+    // SAFETY: the comparison reads only `a` and `b`.
+    let (m, mp) = unsafe { a.sort_by_less("a < b", 0) }.unwrap();
+    let (r, rp) = a.sort_with_positions(0, SortOrder::Ascending).unwrap();
+    assert_keys(
+        &m.to_vec().unwrap(),
+        &r.to_vec().unwrap(),
+        "merge vs radix, axis 0",
+    );
+    assert_positions(
+        &mp.to_vec().unwrap(),
+        &rp.to_vec().unwrap(),
+        "merge vs radix positions",
+    );
+}
