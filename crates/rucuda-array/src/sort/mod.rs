@@ -7,7 +7,9 @@
 //!   axis (the last by default: each row of a 2-D array is sorted on its own), ascending
 //!   or descending ([`SortOrder`]), stable, for integers, `bool`, `f16`, `bf16`, `f32`,
 //!   `f64` ([`KeyBits`]: NaNs last, `-0.0` before `+0.0`);
-//!   [`crate::GpuArray::sort_by_key_expr`]: a user-defined order (a key expression).
+//!   [`crate::GpuArray::sort_by_key_expr`]: a user-defined order (a key expression);
+//!   [`crate::GpuArray::sort_by_less`]: a stable merge sort by a comparison (orders no
+//!   radix key expresses).
 //! - [`crate::GpuArray::topk`], [`crate::GpuArray::topk_axis`]: radix select.
 //! - [`crate::GpuArray::searchsorted`] ([`Side`]), [`crate::GpuArray::unique`],
 //!   [`crate::GpuArray::unique_all`] ([`Unique`]), [`crate::GpuArray::run_length_encode`].

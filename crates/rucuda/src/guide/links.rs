@@ -65,6 +65,7 @@
 //! - [`crate::array::GpuArray::sort_axis`]
 //! - [`crate::array::GpuArray::sort_by_key`]
 //! - [`crate::array::GpuArray::sort_by_key_expr`]
+//! - [`crate::array::GpuArray::sort_by_less`]
 //! - [`crate::array::GpuArray::sort_with_positions`]
 //! - [`crate::array::GpuArray::subset_dot`]
 //! - [`crate::array::GpuArray::subset_max`]
