@@ -44,8 +44,11 @@ fn entry(dtype: DType) -> String {
     format!("rucuda_merge_{}", dtype.to_string().to_lowercase())
 }
 
+/// Loaded merge kernels per (context, element type, comparison).
+type Cache = Mutex<HashMap<(u64, DType, String), Function>>;
+
 fn kernel(stream: &Stream, dtype: DType, less: &str) -> Result<Function> {
-    static CACHE: OnceLock<Mutex<HashMap<(u64, DType, String), Function>>> = OnceLock::new();
+    static CACHE: OnceLock<Cache> = OnceLock::new();
     let cache = CACHE.get_or_init(|| Mutex::new(HashMap::new()));
     let key = (stream.context().id(), dtype, less.to_string());
     if let Some(f) = cache.lock().unwrap_or_else(|p| p.into_inner()).get(&key) {
