@@ -17,7 +17,8 @@ __device__ __forceinline__ long long rucuda_to_int(rucuda_t x) { return $TO_INT$
 // the edges); mode 1: explicit increasing `edges` (the last bin closed); mode 2: the
 // value itself (bincount); mode 3: integers, bins of the integral width edges[bins + 1]
 // over the integral [lo, hi]. -1: not counted (outside, NaN).
-__device__ __forceinline__ long long rucuda_bin(rucuda_t v, int mode, const double *edges, long long bins, double lo, double hi)
+// `norm`: bins / (hi - lo) (mode 0) or 1 / width (mode 3), computed once per thread.
+__device__ __forceinline__ long long rucuda_bin(rucuda_t v, int mode, const double *edges, long long bins, double lo, double hi, double norm, long long width)
 {
   if (mode == 2) {
     const long long b = rucuda_to_int(v);
@@ -27,14 +28,22 @@ __device__ __forceinline__ long long rucuda_bin(rucuda_t v, int mode, const doub
     // Integers into even bins of an integral width over an integral range: exact.
     const long long x = rucuda_to_int(v), l = (long long)lo, h = (long long)hi;
     if (x < l || x > h) return -1;
-    const long long b = (x - l) / (long long)edges[1 + bins];
+    const long long off = x - l;
+    long long b = off;
+    if (width != 1) {
+      // floor(off / width) without a 64-bit division: the reciprocal's estimate, then
+      // one step either way (off and width are exact in a double).
+      b = (long long)((double)off * norm);
+      if (b * width > off) b -= 1;
+      else if ((b + 1) * width <= off) b += 1;
+    }
     return b < bins ? b : bins - 1;
   }
   const double x = rucuda_to_double(v);
   if (!(x >= lo && x <= hi)) return -1;
   long long b;
   if (mode == 0) {
-    b = (long long)((x - lo) / (hi - lo) * (double)bins);
+    b = (long long)((x - lo) * norm);
     if (b >= bins) b = bins - 1;
     if (b < 0) b = 0;
     if (x < edges[b]) b -= 1;
@@ -67,6 +76,8 @@ extern "C" __global__ void __launch_bounds__(RUCUDA_THREADS) $ENTRY$_histogram(
     __syncthreads();
   }
   const long long stride = (long long)gridDim.x * RUCUDA_THREADS;
+  const long long width = mode == 3 ? (long long)edges[1 + bins] : 1;
+  const double norm = mode == 3 ? 1.0 / (double)width : (double)bins / (hi - lo);
   long long tail = 0;
   if (vectorized) {
     const long long vectors = n / RUCUDA_K;
@@ -75,12 +86,12 @@ extern "C" __global__ void __launch_bounds__(RUCUDA_THREADS) $ENTRY$_histogram(
       rucuda_hist_vec v;
       v.raw = __ldcs(src + i);
 #pragma unroll
-      for (int j = 0; j < (int)RUCUDA_K; ++j) rucuda_count(rucuda_bins, counts, shared, rucuda_bin(v.e[j], mode, edges, bins, lo, hi));
+      for (int j = 0; j < (int)RUCUDA_K; ++j) rucuda_count(rucuda_bins, counts, shared, rucuda_bin(v.e[j], mode, edges, bins, lo, hi, norm, width));
     }
     tail = vectors * RUCUDA_K;
   }
   for (long long i = tail + (long long)blockIdx.x * RUCUDA_THREADS + threadIdx.x; i < n; i += stride) {
-    rucuda_count(rucuda_bins, counts, shared, rucuda_bin(x[i], mode, edges, bins, lo, hi));
+    rucuda_count(rucuda_bins, counts, shared, rucuda_bin(x[i], mode, edges, bins, lo, hi, norm, width));
   }
   if (shared) {
     __syncthreads();
