@@ -91,17 +91,27 @@ fn even_edges(lo: f64, hi: f64, bins: usize) -> Vec<f64> {
     e
 }
 
-/// Counts the elements of `a` into `bins` bins (mode 0: even over [lo, hi] with `edges`;
-/// 1: explicit `edges`; 2: the integer value; 3: integers, `edges` then the bins' integral
-/// width).
-fn count<T: Element>(
-    a: &GpuArray<T>,
-    mode: i32,
-    edges: &[f64],
-    bins: usize,
-    lo: f64,
-    hi: f64,
-) -> Result<GpuArray<i64>> {
+/// How elements become bins.
+enum Bins<'e> {
+    /// `bins` even bins over [lo, hi] (NumPy's linspace edges, computed on the device).
+    Even { lo: f64, hi: f64 },
+    /// Between explicit increasing edges.
+    Edges(&'e [f64]),
+    /// The integer value (bincount).
+    Values,
+    /// Integers over the integral [lo, hi] in bins of the integral `width`.
+    IntegerEven { lo: f64, hi: f64, width: i64 },
+}
+
+/// Counts the elements of `a` into `bins` bins.
+fn count<T: Element>(a: &GpuArray<T>, how: Bins<'_>, bins: usize) -> Result<GpuArray<i64>> {
+    let (mode, edges, lo, hi, width): (i32, &[f64], f64, f64, i64) = match how {
+        Bins::Even { lo, hi } => (0, &[], lo, hi, 1),
+        Bins::Edges(e) => (1, e, e[0], e[e.len() - 1], 1),
+        Bins::Values => (2, &[], 0.0, 0.0, 1),
+        Bins::IntegerEven { lo, hi, width } => (3, &[], lo, hi, width),
+    };
+    let step = (hi - lo) / bins.max(1) as f64;
     let stream = a.stream().clone();
     let counts = GpuArray::<u64>::zeros(&stream, &[bins])?;
     let x = {
@@ -115,8 +125,12 @@ fn count<T: Element>(
     let n = x.len();
     if n > 0 && bins > 0 {
         let f = kernel(&stream, T::DTYPE)?;
-        let edges_dev =
-            GpuArray::<f64>::from_slice(&stream, if edges.is_empty() { &[0.0] } else { edges })?;
+        // Only explicit edges travel to the device.
+        let edges_dev = if mode == 1 {
+            Some(GpuArray::<f64>::from_slice(&stream, edges)?)
+        } else {
+            None
+        };
         let sms = stream
             .context()
             .device()
@@ -138,15 +152,22 @@ fn count<T: Element>(
         buf.push(n as i64);
         buf.push(i32::from(vectorized));
         buf.push(mode);
-        push_range(
-            &mut buf,
-            edges_dev.memory().elements(edges_dev.nbytes())?,
-            &stream,
-            Access::Read,
-        )?;
+        match &edges_dev {
+            Some(e) => push_range(
+                &mut buf,
+                e.memory().elements(e.nbytes())?,
+                &stream,
+                Access::Read,
+            )?,
+            None => {
+                buf.push(0u64);
+            }
+        }
         buf.push(bins as i64);
         buf.push(lo);
         buf.push(hi);
+        buf.push(step);
+        buf.push(width);
         buf.push(i32::from(shared));
         push_range(
             &mut buf,
@@ -160,9 +181,9 @@ fn count<T: Element>(
             shared_mem_bytes: if shared { (bins * 4) as u32 } else { 0 },
         };
         // SAFETY: reads the n elements of `x` (16-byte loads only when aligned, whole
-        // vectors below n) and at most bins + 2 edges (mode 0 and 1: `edges` holds
-        // bins + 1, mode 3 bins + 2; mode 2 reads none), counts only bins 0..bins into `counts` (bins elements) and the
-        // shared counters (bins of them when `shared`).
+        // vectors below n) and, in mode 1 only, the bins + 1 explicit edges; counts only
+        // bins 0..bins into `counts` (bins elements) and the shared counters (bins of
+        // them when `shared`).
         unsafe { f.launch_args(config, &stream, &buf)? };
     }
     counts.reinterpret::<i64>()
@@ -230,11 +251,14 @@ impl<T: Element> GpuArray<T> {
             && width >= 1.0
             && width * bins as f64 == hi - lo
         {
-            let mut with_width = edges.clone();
-            with_width.push(width);
-            return Ok((count(self, 3, &with_width, bins, lo, hi)?, edges));
+            let how = Bins::IntegerEven {
+                lo,
+                hi,
+                width: width as i64,
+            };
+            return Ok((count(self, how, bins)?, edges));
         }
-        Ok((count(self, 0, &edges, bins, lo, hi)?, edges))
+        Ok((count(self, Bins::Even { lo, hi }, bins)?, edges))
     }
 
     /// NumPy's `np.histogram(a, bins=edges)`: counts of the flattened array between
@@ -257,8 +281,7 @@ impl<T: Element> GpuArray<T> {
                 "histogram: edges must be at least two, increasing".into(),
             ));
         }
-        let bins = edges.len() - 1;
-        count(self, 1, edges, bins, edges[0], edges[bins])
+        count(self, Bins::Edges(edges), edges.len() - 1)
     }
 
     /// NumPy's `np.bincount(x, minlength)`: how many times each value `0..=max(x)`
@@ -296,7 +319,7 @@ impl<T: Element> GpuArray<T> {
                 .map_err(|_| ArrayError::InvalidArgument(format!("bincount: {max} bins")))?;
             (max + 1).max(minlength)
         };
-        count(self, 2, &[], bins, 0.0, 0.0)
+        count(self, Bins::Values, bins)
     }
 }
 

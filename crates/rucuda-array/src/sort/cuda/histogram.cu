@@ -13,12 +13,19 @@ union rucuda_hist_vec {
 __device__ __forceinline__ double rucuda_to_double(rucuda_t x) { return $TO_DOUBLE$; }
 __device__ __forceinline__ long long rucuda_to_int(rucuda_t x) { return $TO_INT$; }
 
-// mode 0: `bins` even bins over [lo, hi] with `edges` (bins + 1, NumPy's corrections at
-// the edges); mode 1: explicit increasing `edges` (the last bin closed); mode 2: the
-// value itself (bincount); mode 3: integers, bins of the integral width edges[bins + 1]
-// over the integral [lo, hi]. -1: not counted (outside, NaN).
+// mode 0: `bins` even bins over [lo, hi] (NumPy's corrections at the edges, computed
+// here); mode 1: explicit increasing `edges` (the last bin closed); mode 2: the value
+// itself (bincount); mode 3: integers, bins of the integral `width` over the integral
+// [lo, hi]. -1: not counted (outside, NaN). Only mode 1 reads `edges`.
+// Edge b of `bins` even bins over [lo, hi]: NumPy's linspace, b * step + lo rounded
+// twice (no fused multiply-add), the last edge hi itself.
+__device__ __forceinline__ double rucuda_even_edge(long long b, long long bins, double lo, double hi, double step)
+{
+  return b >= bins ? hi : __dadd_rn(__dmul_rn((double)b, step), lo);
+}
+
 // `norm`: bins / (hi - lo) (mode 0) or 1 / width (mode 3), computed once per thread.
-__device__ __forceinline__ long long rucuda_bin(rucuda_t v, int mode, const double *edges, long long bins, double lo, double hi, double norm, long long width)
+__device__ __forceinline__ long long rucuda_bin(rucuda_t v, int mode, const double *edges, long long bins, double lo, double hi, double step, double norm, long long width)
 {
   if (mode == 2) {
     const long long b = rucuda_to_int(v);
@@ -46,8 +53,8 @@ __device__ __forceinline__ long long rucuda_bin(rucuda_t v, int mode, const doub
     b = (long long)((x - lo) * norm);
     if (b >= bins) b = bins - 1;
     if (b < 0) b = 0;
-    if (x < edges[b]) b -= 1;
-    else if (b != bins - 1 && x >= edges[b + 1]) b += 1;
+    if (x < rucuda_even_edge(b, bins, lo, hi, step)) b -= 1;
+    else if (b != bins - 1 && x >= rucuda_even_edge(b + 1, bins, lo, hi, step)) b += 1;
   } else {
     long long l = 0, h = bins + 1;
     while (l < h) {
@@ -68,7 +75,8 @@ __device__ __forceinline__ void rucuda_count(unsigned int *s, unsigned long long
 
 extern "C" __global__ void __launch_bounds__(RUCUDA_THREADS) $ENTRY$_histogram(
     const rucuda_t *__restrict__ x, long long n, int vectorized, int mode, const double *__restrict__ edges,
-    long long bins, double lo, double hi, int shared, unsigned long long *__restrict__ counts)
+    long long bins, double lo, double hi, double step, long long width, int shared,
+    unsigned long long *__restrict__ counts)
 {
   extern __shared__ unsigned int rucuda_bins[];
   if (shared) {
@@ -76,7 +84,6 @@ extern "C" __global__ void __launch_bounds__(RUCUDA_THREADS) $ENTRY$_histogram(
     __syncthreads();
   }
   const long long stride = (long long)gridDim.x * RUCUDA_THREADS;
-  const long long width = mode == 3 ? (long long)edges[1 + bins] : 1;
   const double norm = mode == 3 ? 1.0 / (double)width : (double)bins / (hi - lo);
   long long tail = 0;
   if (vectorized) {
@@ -86,12 +93,12 @@ extern "C" __global__ void __launch_bounds__(RUCUDA_THREADS) $ENTRY$_histogram(
       rucuda_hist_vec v;
       v.raw = __ldcs(src + i);
 #pragma unroll
-      for (int j = 0; j < (int)RUCUDA_K; ++j) rucuda_count(rucuda_bins, counts, shared, rucuda_bin(v.e[j], mode, edges, bins, lo, hi, norm, width));
+      for (int j = 0; j < (int)RUCUDA_K; ++j) rucuda_count(rucuda_bins, counts, shared, rucuda_bin(v.e[j], mode, edges, bins, lo, hi, step, norm, width));
     }
     tail = vectors * RUCUDA_K;
   }
   for (long long i = tail + (long long)blockIdx.x * RUCUDA_THREADS + threadIdx.x; i < n; i += stride) {
-    rucuda_count(rucuda_bins, counts, shared, rucuda_bin(x[i], mode, edges, bins, lo, hi, norm, width));
+    rucuda_count(rucuda_bins, counts, shared, rucuda_bin(x[i], mode, edges, bins, lo, hi, step, norm, width));
   }
   if (shared) {
     __syncthreads();
