@@ -171,8 +171,10 @@ fn compact<T: Element, M: Element>(
                 }
                 .into());
             }
-            crate::ordering::before_on(&stream, &[m.stream()])?;
-            Some(contiguous(m)?)
+            // A copy of the flags is made on their stream: wait for it.
+            let c = contiguous(m)?;
+            crate::ordering::before_on(&stream, &[c.stream()])?;
+            Some(c)
         }
         None => None,
     };

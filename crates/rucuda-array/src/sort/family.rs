@@ -228,9 +228,10 @@ impl<T: Element> GpuArray<T> {
             return Err(ArrayError::ContextMismatch);
         }
         let stream = self.stream().clone();
-        crate::ordering::before_on(&stream, &[queries.stream()])?;
         let sorted = flat(self)?;
+        // A copy of the queries is made on their stream: wait for it.
         let q = flat(queries)?;
+        crate::ordering::before_on(&stream, &[q.stream()])?;
         let out = GpuArray::<i64>::empty(&stream, queries.shape())?;
         let m = q.len();
         if m > 0 {
