@@ -236,6 +236,71 @@ const ROWS: &[(&str, &str, Rule)] = &[
         "device-to-host 1 GiB, pinned",
         Rule::VsBestPeer(1.0),
     ),
+    (
+        "sort_keys_u32_GKps",
+        "radix sort, 2^28 uint32 keys",
+        Rule::VsNvidia("sort_keys_u32_GKps", 0.95),
+    ),
+    (
+        "sort_keys_f32_GKps",
+        "radix sort, 2^28 float32 keys",
+        Rule::VsNvidia("sort_keys_f32_GKps", 0.95),
+    ),
+    (
+        "sort_pairs_u32_GKps",
+        "radix sort, 2^28 uint32/uint32 pairs",
+        Rule::VsNvidia("sort_pairs_u32_GKps", 0.95),
+    ),
+    (
+        "segsort_f32_4096x4096_GKps",
+        "each row of 4096 x 4096 float32 sorted",
+        Rule::VsNvidia("segsort_f32_4096x4096_GKps", 1.0),
+    ),
+    (
+        "segsort_f32_64x128256_GKps",
+        "each row of 64 x 128256 float32 sorted",
+        Rule::VsNvidia("segsort_f32_64x128256_GKps", 1.0),
+    ),
+    (
+        "sortrows_f32_64x128256_us",
+        "64 x 128256 float32 rows sorted with positions (what top-k beats 2x)",
+        Rule::Record,
+    ),
+    (
+        "topk_f32_64x128256_us",
+        "top-50 of each row of 64 x 128256 float32",
+        Rule::Record,
+    ),
+    (
+        "topk1024_f32_64x128256_us",
+        "top-1024 of each row of 64 x 128256 float32",
+        Rule::Record,
+    ),
+    (
+        "histogram_u8_256_GBps",
+        "histogram of 2^28 uint8 into 256 bins",
+        Rule::VsNvidia("histogram_u8_256_GBps", 0.95),
+    ),
+    (
+        "histogram_f32_256_GBps",
+        "histogram of 2^28 float32 into 256 bins",
+        Rule::VsNvidia("histogram_f32_256_GBps", 0.95),
+    ),
+    (
+        "select_if_f32_GBps",
+        "select-if x > 0.5 on 2^28 float32",
+        Rule::VsNvidia("select_if_f32_GBps", 0.95),
+    ),
+    (
+        "unique_i32_GKps",
+        "unique of 2^28 int32 below 2^20",
+        Rule::VsBestPeer(1.0),
+    ),
+    (
+        "searchsorted_f32_GKps",
+        "searchsorted, 2^28 queries into 2^28 float32",
+        Rule::VsBestPeer(1.0),
+    ),
 ];
 
 /// Sweeps plotted: (case, title, unit).
@@ -251,6 +316,7 @@ const PLOTS: &[(&str, &str)] = &[
         "rand_uniform_f32_philox_sweep_GSps",
         "uniform float32, Philox4x32-10",
     ),
+    ("sort_keys_u32_sweep_GKps", "radix sort of uint32 keys"),
 ];
 
 /// Entry point.

@@ -78,6 +78,7 @@ mod pool;
 mod reduce_with;
 pub mod reduction;
 pub mod scan;
+pub mod sort;
 mod transfer;
 pub mod vec;
 

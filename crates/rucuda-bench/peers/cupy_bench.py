@@ -466,7 +466,186 @@ def rand_uniform_f32_philox_sweep_GSps():
     return sweep(None, make)
 
 
-SWEEPS = [saxpy_sweep_GBps, sum_f32_sweep_GBps, scan_incl_i32_sweep_GBps, rand_uniform_f32_philox_sweep_GSps]
+# ---- Sorting and its family (issue 20): the same keys as rucuda-bench's cases/sort.rs ----
+
+def splitmix(n, seed):
+    """SplitMix64 words (uint64), as the Rust bench and the NVIDIA peer make them."""
+    i = np.arange(1, n + 1, dtype=np.uint64)
+    with np.errstate(over="ignore"):
+        z = np.uint64(seed) + i * np.uint64(0x9E3779B97F4A7C15)
+        z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+        z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+        z = z ^ (z >> np.uint64(31))
+    return z
+
+
+def random_u32(n, seed):
+    return cp.asarray(splitmix(n, seed).astype(np.uint32))
+
+
+def random_f32(n, seed):
+    return cp.asarray(((splitmix(n, seed) >> np.uint64(40)).astype(np.float32) / np.float32(1 << 24)))
+
+
+def keys_case(n, work):
+    stream = cp.cuda.Stream(non_blocking=True)
+
+    def enqueue():
+        with stream:
+            work()
+
+    samples = device_seconds(stream, DEVICE_COPY, enqueue)
+    return (n / statistics.median(samples) / 1e9, "GK/s"), n
+
+
+def micros_case(n, work):
+    stream = cp.cuda.Stream(non_blocking=True)
+
+    def enqueue():
+        with stream:
+            work()
+
+    samples = device_seconds(stream, DEVICE_COPY, enqueue)
+    return micros_per(samples, 1), n
+
+
+def sort_keys_u32_GKps():
+    x = random_u32(ARRAY_ELEMENTS, 1)
+    return keys_case(ARRAY_ELEMENTS, lambda: cp.sort(x))
+
+
+def sort_keys_f32_GKps():
+    x = random_f32(ARRAY_ELEMENTS, 2)
+    return keys_case(ARRAY_ELEMENTS, lambda: cp.sort(x))
+
+
+def sort_pairs_u32_GKps():
+    # CuPy has no sort_by_key: argsort, then gather the keys and the values.
+    k = random_u32(ARRAY_ELEMENTS, 3)
+    v = random_u32(ARRAY_ELEMENTS, 4)
+
+    def work():
+        p = cp.argsort(k)
+        return k[p], v[p]
+
+    return keys_case(ARRAY_ELEMENTS, work)
+
+
+ROWS_64 = 16 if QUICK else 64
+
+
+def segsort_f32_4096x4096_GKps():
+    rows = 1024 if QUICK else 4096
+    x = random_f32(rows * 4096, 5).reshape(rows, 4096)
+    return keys_case(x.size, lambda: cp.sort(x, axis=-1))
+
+
+def segsort_f32_64x128256_GKps():
+    x = random_f32(ROWS_64 * 128256, 6).reshape(ROWS_64, 128256)
+    return keys_case(x.size, lambda: cp.sort(x, axis=-1))
+
+
+def sortrows_f32_64x128256_us():
+    x = random_f32(ROWS_64 * 128256, 6).reshape(ROWS_64, 128256)
+
+    def work():
+        p = cp.argsort(-x, axis=-1)
+        return cp.take_along_axis(x, p, axis=-1), p
+
+    return micros_case(x.size, work)
+
+
+def topk(k):
+    # CuPy has no topk: argpartition, then sort the k chosen.
+    x = random_f32(ROWS_64 * 128256, 6).reshape(ROWS_64, 128256)
+
+    def work():
+        part = cp.argpartition(-x, k - 1, axis=-1)[:, :k]
+        vals = cp.take_along_axis(x, part, axis=-1)
+        order = cp.argsort(-vals, axis=-1)
+        return cp.take_along_axis(vals, order, axis=-1), cp.take_along_axis(part, order, axis=-1)
+
+    return micros_case(x.size, work)
+
+
+def topk_f32_64x128256_us():
+    return topk(50)
+
+
+def topk1024_f32_64x128256_us():
+    return topk(1024)
+
+
+def histogram_u8_256_GBps():
+    x = cp.asarray(splitmix(ARRAY_ELEMENTS, 7).astype(np.uint8))
+    return array_case(1, lambda: cp.histogram(x, 256, (0, 256)))
+
+
+def histogram_f32_256_GBps():
+    x = random_f32(ARRAY_ELEMENTS, 8)
+    return array_case(4, lambda: cp.histogram(x, 256, (0.0, 1.0)))
+
+
+def select_if_f32_GBps():
+    x = random_f32(ARRAY_ELEMENTS, 9)
+    selected = int((x > 0.5).sum())
+    (value, unit), n = array_case(4, lambda: x[x > 0.5])
+    return (value * (4 * ARRAY_ELEMENTS + 4 * selected) / (4 * ARRAY_ELEMENTS), unit), n
+
+
+def unique_i32_GKps():
+    x = cp.asarray((splitmix(ARRAY_ELEMENTS, 11) % np.uint64(1 << 20)).astype(np.int32))
+    return keys_case(ARRAY_ELEMENTS, lambda: cp.unique(x))
+
+
+def searchsorted_f32_GKps():
+    a = cp.sort(random_f32(ARRAY_ELEMENTS, 12))
+    q = random_f32(ARRAY_ELEMENTS, 13)
+    return keys_case(ARRAY_ELEMENTS, lambda: cp.searchsorted(a, q))
+
+
+SORT_CASES = [
+    sort_keys_u32_GKps,
+    sort_keys_f32_GKps,
+    sort_pairs_u32_GKps,
+    segsort_f32_4096x4096_GKps,
+    segsort_f32_64x128256_GKps,
+    sortrows_f32_64x128256_us,
+    topk_f32_64x128256_us,
+    topk1024_f32_64x128256_us,
+    histogram_u8_256_GBps,
+    histogram_f32_256_GBps,
+    select_if_f32_GBps,
+    unique_i32_GKps,
+    searchsorted_f32_GKps,
+]
+
+
+def sort_keys_u32_sweep_GKps():
+    points = []
+    for p in range(20, 25) if QUICK else range(24, 30):
+        n = 1 << p
+        x = random_u32(n, 10 + p)
+        stream = cp.cuda.Stream(non_blocking=True)
+
+        def enqueue():
+            with stream:
+                cp.sort(x)
+
+        samples = device_seconds(stream, (2, 7 if p >= 28 else 15), enqueue)
+        points.append(((n / statistics.median(samples) / 1e9, "GK/s"), n))
+        del x
+        cp.get_default_memory_pool().free_all_blocks()
+    return points
+
+
+SWEEPS = [
+    saxpy_sweep_GBps,
+    sum_f32_sweep_GBps,
+    scan_incl_i32_sweep_GBps,
+    rand_uniform_f32_philox_sweep_GSps,
+    sort_keys_u32_sweep_GKps,
+]
 
 
 # ---- launch-bound array code, eager and as a cupy.cuda.Graph (stream capture) ----
@@ -715,7 +894,7 @@ CASES = [
     rand_normal_f32_xorwow_GSps,
     rand_uniform_f32_mrg32k3a_GSps,
     rand_normal_f32_mrg32k3a_GSps,
-] + SWEEPS + GRAPH_CASES
+] + SORT_CASES + SWEEPS + GRAPH_CASES
 
 
 def main():

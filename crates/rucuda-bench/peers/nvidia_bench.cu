@@ -17,20 +17,36 @@
 // with lambda = 1000.25 (the rand_poisson_u32_* cases; the host API's own Poisson method,
 // not the device API's rejection method rucuda follows: a throughput reference); libcurand
 // is opened at run time with dlopen, so the nvcc line needs no -lcurand.
+// Sorting (issue 20; rucuda-bench's cases/sort.rs measures the same work on the same keys,
+// a SplitMix64 stream with the same seeds): cub::DeviceRadixSort::SortKeys of 2^28 u32 and
+// f32 keys (sort_keys_u32_GKps, sort_keys_f32_GKps) and SortPairs of u32/u32
+// (sort_pairs_u32_GKps), a sweep of SortKeys u32 from 2^24 to 2^29 keys
+// (sort_keys_u32_sweep_GKps); cub::DeviceSegmentedSort::SortKeys of 4096 x 4096 and
+// 64 x 128256 f32 (segsort_f32_*_GKps) and SortPairsDescending with positions of the latter
+// (sortrows_f32_64x128256_us, what topk is compared with); cub::DeviceHistogram::
+// HistogramEven of 2^28 u8 and f32 into 256 bins (histogram_*_256_GBps, bytes read);
+// cub::DeviceSelect::If x > 0.5 on 2^28 uniform floats (select_if_f32_GBps, 4 B read per
+// element and 4 written per selected one).
 // To add one: write a function returning a Result like bench_d2d_copy, list it in CASES
 // below, and keep the case name of shared/TARGETS.md.
 
+#include <cub/device/device_histogram.cuh>
+#include <cub/device/device_radix_sort.cuh>
 #include <cub/device/device_reduce.cuh>
 #include <cub/device/device_scan.cuh>
+#include <cub/device/device_segmented_sort.cuh>
+#include <cub/device/device_select.cuh>
 #include <cuda_runtime.h>
 #include <curand.h>
 #include <dlfcn.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 namespace {
@@ -39,6 +55,8 @@ struct Result {
     unsigned long long n;
     double value;
     const char* unit;
+    // The other sizes of a case that sweeps sizes (one JSON line each).
+    std::vector<Result> more;
 };
 
 struct Settings {
@@ -228,6 +246,202 @@ Result bench_curand_poisson(const Settings& s, curandRngType_t type)
     return {n, double(n) / median(samples) / 1e9, "GS/s"};
 }
 
+
+// ---- Sorting and its family: CUB -----------------------------------------------------
+std::vector<uint64_t> splitmix(size_t n, uint64_t seed)
+{
+    std::vector<uint64_t> out(n);
+    uint64_t st = seed;
+    for (size_t i = 0; i < n; ++i) {
+        st += 0x9e3779b97f4a7c15ull;
+        uint64_t z = st;
+        z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+        z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+        out[i] = z ^ (z >> 31);
+    }
+    return out;
+}
+
+template <typename T>
+T* upload_random(size_t n, uint64_t seed)
+{
+    std::vector<uint64_t> w = splitmix(n, seed);
+    std::vector<T> host(n);
+    for (size_t i = 0; i < n; ++i) {
+        if constexpr (std::is_same<T, float>::value)
+            host[i] = float(w[i] >> 40) / float(1u << 24);
+        else
+            host[i] = T(w[i]);
+    }
+    T* d = nullptr;
+    CHECK(cudaMalloc(&d, n * sizeof(T)));
+    CHECK(cudaMemcpy(d, host.data(), n * sizeof(T), cudaMemcpyHostToDevice));
+    return d;
+}
+
+size_t sort_elements(const Settings& s) { return s.quick ? (size_t(1) << 24) : (size_t(1) << 28); }
+
+template <typename K>
+double sort_keys_gkps(const Settings& s, size_t n, uint64_t seed, int reps)
+{
+    K* in = upload_random<K>(n, seed);
+    K* out = nullptr;
+    CHECK(cudaMalloc(&out, n * sizeof(K)));
+    cudaStream_t stream;
+    CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+    size_t bytes = 0;
+    CHECK(cub::DeviceRadixSort::SortKeys(nullptr, bytes, in, out, (int)n, 0, int(sizeof(K) * 8), stream));
+    void* temp = nullptr;
+    CHECK(cudaMalloc(&temp, bytes));
+    auto samples = device_seconds(stream, s.quick ? 1 : 3, reps, [&] {
+        CHECK(cub::DeviceRadixSort::SortKeys(temp, bytes, in, out, (int)n, 0, int(sizeof(K) * 8), stream));
+    });
+    CHECK(cudaStreamDestroy(stream));
+    CHECK(cudaFree(in));
+    CHECK(cudaFree(out));
+    CHECK(cudaFree(temp));
+    return double(n) / median(samples) / 1e9;
+}
+
+Result sort_keys_u32(const Settings& s)
+{
+    size_t n = sort_elements(s);
+    return {n, sort_keys_gkps<unsigned int>(s, n, 1, s.quick ? 5 : 20), "GK/s"};
+}
+
+Result sort_keys_f32(const Settings& s)
+{
+    size_t n = sort_elements(s);
+    return {n, sort_keys_gkps<float>(s, n, 2, s.quick ? 5 : 20), "GK/s"};
+}
+
+Result sort_keys_u32_sweep(const Settings& s)
+{
+    Result first{0, 0.0, "GK/s"};
+    for (int p = s.quick ? 20 : 24; p <= (s.quick ? 24 : 29); ++p) {
+        size_t n = size_t(1) << p;
+        Result r{n, sort_keys_gkps<unsigned int>(s, n, 10 + p, p >= 28 ? 7 : 15), "GK/s"};
+        if (first.n == 0) first = r; else first.more.push_back(r);
+    }
+    return first;
+}
+
+Result sort_pairs_u32(const Settings& s)
+{
+    size_t n = sort_elements(s);
+    unsigned int* k = upload_random<unsigned int>(n, 3);
+    unsigned int* v = upload_random<unsigned int>(n, 4);
+    unsigned int *ko = nullptr, *vo = nullptr;
+    CHECK(cudaMalloc(&ko, n * 4));
+    CHECK(cudaMalloc(&vo, n * 4));
+    cudaStream_t stream;
+    CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+    size_t bytes = 0;
+    CHECK(cub::DeviceRadixSort::SortPairs(nullptr, bytes, k, ko, v, vo, (int)n, 0, 32, stream));
+    void* temp = nullptr;
+    CHECK(cudaMalloc(&temp, bytes));
+    auto samples = device_seconds(stream, s.quick ? 1 : 3, s.quick ? 5 : 20, [&] {
+        CHECK(cub::DeviceRadixSort::SortPairs(temp, bytes, k, ko, v, vo, (int)n, 0, 32, stream));
+    });
+    CHECK(cudaStreamDestroy(stream));
+    for (void* p : {(void*)k, (void*)v, (void*)ko, (void*)vo, temp}) CHECK(cudaFree(p));
+    return {n, double(n) / median(samples) / 1e9, "GK/s"};
+}
+
+// Each row sorted: keys only (GK/s), or descending with positions (us per call).
+Result segmented(const Settings& s, int rows, int cols, uint64_t seed, bool pairs)
+{
+    size_t n = size_t(rows) * cols;
+    float* in = upload_random<float>(n, seed);
+    float* out = nullptr;
+    CHECK(cudaMalloc(&out, n * 4));
+    std::vector<int> offs(rows + 1), iota(pairs ? n : 0);
+    for (int r = 0; r <= rows; ++r) offs[r] = r * cols;
+    for (size_t i = 0; i < iota.size(); ++i) iota[i] = int(i % cols);
+    int *d_offs = nullptr, *vin = nullptr, *vout = nullptr;
+    CHECK(cudaMalloc(&d_offs, (rows + 1) * sizeof(int)));
+    CHECK(cudaMemcpy(d_offs, offs.data(), (rows + 1) * sizeof(int), cudaMemcpyHostToDevice));
+    if (pairs) {
+        CHECK(cudaMalloc(&vin, n * 4));
+        CHECK(cudaMalloc(&vout, n * 4));
+        CHECK(cudaMemcpy(vin, iota.data(), n * 4, cudaMemcpyHostToDevice));
+    }
+    cudaStream_t stream;
+    CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+    size_t bytes = 0;
+    auto call = [&](void* temp) {
+        if (pairs)
+            CHECK(cub::DeviceSegmentedSort::SortPairsDescending(temp, bytes, in, out, vin, vout, (int)n, rows, d_offs, d_offs + 1, stream));
+        else
+            CHECK(cub::DeviceSegmentedSort::SortKeys(temp, bytes, in, out, (int)n, rows, d_offs, d_offs + 1, stream));
+    };
+    call(nullptr);
+    void* temp = nullptr;
+    CHECK(cudaMalloc(&temp, bytes));
+    auto samples = device_seconds(stream, s.quick ? 1 : 3, s.quick ? 5 : 20, [&] { call(temp); });
+    CHECK(cudaStreamDestroy(stream));
+    for (void* p : {(void*)in, (void*)out, (void*)d_offs, (void*)vin, (void*)vout, temp})
+        if (p) CHECK(cudaFree(p));
+    if (pairs) return {n, median(samples) * 1e6, "us"};
+    return {n, double(n) / median(samples) / 1e9, "GK/s"};
+}
+
+Result segsort_4096(const Settings& s) { return segmented(s, s.quick ? 1024 : 4096, 4096, 5, false); }
+Result segsort_64(const Settings& s) { return segmented(s, s.quick ? 16 : 64, 128256, 6, false); }
+Result sortrows_64(const Settings& s) { return segmented(s, s.quick ? 16 : 64, 128256, 6, true); }
+
+template <typename T, typename Level>
+Result histogram_even(const Settings& s, uint64_t seed, Level lower, Level upper)
+{
+    size_t n = sort_elements(s);
+    T* in = upload_random<T>(n, seed);
+    int* hist = nullptr;
+    CHECK(cudaMalloc(&hist, 256 * sizeof(int)));
+    cudaStream_t stream;
+    CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+    size_t bytes = 0;
+    CHECK(cub::DeviceHistogram::HistogramEven(nullptr, bytes, in, hist, 257, Level(lower), Level(upper), (int)n, stream));
+    void* temp = nullptr;
+    CHECK(cudaMalloc(&temp, bytes));
+    auto samples = device_seconds(stream, s.quick ? 1 : 3, s.quick ? 5 : 20, [&] {
+        CHECK(cub::DeviceHistogram::HistogramEven(temp, bytes, in, hist, 257, Level(lower), Level(upper), (int)n, stream));
+    });
+    CHECK(cudaStreamDestroy(stream));
+    for (void* p : {(void*)in, (void*)hist, temp}) CHECK(cudaFree(p));
+    return {n, double(n * sizeof(T)) / median(samples) / 1e9, "GB/s"};
+}
+
+Result histogram_u8(const Settings& s) { return histogram_even<unsigned char, int>(s, 7, 0, 256); }
+Result histogram_f32(const Settings& s) { return histogram_even<float, float>(s, 8, 0.0f, 1.0f); }
+
+struct AboveHalf {
+    __host__ __device__ bool operator()(const float& x) const { return x > 0.5f; }
+};
+
+Result select_if_f32(const Settings& s)
+{
+    size_t n = sort_elements(s);
+    float* in = upload_random<float>(n, 9);
+    float* out = nullptr;
+    int* count = nullptr;
+    CHECK(cudaMalloc(&out, n * 4));
+    CHECK(cudaMalloc(&count, sizeof(int)));
+    cudaStream_t stream;
+    CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+    size_t bytes = 0;
+    CHECK(cub::DeviceSelect::If(nullptr, bytes, in, out, count, (int)n, AboveHalf(), stream));
+    void* temp = nullptr;
+    CHECK(cudaMalloc(&temp, bytes));
+    auto samples = device_seconds(stream, s.quick ? 1 : 3, s.quick ? 5 : 20, [&] {
+        CHECK(cub::DeviceSelect::If(temp, bytes, in, out, count, (int)n, AboveHalf(), stream));
+    });
+    int selected = 0;
+    CHECK(cudaMemcpy(&selected, count, sizeof(int), cudaMemcpyDeviceToHost));
+    CHECK(cudaStreamDestroy(stream));
+    for (void* p : {(void*)in, (void*)out, (void*)count, temp}) CHECK(cudaFree(p));
+    return {n, double(4 * n + 4 * size_t(selected)) / median(samples) / 1e9, "GB/s"};
+}
+
 Result rand_uniform_philox(const Settings& s) { return bench_curand(s, CURAND_RNG_PSEUDO_PHILOX4_32_10, false); }
 Result rand_normal_philox(const Settings& s) { return bench_curand(s, CURAND_RNG_PSEUDO_PHILOX4_32_10, true); }
 Result rand_uniform_xorwow(const Settings& s) { return bench_curand(s, CURAND_RNG_PSEUDO_XORWOW, false); }
@@ -339,6 +553,16 @@ const Case CASES[] = {
     {"scan_incl_i32_GBps", bench_scan<int>},
     {"scan_incl_f32_GBps", bench_scan<float>},
     {"scan_incl_i64_GBps", bench_scan<long long>},
+    {"sort_keys_u32_GKps", sort_keys_u32},
+    {"sort_keys_f32_GKps", sort_keys_f32},
+    {"sort_pairs_u32_GKps", sort_pairs_u32},
+    {"segsort_f32_4096x4096_GKps", segsort_4096},
+    {"segsort_f32_64x128256_GKps", segsort_64},
+    {"sortrows_f32_64x128256_us", sortrows_64},
+    {"histogram_u8_256_GBps", histogram_u8},
+    {"histogram_f32_256_GBps", histogram_f32},
+    {"select_if_f32_GBps", select_if_f32},
+    {"sort_keys_u32_sweep_GKps", sort_keys_u32_sweep},
 };
 
 bool selected(const Settings& s, const char* name) {
@@ -369,10 +593,14 @@ int main() {
     std::fprintf(stderr, "nvidia_bench: CUDA runtime %d on %s\n", runtime, prop.name);
     for (const Case& c : CASES) {
         if (!selected(s, c.name)) continue;
-        Result r = c.run(s);
-        std::fprintf(stderr, "  %-24s nvidia %12.4f %s\n", c.name, r.value, r.unit);
-        std::printf("{\"case\":\"%s\",\"lib\":\"nvidia\",\"n\":%llu,\"value\":%.6f,\"unit\":\"%s\",\"device\":%s}\n",
-                    c.name, r.n, r.value, r.unit, json_string(prop.name).c_str());
+        Result first = c.run(s);
+        std::vector<Result> points{first};
+        points.insert(points.end(), first.more.begin(), first.more.end());
+        for (const Result& r : points) {
+            std::fprintf(stderr, "  %-24s nvidia %12.4f %s (n %llu)\n", c.name, r.value, r.unit, r.n);
+            std::printf("{\"case\":\"%s\",\"lib\":\"nvidia\",\"n\":%llu,\"value\":%.6f,\"unit\":\"%s\",\"device\":%s}\n",
+                        c.name, r.n, r.value, r.unit, json_string(prop.name).c_str());
+        }
         std::fflush(stdout);
     }
     return 0;

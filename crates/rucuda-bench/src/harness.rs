@@ -75,6 +75,8 @@ pub mod units {
     pub const GSPS: &str = "GS/s";
     /// Milliseconds per operation (lower is better).
     pub const MILLIS: &str = "ms";
+    /// Giga-keys (10^9 sorted keys) per second (higher is better).
+    pub const GKPS: &str = "GK/s";
 }
 
 /// What a case measured.
@@ -118,6 +120,16 @@ impl Measurement {
             n,
             value: median(samples) * 1e3,
             unit: units::MILLIS,
+            more: Vec::new(),
+        }
+    }
+
+    /// Giga-keys per second, from samples that each sorted `count` keys.
+    pub fn gkps(samples: &[f64], count: usize, n: u64) -> Self {
+        Self {
+            n,
+            value: count as f64 / median(samples) / 1e9,
+            unit: units::GKPS,
             more: Vec::new(),
         }
     }

@@ -150,6 +150,12 @@ pub fn fill_ratios(records: &mut [Record]) {
         .filter(|r| r.lib == "nvidia")
         .map(|r| (r.case.clone(), r.value))
         .collect();
+    // Swept cases (sort sizes) compare each size with NVIDIA's at the same size.
+    let nvidia_sized: BTreeMap<(String, u64), f64> = records
+        .iter()
+        .filter(|r| r.lib == "nvidia")
+        .map(|r| ((r.case.clone(), r.n), r.value))
+        .collect();
     for r in records.iter_mut() {
         let reference = if r.unit == units::GBPS {
             copy
@@ -157,6 +163,7 @@ pub fn fill_ratios(records: &mut [Record]) {
             raw_sized
                 .get(&(r.case.clone(), r.n))
                 .or_else(|| raw.get(&r.case))
+                .or_else(|| nvidia_sized.get(&(r.case.clone(), r.n)))
                 .or_else(|| nvidia.get(&r.case))
                 .copied()
         };
@@ -210,7 +217,7 @@ pub fn table(records: &[Record], device: &str, date: &str) -> String {
     let _ = writeln!(
         out,
         "(GB/s cases: % of the raw device-to-device copy bandwidth of this run; us cases: x raw; \
-         GS/s cases: x NVIDIA's cuRAND host API)\n"
+         GS/s cases: x NVIDIA's cuRAND host API; GK/s cases: x CUB)\n"
     );
     let _ = writeln!(out, "| case | unit | {} |", libs.join(" | "));
     let _ = writeln!(out, "|---|---|{}", "---:|".repeat(libs.len()));

@@ -30,6 +30,7 @@ mod reduce;
 mod rng;
 mod scan;
 mod staged_sweep;
+mod sort;
 mod sweep;
 
 pub use crate::report::RAW;
@@ -95,6 +96,7 @@ pub fn registry() -> Vec<Case> {
     staged_sweep::register(&mut cases);
     array_ops::register(&mut cases);
     graph::register(&mut cases);
+    sort::register(&mut cases);
     nccl::register(&mut cases);
     sweep::register(&mut cases);
     cases

@@ -1,0 +1,110 @@
+// Histograms privatized in shared memory: each block counts into its own bins (dynamic
+// shared memory; `shared` = 0 counts straight into the global bins instead), then adds
+// its counts to the global 64-bit bins. Template text: rucuda-array's renderer fills
+// each dollar-delimited slot.
+$PRELUDE$
+typedef $T$ rucuda_t;
+#define RUCUDA_THREADS 256
+#define RUCUDA_K (16 / sizeof(rucuda_t) > 0 ? 16 / sizeof(rucuda_t) : 1)
+union rucuda_hist_vec {
+  uint4 raw;
+  rucuda_t e[RUCUDA_K];
+};
+__device__ __forceinline__ double rucuda_to_double(rucuda_t x) { return $TO_DOUBLE$; }
+__device__ __forceinline__ long long rucuda_to_int(rucuda_t x) { return $TO_INT$; }
+
+// mode 0: `bins` even bins over [lo, hi] (NumPy's corrections at the edges, computed
+// here); mode 1: explicit increasing `edges` (the last bin closed); mode 2: the value
+// itself (bincount); mode 3: integers, bins of the integral `width` over the integral
+// [lo, hi]. -1: not counted (outside, NaN). Only mode 1 reads `edges`.
+// Edge b of `bins` even bins over [lo, hi]: NumPy's linspace, b * step + lo rounded
+// twice (no fused multiply-add), the last edge hi itself.
+__device__ __forceinline__ double rucuda_even_edge(long long b, long long bins, double lo, double hi, double step)
+{
+  return b >= bins ? hi : __dadd_rn(__dmul_rn((double)b, step), lo);
+}
+
+// `norm`: bins / (hi - lo) (mode 0) or 1 / width (mode 3), computed once per thread.
+__device__ __forceinline__ long long rucuda_bin(rucuda_t v, int mode, const double *edges, long long bins, double lo, double hi, double step, double norm, long long width)
+{
+  if (mode == 2) {
+    const long long b = rucuda_to_int(v);
+    return b >= 0 && b < bins ? b : -1;
+  }
+  if (mode == 3) {
+    // Integers into even bins of an integral width over an integral range: exact.
+    const long long x = rucuda_to_int(v), l = (long long)lo, h = (long long)hi;
+    if (x < l || x > h) return -1;
+    const long long off = x - l;
+    long long b = off;
+    if (width != 1) {
+      // floor(off / width) without a 64-bit division: the reciprocal's estimate, then
+      // one step either way (off and width are exact in a double).
+      b = (long long)((double)off * norm);
+      if (b * width > off) b -= 1;
+      else if ((b + 1) * width <= off) b += 1;
+    }
+    return b < bins ? b : bins - 1;
+  }
+  const double x = rucuda_to_double(v);
+  if (!(x >= lo && x <= hi)) return -1;
+  long long b;
+  if (mode == 0) {
+    b = (long long)((x - lo) * norm);
+    if (b >= bins) b = bins - 1;
+    if (b < 0) b = 0;
+    if (x < rucuda_even_edge(b, bins, lo, hi, step)) b -= 1;
+    else if (b != bins - 1 && x >= rucuda_even_edge(b + 1, bins, lo, hi, step)) b += 1;
+  } else {
+    long long l = 0, h = bins + 1;
+    while (l < h) {
+      const long long m = l + ((h - l) >> 1);
+      if (edges[m] <= x) l = m + 1; else h = m;
+    }
+    b = l - 1;
+    if (b >= bins) b = bins - 1;
+  }
+  return b >= 0 && b < bins ? b : -1;
+}
+
+__device__ __forceinline__ void rucuda_count(unsigned int *s, unsigned long long *counts, bool shared, long long b)
+{
+  if (b < 0) return;
+  if (shared) atomicAdd(&s[b], 1u); else atomicAdd(&counts[b], 1ull);
+}
+
+extern "C" __global__ void __launch_bounds__(RUCUDA_THREADS) $ENTRY$_histogram(
+    const rucuda_t *__restrict__ x, long long n, int vectorized, int mode, const double *__restrict__ edges,
+    long long bins, double lo, double hi, double step, long long width, int shared,
+    unsigned long long *__restrict__ counts)
+{
+  extern __shared__ unsigned int rucuda_bins[];
+  if (shared) {
+    for (long long b = threadIdx.x; b < bins; b += RUCUDA_THREADS) rucuda_bins[b] = 0u;
+    __syncthreads();
+  }
+  const long long stride = (long long)gridDim.x * RUCUDA_THREADS;
+  const double norm = mode == 3 ? 1.0 / (double)width : (double)bins / (hi - lo);
+  long long tail = 0;
+  if (vectorized) {
+    const long long vectors = n / RUCUDA_K;
+    const uint4 *src = reinterpret_cast<const uint4 *>(x);
+    for (long long i = (long long)blockIdx.x * RUCUDA_THREADS + threadIdx.x; i < vectors; i += stride) {
+      rucuda_hist_vec v;
+      v.raw = __ldcs(src + i);
+#pragma unroll
+      for (int j = 0; j < (int)RUCUDA_K; ++j) rucuda_count(rucuda_bins, counts, shared, rucuda_bin(v.e[j], mode, edges, bins, lo, hi, step, norm, width));
+    }
+    tail = vectors * RUCUDA_K;
+  }
+  for (long long i = tail + (long long)blockIdx.x * RUCUDA_THREADS + threadIdx.x; i < n; i += stride) {
+    rucuda_count(rucuda_bins, counts, shared, rucuda_bin(x[i], mode, edges, bins, lo, hi, step, norm, width));
+  }
+  if (shared) {
+    __syncthreads();
+    for (long long b = threadIdx.x; b < bins; b += RUCUDA_THREADS) {
+      const unsigned int c = rucuda_bins[b];
+      if (c != 0u) atomicAdd(&counts[b], (unsigned long long)c);
+    }
+  }
+}

@@ -1,0 +1,288 @@
+//! [`SortTuning`]: tile shapes of the radix sort kernels, from the element sizes and the
+//! device, each overridable by an environment variable so that a whole sweep runs
+//! without rebuilding (the bench's `RUCUDA_SORT_*` runs).
+
+use crate::error::{ArrayError, Result};
+
+/// Static shared memory one block may use (bytes).
+const STATIC_SHARED: usize = 48 * 1024;
+
+/// Tile shapes of the sort kernels.
+///
+/// | field | environment variable | default |
+/// |---|---|---|
+/// | `threads` | `RUCUDA_SORT_THREADS` | 256 |
+/// | `items` | `RUCUDA_SORT_ITEMS` | 16 (keys of 1–4 bytes), 12 (8-byte keys) |
+/// | `local_threads` | `RUCUDA_SORT_LOCAL_THREADS` | 256 |
+/// | `local_max` | `RUCUDA_SORT_LOCAL_MAX` | 4096 (fewer when shared memory is short) |
+/// | `hist_blocks_per_sm` | `RUCUDA_SORT_HIST_BLOCKS_PER_SM` | 4 |
+/// | `table_budget` | `RUCUDA_SORT_TABLE_MIB` (MiB) | 256 MiB |
+///
+/// The defaults are fitted to the device ([`SortTuning::for_device`]: its shared memory
+/// and threads per multiprocessor) before the overrides apply.
+///
+/// Rows of at most `local_max` elements are sorted by one block each in shared memory;
+/// longer rows (and whole arrays) by the onesweep passes with tiles of
+/// `threads × items` elements. The histogram pass runs `hist_blocks_per_sm` blocks per
+/// multiprocessor.
+///
+/// ```
+/// use rucuda_array::sort::SortTuning;
+/// let t = SortTuning::for_sizes(4, 4);
+/// assert_eq!(t.threads * t.items, 4096);
+/// assert!(t.check(4, 4).is_ok());
+/// assert!(SortTuning { threads: 100, ..t }.check(4, 4).is_err());
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct SortTuning {
+    /// Threads per block of the onesweep passes (a multiple of 32, 256 to 1024).
+    pub threads: u32,
+    /// Keys per thread of the onesweep passes (1 to 32).
+    pub items: u32,
+    /// Threads per block of the one-block-per-row sort (a multiple of 32, 256 to 1024).
+    pub local_threads: u32,
+    /// Longest row sorted by one block (0: never).
+    pub local_max: usize,
+    /// Blocks per multiprocessor of the histogram pass.
+    pub hist_blocks_per_sm: u32,
+    /// Bytes of per-row digit tables one onesweep launch may use (more rows of more
+    /// than `local_max` elements go in batches).
+    pub table_budget: usize,
+}
+
+/// Process-wide overrides of [`SortTuning`]'s fields (`None`: keep the default), applied
+/// after the device fit and before the environment variables, so that one process (the
+/// bench's tuning sweep) can measure several shapes.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct TuningOverrides {
+    /// [`SortTuning::threads`].
+    pub threads: Option<u32>,
+    /// [`SortTuning::items`].
+    pub items: Option<u32>,
+    /// [`SortTuning::local_threads`].
+    pub local_threads: Option<u32>,
+    /// [`SortTuning::local_max`].
+    pub local_max: Option<usize>,
+    /// [`SortTuning::hist_blocks_per_sm`].
+    pub hist_blocks_per_sm: Option<u32>,
+    /// [`SortTuning::table_budget`].
+    pub table_budget: Option<usize>,
+}
+
+static OVERRIDES: std::sync::RwLock<TuningOverrides> = std::sync::RwLock::new(TuningOverrides {
+    threads: None,
+    items: None,
+    local_threads: None,
+    local_max: None,
+    hist_blocks_per_sm: None,
+    table_budget: None,
+});
+
+/// Sets the process-wide [`TuningOverrides`] (sorts started afterwards use them; checked
+/// at each call by [`SortTuning::check`]).
+///
+/// ```
+/// use rucuda_array::sort::{set_tuning_overrides, TuningOverrides};
+/// set_tuning_overrides(TuningOverrides { items: Some(12), ..Default::default() });
+/// set_tuning_overrides(TuningOverrides::default());
+/// ```
+pub fn set_tuning_overrides(o: TuningOverrides) {
+    match OVERRIDES.write() {
+        Ok(mut g) => *g = o,
+        Err(p) => *p.into_inner() = o,
+    }
+}
+
+fn overrides() -> TuningOverrides {
+    match OVERRIDES.read() {
+        Ok(g) => *g,
+        Err(p) => *p.into_inner(),
+    }
+}
+
+fn env_u32(name: &str) -> Option<u32> {
+    std::env::var(name).ok().and_then(|v| v.trim().parse().ok())
+}
+
+/// Shared memory of a ranking block: the exchange buffer plus a counter per warp and
+/// digit (and a little more).
+pub(crate) fn shared_bytes(threads: u32, items: u32, exchange: usize) -> usize {
+    threads as usize * items as usize * exchange + (threads as usize / 32) * 1024 + 2048 + 64
+}
+
+impl SortTuning {
+    /// The defaults for keys of `key_size` bytes moving values of `value_size` bytes
+    /// (0: none), before environment overrides.
+    pub fn for_sizes(key_size: usize, value_size: usize) -> SortTuning {
+        let exchange = key_size.max(value_size);
+        let items = if key_size >= 8 { 12 } else { 16 };
+        let local_threads = 256;
+        let mut local_max = 4096usize;
+        while local_max > 256
+            && shared_bytes(local_threads, (local_max / 256) as u32, exchange) > STATIC_SHARED
+        {
+            local_max /= 2;
+        }
+        SortTuning {
+            threads: 256,
+            items,
+            local_threads,
+            local_max,
+            hist_blocks_per_sm: 4,
+            table_budget: 256 << 20,
+        }
+    }
+
+    /// [`SortTuning::for_sizes`] fitted to a device whose multiprocessors hold
+    /// `shared_per_sm` bytes of shared memory and `threads_per_sm` threads: fewer keys per
+    /// thread (down to 8) while fewer than two onesweep blocks, or one row-sorting block,
+    /// would fit a multiprocessor (an H100's 228 KiB hold eight of the defaults).
+    ///
+    /// ```
+    /// use rucuda_array::sort::SortTuning;
+    /// let big = SortTuning::for_device(4, 4, 228 * 1024, 2048);
+    /// assert_eq!(big, SortTuning::for_sizes(4, 4));
+    /// let small = SortTuning::for_device(8, 8, 48 * 1024, 1024);
+    /// assert!(small.tile() < big.tile());
+    /// ```
+    pub fn for_device(
+        key_size: usize,
+        value_size: usize,
+        shared_per_sm: usize,
+        threads_per_sm: u32,
+    ) -> SortTuning {
+        let mut t = SortTuning::for_sizes(key_size, value_size);
+        let exchange = key_size.max(value_size);
+        let fits = |threads: u32, items: u32| {
+            let by_shared = shared_per_sm / shared_bytes(threads, items, exchange).max(1);
+            let by_threads = (threads_per_sm / threads.max(1)) as usize;
+            by_shared.min(by_threads)
+        };
+        while t.items > 8 && fits(t.threads, t.items) < 2 {
+            t.items -= 2;
+        }
+        while t.local_max > 1024 && fits(t.local_threads, t.local_items(t.local_max)) < 1 {
+            t.local_max /= 4;
+        }
+        t
+    }
+
+    /// [`SortTuning::for_device`] with the `RUCUDA_SORT_*` environment variables applied.
+    pub fn from_env_for_device(
+        key_size: usize,
+        value_size: usize,
+        shared_per_sm: usize,
+        threads_per_sm: u32,
+    ) -> SortTuning {
+        SortTuning::from_env_over(SortTuning::for_device(
+            key_size,
+            value_size,
+            shared_per_sm,
+            threads_per_sm,
+        ))
+    }
+
+    /// [`SortTuning::for_sizes`] with the `RUCUDA_SORT_*` environment variables applied.
+    pub fn from_env(key_size: usize, value_size: usize) -> SortTuning {
+        SortTuning::from_env_over(SortTuning::for_sizes(key_size, value_size))
+    }
+
+    fn from_env_over(mut t: SortTuning) -> SortTuning {
+        let o = overrides();
+        if let Some(v) = o.threads {
+            t.threads = v;
+        }
+        if let Some(v) = o.items {
+            t.items = v;
+        }
+        if let Some(v) = o.local_threads {
+            t.local_threads = v;
+        }
+        if let Some(v) = o.local_max {
+            t.local_max = v;
+        }
+        if let Some(v) = o.hist_blocks_per_sm {
+            t.hist_blocks_per_sm = v.max(1);
+        }
+        if let Some(v) = o.table_budget {
+            t.table_budget = v;
+        }
+        if let Some(v) = env_u32("RUCUDA_SORT_THREADS") {
+            t.threads = v;
+        }
+        if let Some(v) = env_u32("RUCUDA_SORT_ITEMS") {
+            t.items = v;
+        }
+        if let Some(v) = env_u32("RUCUDA_SORT_LOCAL_THREADS") {
+            t.local_threads = v;
+        }
+        if let Some(v) = env_u32("RUCUDA_SORT_LOCAL_MAX") {
+            t.local_max = v as usize;
+        }
+        if let Some(v) = env_u32("RUCUDA_SORT_HIST_BLOCKS_PER_SM") {
+            t.hist_blocks_per_sm = v.max(1);
+        }
+        if let Some(v) = env_u32("RUCUDA_SORT_TABLE_MIB") {
+            t.table_budget = (v as usize) << 20;
+        }
+        t
+    }
+
+    /// Elements per onesweep tile.
+    pub fn tile(&self) -> usize {
+        self.threads as usize * self.items as usize
+    }
+
+    /// Checks the shapes for keys of `key_size` and values of `value_size` bytes.
+    pub fn check(&self, key_size: usize, value_size: usize) -> Result<()> {
+        let exchange = key_size.max(value_size);
+        for (what, threads) in [
+            ("threads", self.threads),
+            ("local_threads", self.local_threads),
+        ] {
+            if threads % 32 != 0 || !(256..=1024).contains(&threads) {
+                return Err(ArrayError::InvalidArgument(format!(
+                    "sort tuning: {what} = {threads} (a multiple of 32 from 256 to 1024)"
+                )));
+            }
+        }
+        if !(1..=32).contains(&self.items) {
+            return Err(ArrayError::InvalidArgument(format!(
+                "sort tuning: items = {} (1 to 32)",
+                self.items
+            )));
+        }
+        if shared_bytes(self.threads, self.items, exchange) > STATIC_SHARED {
+            return Err(ArrayError::InvalidArgument(format!(
+                "sort tuning: tiles of {} × {} keys of {key_size} bytes (values {value_size}) need more than 48 KiB of shared memory",
+                self.threads, self.items
+            )));
+        }
+        if self.local_max > 0 {
+            let items = self.local_items(self.local_max);
+            if items > 64 || shared_bytes(self.local_threads, items, exchange) > STATIC_SHARED {
+                return Err(ArrayError::InvalidArgument(format!(
+                    "sort tuning: rows of {} elements do not fit one block of {} threads",
+                    self.local_max, self.local_threads
+                )));
+            }
+        }
+        Ok(())
+    }
+
+    /// Keys per thread of the one-block sort of rows of `len` elements: a power of 4 (1,
+    /// 4, 16, ...: few instantiations to compile, at most 4× the row in a tile).
+    ///
+    /// ```
+    /// let t = rucuda_array::sort::SortTuning::for_sizes(4, 0);
+    /// assert_eq!([t.local_items(1), t.local_items(300), t.local_items(1025)], [1, 4, 16]);
+    /// ```
+    pub fn local_items(&self, len: usize) -> u32 {
+        let need = len.div_ceil(self.local_threads as usize).max(1) as u32;
+        let mut items = 1;
+        while items < need {
+            items *= 4;
+        }
+        items
+    }
+}
