@@ -1,0 +1,93 @@
+//! `Context`: PyCUDA's context stack over rucuda's contexts.
+
+use pyo3::prelude::*;
+
+use crate::device::Device;
+use crate::errors::{raise, OrRaise};
+
+/// A CUDA context (PyCUDA's `Context`). Memory, modules and streams hold theirs, so the
+/// context outlives them whatever order Python drops them in.
+#[pyclass(module = "rucuda._native", frozen, eq)]
+#[derive(Clone, PartialEq)]
+pub struct Context {
+    pub(crate) inner: rucuda_driver::Context,
+}
+
+impl Context {
+    pub(crate) fn wrap(inner: rucuda_driver::Context) -> Context {
+        Context { inner }
+    }
+}
+
+/// The context current on this thread, or a `LogicError` saying there is none.
+pub fn current() -> PyResult<rucuda_driver::Context> {
+    rucuda_driver::Context::current()
+        .or_raise()?
+        .ok_or_else(|| {
+            raise(
+                "LogicError",
+                "no current context: import pycuda.autoinit or make one with \
+                 Device(0).make_context()"
+                    .to_string(),
+            )
+        })
+}
+
+#[pymethods]
+impl Context {
+    fn push(&self) -> PyResult<()> {
+        self.inner.push().or_raise()
+    }
+
+    /// Pops the current context off this thread's stack.
+    #[staticmethod]
+    fn pop() -> PyResult<()> {
+        rucuda_driver::Context::pop().or_raise()
+    }
+
+    /// Pops this context when it is current and lets it go.
+    fn detach(&self) -> PyResult<()> {
+        self.inner.clone().detach().or_raise()
+    }
+
+    /// Waits for the current context's work (GIL released).
+    #[staticmethod]
+    fn synchronize(py: Python<'_>) -> PyResult<()> {
+        let ctx = current()?;
+        py.allow_threads(|| ctx.synchronize()).or_raise()
+    }
+
+    #[staticmethod]
+    fn get_device() -> PyResult<Device> {
+        Ok(Device {
+            inner: current()?.device(),
+        })
+    }
+
+    /// The current context, or None.
+    #[staticmethod]
+    fn get_current() -> PyResult<Option<Context>> {
+        Ok(rucuda_driver::Context::current()
+            .or_raise()?
+            .map(Context::wrap))
+    }
+
+    #[staticmethod]
+    fn get_api_version() -> PyResult<u32> {
+        current()?.api_version().or_raise()
+    }
+
+    #[staticmethod]
+    fn mem_get_info() -> PyResult<(usize, usize)> {
+        current()?.mem_get_info().or_raise()
+    }
+
+    #[getter]
+    fn handle(&self) -> usize {
+        self.inner.raw() as usize
+    }
+
+    fn __hash__(&self) -> usize {
+        self.inner.raw() as usize
+    }
+}
