@@ -28,7 +28,7 @@ fn in_context<R>(
 }
 
 /// Device memory from `mem_alloc` (PyCUDA's `DeviceAllocation`): `int()` gives its address.
-#[pyclass(module = "rucuda._native", subclass)]
+#[pyclass(module = "rucuda._native", subclass, weakref)]
 pub struct DeviceAllocation {
     ptr: CUdeviceptr,
     size: usize,

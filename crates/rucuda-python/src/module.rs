@@ -58,7 +58,7 @@ impl Module {
 }
 
 /// A kernel (PyCUDA's `Function`); it holds its module.
-#[pyclass(module = "rucuda._native", frozen)]
+#[pyclass(module = "rucuda._native", frozen, dict, weakref)]
 pub struct Function {
     inner: rucuda_driver::Function,
 }

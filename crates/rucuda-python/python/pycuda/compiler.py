@@ -1,0 +1,115 @@
+"""``pycuda.compiler``: ``SourceModule`` and ``compile``. NVRTC compiles by default (no
+toolkit needed; the ``rucuda[nvrtc]`` extra brings it), with rucuda-jit's disk cache;
+``nvcc=`` given explicitly, or an option only nvcc knows, selects nvcc."""
+from __future__ import annotations
+
+import os
+
+from rucuda import _native
+from pycuda.driver import CompileError  # noqa: F401
+
+DEFAULT_NVCC_FLAGS = [
+    _flag.strip()
+    for _flag in os.environ.get("PYCUDA_DEFAULT_NVCC_FLAGS", "").split()
+    if _flag.strip()
+]
+
+# Options that NVRTC does not take: a source compiled with them goes to nvcc.
+_NVCC_ONLY = ("-Xcompiler", "-Xlinker", "-ccbin", "--compiler-bindir", "-lcudadevrt",
+              "-Xptxas", "--ptxas-options")
+
+
+def _wants_nvcc(options):
+    return any(o.startswith(_NVCC_ONLY) for o in options)
+
+
+def _arch_code(arch, code):
+    if arch is not None and arch.startswith("compute_") and code is None:
+        return arch, None
+    return arch, code
+
+
+def compile(source, nvcc="nvcc", options=None, keep=False, no_extern_c=False,
+            arch=None, code=None, cache_dir=None, include_dirs=(), target="cubin"):
+    """CUDA C++ to a cubin (``target="ptx"``: PTX); returns bytes."""
+    options = list(options or []) + list(DEFAULT_NVCC_FLAGS)
+    use_nvcc = _wants_nvcc(options) or (nvcc not in (None, "nvcc"))
+    arch, code = _arch_code(arch, code)
+    return _native.compile(
+        source,
+        options=options,
+        arch=arch,
+        code=code,
+        target=target,
+        include_dirs=[str(d) for d in include_dirs],
+        no_extern_c=bool(no_extern_c),
+        keep=bool(keep),
+        cache_dir=None if cache_dir in (None, True, False) else str(cache_dir),
+        use_cache=cache_dir is not False,
+        nvcc=(nvcc if use_nvcc else None),
+    )
+
+
+class SourceModule:
+    """Compiles ``source`` for the current context's device and loads it."""
+
+    def __init__(self, source, nvcc="nvcc", options=None, keep=False,
+                 no_extern_c=False, arch=None, code=None, cache_dir=None,
+                 include_dirs=()):
+        self._check_arch(arch)
+        image = compile(source, nvcc, options, keep, no_extern_c, arch, code,
+                        cache_dir, include_dirs)
+        self.cubin = image
+        self.module = _native.module_from_buffer(image)
+        self.get_global = self.module.get_global
+
+    @staticmethod
+    def _check_arch(arch):
+        if arch is None:
+            return
+        import pycuda.driver as cuda
+        dev = cuda.Context.get_device()
+        cap = dev.compute_capability()
+        if arch.startswith("sm_"):
+            digits = arch[3:].rstrip("afAF")
+            if digits.isdigit():
+                major, minor = int(digits[:-1]), int(digits[-1])
+                if (major, minor) > cap:
+                    from warnings import warn
+                    warn(f"trying to compile for a compute capability higher than "
+                         f"the current device's ({arch} > sm_{cap[0]}{cap[1]})",
+                         stacklevel=3)
+
+    def get_function(self, name):
+        return self.module.get_function(name)
+
+    def get_texref(self, name):
+        from pycuda.driver import LogicError
+        raise LogicError("texture references do not exist in CUDA 12 and later: use "
+                         "texture objects")
+
+    def get_surfref(self, name):
+        from pycuda.driver import LogicError
+        raise LogicError("surface references do not exist in CUDA 12 and later: use "
+                         "surface objects")
+
+
+class DynamicSourceModule(SourceModule):
+    """A module whose kernels may launch kernels: compiled relocatable and linked with
+    ``libcudadevrt`` (needs a CUDA toolkit)."""
+
+    def __init__(self, source, nvcc="nvcc", options=None, keep=False,
+                 no_extern_c=False, arch=None, code=None, cache_dir=None,
+                 include_dirs=(), cuda_libdir=None):
+        from pycuda.driver import LogicError
+        raise LogicError("DynamicSourceModule is not available in rucuda's Python face "
+                         "yet (rucuda_jit::Linker does it from Rust)")
+
+
+class DynamicModule:
+    """PyCUDA's linker front-end; not available yet from Python."""
+
+    def __init__(self, *args, **kwargs):
+        from pycuda.driver import LogicError
+        raise LogicError("DynamicModule is not available in rucuda's Python face yet "
+                         "(rucuda_jit::Linker does it from Rust)")
