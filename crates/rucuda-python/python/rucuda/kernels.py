@@ -1,0 +1,66 @@
+"""Rendering, compiling (NVRTC through rucuda-jit, disk-cached) and memoizing the
+generated kernels of ``pycuda.elementwise``, ``reduction``, ``scan`` and ``gpuarray``."""
+from __future__ import annotations
+
+import os
+import re
+
+_TEMPLATES = {}
+_MODULES = {}
+_SLOT = re.compile(r"\$([A-Z_]+)\$")
+
+
+def template(name):
+    """The text of ``rucuda/cuda/<name>``."""
+    text = _TEMPLATES.get(name)
+    if text is None:
+        path = os.path.join(os.path.dirname(__file__), "cuda", name)
+        with open(path) as f:
+            text = _TEMPLATES[name] = f.read()
+    return text
+
+
+def render(name, **slots):
+    """``template(name)`` with every ``$SLOT$`` replaced; a slot left unfilled is an
+    error (a bug in the caller)."""
+    def sub(m):
+        key = m.group(1)
+        if key not in slots:
+            raise KeyError(f"{name}: no value for ${key}$")
+        return str(slots[key])
+    return _SLOT.sub(sub, template(name))
+
+
+def module_for(source, options=(), include_dirs=()):
+    """The module compiled from ``source`` for the current context, memoized per
+    (context, source, options)."""
+    import pycuda.driver as cuda
+    from pycuda.compiler import SourceModule
+    ctx = cuda.Context.get_current()
+    key = (None if ctx is None else ctx.handle, source, tuple(options), tuple(include_dirs))
+    mod = _MODULES.get(key)
+    if mod is None:
+        mod = _MODULES[key] = SourceModule(source, options=list(options), no_extern_c=True,
+                                           include_dirs=list(include_dirs))
+    return mod
+
+
+def clear():
+    _MODULES.clear()
+
+
+_SM_COUNT = {}
+
+
+def launch_shape(n, block=256):
+    """``(grid, block)`` for a grid-stride loop over n items."""
+    import pycuda.driver as cuda
+    ctx = cuda.Context.get_current()
+    key = None if ctx is None else ctx.handle
+    sms = _SM_COUNT.get(key)
+    if sms is None:
+        dev = cuda.Context.get_device()
+        sms = _SM_COUNT[key] = dev.get_attribute(
+            int(cuda.device_attribute.MULTIPROCESSOR_COUNT))
+    blocks = max(1, min((int(n) + block - 1) // block, sms * 16))
+    return (blocks, 1, 1), (block, 1, 1)
