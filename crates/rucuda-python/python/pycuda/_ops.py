@@ -6,7 +6,6 @@ import numbers
 
 import numpy as np
 
-import pycuda.driver as drv
 from pycuda.elementwise import ElementwiseKernel
 from pycuda.reduction import ReductionKernel
 from rucuda.dtypes import dtype_to_ctype
@@ -23,6 +22,11 @@ def _kernel(key, make):
 
 def _ct(dtype):
     return dtype_to_ctype(np.dtype(dtype))
+
+
+def _is_array(x):
+    """A GPUArray (or anything shaped like one: gpudata, shape, dtype)."""
+    return hasattr(x, "gpudata") and hasattr(x, "shape") and hasattr(x, "dtype")
 
 
 def _is_scalar(x):
@@ -58,8 +62,7 @@ def _expr(op, x, y, ct):
 
 
 def binary(a, b, op, reverse=False, out=None):
-    from pycuda.gpuarray import GPUArray
-    if isinstance(b, GPUArray):
+    if _is_array(b):
         _check_pair(a, b)
         compute = np.result_type(a.dtype, b.dtype)
         if op == "/":
@@ -73,7 +76,7 @@ def binary(a, b, op, reverse=False, out=None):
         key = ("bin", op, a.dtype, b.dtype, result_dtype, reverse)
         k = _kernel(key, lambda: ElementwiseKernel(
             f"{_ct(result_dtype)} *z, const {_ct(a.dtype)} *a, const {_ct(b.dtype)} *b",
-            f"z[i] = ({_ct(result_dtype)}) ({_expr(op, x, y, ct)})", "binary_op"))
+            f"z[i] = ({_ct(result_dtype)}) ({_expr(op, x, y, ct)})", "rucuda_binary_op"))
         z = out if out is not None else a._new_like_me(result_dtype)
         k(z, a, b)
         return z
@@ -96,7 +99,7 @@ def binary(a, b, op, reverse=False, out=None):
     key = ("scalar", op, a.dtype, compute, result_dtype, reverse)
     k = _kernel(key, lambda: ElementwiseKernel(
         f"{_ct(result_dtype)} *z, const {_ct(a.dtype)} *a, {ct} s",
-        f"z[i] = ({_ct(result_dtype)}) ({_expr(op, x, y, ct)})", "scalar_op"))
+        f"z[i] = ({_ct(result_dtype)}) ({_expr(op, x, y, ct)})", "rucuda_scalar_op"))
     z = out if out is not None else a._new_like_me(result_dtype)
     if not a.flags.forc:
         raise RuntimeError("only contiguous arrays may be used as arguments to this "
@@ -120,7 +123,7 @@ def unary(a, op, out=None):
     else:
         raise ValueError(op)
     k = _kernel(("unary", op, a.dtype), lambda: ElementwiseKernel(
-        f"{t} *z, const {t} *a", f"z[i] = {expr}", "unary_op"))
+        f"{t} *z, const {t} *a", f"z[i] = {expr}", "rucuda_unary_op"))
     z = out if out is not None else a._new_like_me()
     k(z, a)
     return z
@@ -139,7 +142,7 @@ def fill(a, value):
         return
     t = _ct(a.dtype)
     k = _kernel(("fill", a.dtype), lambda: ElementwiseKernel(
-        f"{t} *z, {t} v", "z[i] = v", "fill"))
+        f"{t} *z, {t} v", "z[i] = v", "rucuda_fill"))
     k(a, a.dtype.type(value))
 
 
@@ -148,7 +151,7 @@ def astype(a, dtype):
     _require_complex_free(a.dtype, dtype)
     k = _kernel(("astype", a.dtype, dtype), lambda: ElementwiseKernel(
         f"{_ct(dtype)} *z, const {_ct(a.dtype)} *a", f"z[i] = ({_ct(dtype)}) a[i]",
-        "astype"))
+        "rucuda_astype"))
     if not a.flags.forc:
         raise RuntimeError("astype of a non-contiguous GPUArray is not supported")
     z = a._new_like_me(dtype)
@@ -161,12 +164,12 @@ def arange(z, start, step):
     if z.dtype.kind == "f":
         k = _kernel(("arange", z.dtype), lambda: ElementwiseKernel(
             f"{t} *z, double start, double step", f"z[i] = ({t}) (start + i * step)",
-            "arange"))
+            "rucuda_arange"))
         k(z, float(start), float(step))
     else:
         k = _kernel(("arange", z.dtype), lambda: ElementwiseKernel(
             f"{t} *z, long long start, long long step", f"z[i] = ({t}) (start + i * step)",
-            "arange"))
+            "rucuda_arange"))
         k(z, int(start), int(step))
 
 
@@ -176,7 +179,9 @@ def _extreme(dtype, which):
     dtype = np.dtype(dtype)
     if dtype.kind == "f":
         sign = "-" if which == "max" else ""
-        return f"({_ct(dtype)}) ({sign}INFINITY)"
+        inf = "__longlong_as_double(0x7ff0000000000000LL)" if dtype.itemsize == 8 \
+            else "__int_as_float(0x7f800000)"
+        return f"({_ct(dtype)}) ({sign}{inf})"
     info = np.iinfo(dtype)
     v = info.min if which == "max" else info.max
     return f"({_ct(dtype)}) ({v}{'ULL' if dtype.kind == 'u' else 'LL'})" if v >= 0 or \
@@ -195,7 +200,7 @@ def sum(a, dtype=None, stream=None, allocator=None):  # noqa: A001
     _require_complex_free(a.dtype, dtype)
     k = _kernel(("sum", a.dtype, dtype), lambda: ReductionKernel(
         dtype, "0", "a+b", f"({_ct(dtype)}) in[i]", f"const {_ct(a.dtype)} *in",
-        name="sum"))
+        name="rucuda_sum"))
     return k(a, stream=stream, allocator=allocator)
 
 
@@ -204,7 +209,7 @@ def subset_sum(subset, a, dtype=None, stream=None, allocator=None):
     _require_complex_free(a.dtype, dtype)
     k = _kernel(("subset_sum", a.dtype, subset.dtype, dtype), lambda: ReductionKernel(
         dtype, "0", "a+b", f"({_ct(dtype)}) in[lookup[i]]",
-        f"const {_ct(subset.dtype)} *lookup, const {_ct(a.dtype)} *in", name="subset_sum"))
+        f"const {_ct(subset.dtype)} *lookup, const {_ct(a.dtype)} *in", name="rucuda_subset_sum"))
     return k(subset, a, stream=stream, allocator=allocator)
 
 
@@ -214,7 +219,7 @@ def dot(a, b, dtype=None, stream=None, allocator=None):
     _check_pair(a, b)
     k = _kernel(("dot", a.dtype, b.dtype, dtype), lambda: ReductionKernel(
         dtype, "0", "a+b", f"({_ct(dtype)}) x[i] * ({_ct(dtype)}) y[i]",
-        f"const {_ct(a.dtype)} *x, const {_ct(b.dtype)} *y", name="dot"))
+        f"const {_ct(a.dtype)} *x, const {_ct(b.dtype)} *y", name="rucuda_dot"))
     return k(a, b, stream=stream, allocator=allocator)
 
 
@@ -229,7 +234,7 @@ def subset_dot(subset, a, b, dtype=None, stream=None, allocator=None):
         dtype, "0", "a+b",
         f"({_ct(dtype)}) x[lookup[i]] * ({_ct(dtype)}) y[lookup[i]]",
         f"const {_ct(subset.dtype)} *lookup, const {_ct(a.dtype)} *x, "
-        f"const {_ct(b.dtype)} *y", name="subset_dot"))
+        f"const {_ct(b.dtype)} *y", name="rucuda_subset_dot"))
     return k(subset, a, b, stream=stream, allocator=allocator)
 
 
@@ -240,7 +245,7 @@ def _minmax(which, a, stream=None):
     if a.dtype.kind == "f":
         pick = f"f{which}(a, b)"
     k = _kernel((which, a.dtype), lambda: ReductionKernel(
-        a.dtype, _extreme(a.dtype, which), pick, "in[i]", f"const {t} *in", name=which))
+        a.dtype, _extreme(a.dtype, which), pick, "in[i]", f"const {t} *in", name="rucuda_" + which))
     return k(a, stream=stream)
 
 
@@ -260,7 +265,7 @@ def _subset_minmax(which, subset, a, stream=None):
         pick = f"f{which}(a, b)"
     k = _kernel(("subset_" + which, a.dtype, subset.dtype), lambda: ReductionKernel(
         a.dtype, _extreme(a.dtype, which), pick, "in[lookup[i]]",
-        f"const {_ct(subset.dtype)} *lookup, const {t} *in", name="subset_" + which))
+        f"const {_ct(subset.dtype)} *lookup, const {t} *in", name="rucuda_subset_" + which))
     return k(subset, a, stream=stream)
 
 
@@ -276,10 +281,10 @@ def reduce(a, kind):
     t = _ct(a.dtype)
     if kind == "any":
         k = _kernel(("any", a.dtype), lambda: ReductionKernel(
-            np.bool_, "false", "a || b", "in[i] != 0", f"const {t} *in", name="any"))
+            np.bool_, "false", "a || b", "in[i] != 0", f"const {t} *in", name="rucuda_any"))
     else:
         k = _kernel(("all", a.dtype), lambda: ReductionKernel(
-            np.bool_, "true", "a && b", "in[i] != 0", f"const {t} *in", name="all"))
+            np.bool_, "true", "a && b", "in[i] != 0", f"const {t} *in", name="rucuda_all"))
     return k(a)
 
 
@@ -296,22 +301,21 @@ def all(a, stream=None, allocator=None):  # noqa: A001
 # {{{ selections and joins
 
 def _elementwise_pick(name, expr, a, b, out=None):
-    from pycuda.gpuarray import GPUArray
-    if isinstance(a, GPUArray) and isinstance(b, GPUArray):
+    if _is_array(a) and _is_array(b):
         _check_pair(a, b)
         dtype = np.result_type(a.dtype, b.dtype)
         k = _kernel((name, a.dtype, b.dtype), lambda: ElementwiseKernel(
             f"{_ct(dtype)} *z, const {_ct(a.dtype)} *x, const {_ct(b.dtype)} *y",
-            f"z[i] = {expr}", name))
+            f"z[i] = {expr}", "rucuda_" + name))
         z = out if out is not None else a._new_like_me(dtype)
         k(z, a, b)
         return z
-    if isinstance(b, GPUArray):
+    if _is_array(b):
         a, b = b, a
     dtype = np.result_type(a.dtype, b)
     k = _kernel((name + "_s", a.dtype, dtype), lambda: ElementwiseKernel(
         f"{_ct(dtype)} *z, const {_ct(a.dtype)} *x, {_ct(dtype)} ys",
-        f"z[i] = {expr.replace('y[i]', 'ys')}", name))
+        f"z[i] = {expr.replace('y[i]', 'ys')}", "rucuda_" + name))
     z = out if out is not None else a._new_like_me(dtype)
     k(z, a, dtype.type(b))
     return z
@@ -332,7 +336,7 @@ def _select(name, cond_expr, crit, then_, else_, out=None):
     k = _kernel((name, crit.dtype, then_.dtype, else_.dtype), lambda: ElementwiseKernel(
         f"{_ct(dtype)} *z, const {_ct(crit.dtype)} *c, const {_ct(then_.dtype)} *t, "
         f"const {_ct(else_.dtype)} *e",
-        f"z[i] = {cond_expr} ? t[i] : e[i]", name))
+        f"z[i] = {cond_expr} ? t[i] : e[i]", "rucuda_" + name))
     z = out if out is not None else then_._new_like_me(dtype)
     k(z, crit, then_, else_)
     return z
@@ -349,9 +353,8 @@ def where(criterion, then_, else_, out=None, stream=None):
 def take(a, indices, out=None, stream=None):
     k = _kernel(("take", a.dtype, indices.dtype), lambda: ElementwiseKernel(
         f"{_ct(a.dtype)} *z, const {_ct(a.dtype)} *a, const {_ct(indices.dtype)} *idx",
-        "z[i] = a[idx[i]]", "take"))
-    from pycuda.gpuarray import GPUArray
-    z = out if out is not None else GPUArray(indices.shape, a.dtype, a.allocator)
+        "z[i] = a[idx[i]]", "rucuda_take"))
+    z = out if out is not None else type(a)(indices.shape, a.dtype)
     k(z, a, indices)
     return z
 
@@ -360,10 +363,10 @@ def reverse(a, stream=None):
     if not a.flags.c_contiguous:
         raise RuntimeError("only contiguous arrays may be used")
     k = _kernel(("reverse", a.dtype), lambda: ElementwiseKernel(
-        f"{_ct(a.dtype)} *z, const {_ct(a.dtype)} *a, long long n",
-        "z[i] = a[n - 1 - i]", "reverse"))
+        f"{_ct(a.dtype)} *z, const {_ct(a.dtype)} *a",
+        "z[i] = a[n - 1 - i]", "rucuda_reverse"))
     z = a._new_like_me()
-    k(z, a, np.int64(a.size))
+    k(z, a)
     return z
 
 
@@ -378,27 +381,26 @@ def stack(arrays, axis=0, allocator=None):
 
 
 def _logical(name, expr, a, b=None):
-    from pycuda.gpuarray import GPUArray
     if b is None:
         k = _kernel((name, a.dtype), lambda: ElementwiseKernel(
-            f"bool *z, const {_ct(a.dtype)} *x", f"z[i] = {expr}", name))
+            f"bool *z, const {_ct(a.dtype)} *x", f"z[i] = {expr}", "rucuda_" + name))
         z = a._new_like_me(np.bool_)
         k(z, a)
         return z
-    if not isinstance(a, GPUArray):
+    if not _is_array(a):
         a, b = b, a
-    if isinstance(b, GPUArray):
+    if _is_array(b):
         _check_pair(a, b)
         k = _kernel((name, a.dtype, b.dtype), lambda: ElementwiseKernel(
             f"bool *z, const {_ct(a.dtype)} *x, const {_ct(b.dtype)} *y",
-            f"z[i] = {expr}", name))
+            f"z[i] = {expr}", "rucuda_" + name))
         z = a._new_like_me(np.bool_)
         k(z, a, b)
         return z
     bdt = np.asarray(b).dtype
     k = _kernel((name + "_s", a.dtype, bdt), lambda: ElementwiseKernel(
         f"bool *z, const {_ct(a.dtype)} *x, {_ct(bdt)} ys",
-        f"z[i] = {expr.replace('y[i]', 'ys')}", name))
+        f"z[i] = {expr.replace('y[i]', 'ys')}", "rucuda_" + name))
     z = a._new_like_me(np.bool_)
     k(z, a, bdt.type(b))
     return z

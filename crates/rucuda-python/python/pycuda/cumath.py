@@ -11,7 +11,7 @@ _KERNELS = {}
 
 def _split(args, kwargs):
     """PyCUDA's ``f(array, [out or stream], out=None, stream=None)``."""
-    from pycuda.driver import Stream
+    from rucuda._native import Stream
     out = kwargs.pop("out", None)
     stream = kwargs.pop("stream", None)
     if kwargs:

@@ -108,8 +108,8 @@ class ElementwiseKernel:
             step = range_.step or 1
             count = max(0, (abs(stop - start) + abs(step) - 1) // abs(step))
             func = mod.get_function(self.name + "_range")
-            fmt += "qqq"
-            values += [start, stop, step]
+            fmt += "qqqq"
+            values += [n or 0, start, stop, step]
         else:
             count = n
             func = mod.get_function(self.name)

@@ -61,13 +61,11 @@ class ReductionKernel:
                        self.options).get_function(self.name + "_stage2")
 
     def __call__(self, *args, **kwargs):
-        import pycuda.driver as drv
-        import pycuda.gpuarray as gpuarray
         stream = kwargs.pop("stream", None)
         out = kwargs.pop("out", None)
         range_ = kwargs.pop("range", None)
         slice_ = kwargs.pop("slice", None)
-        allocator = kwargs.pop("allocator", None) or self.allocator or drv.mem_alloc
+        allocator = kwargs.pop("allocator", None) or self.allocator
         if kwargs:
             raise TypeError("invalid keyword arguments: " + ", ".join(sorted(kwargs)))
         if len(args) != len(self.arguments):
@@ -76,9 +74,11 @@ class ReductionKernel:
         fmt = "P"
         values = [0]
         n = None
+        array_type = None
         for spec, value in zip(self.arguments, args):
             if isinstance(spec, VectorArg):
-                if isinstance(value, gpuarray.GPUArray):
+                if hasattr(value, "gpudata") and hasattr(value, "shape"):
+                    array_type = array_type or type(value)
                     if not value.flags.forc:
                         raise RuntimeError("ReductionKernel cannot deal with "
                                            "non-contiguous arrays")
@@ -103,11 +103,14 @@ class ReductionKernel:
             if (range_.step or 1) != 1:
                 raise ValueError("only ranges with step 1 are supported")
         count = max(0, stop - start)
+        if array_type is None:
+            from pycuda.gpuarray import GPUArray as array_type
+        extra = {} if allocator is None else {"allocator": allocator}
         if out is None:
-            out = gpuarray.GPUArray((), self.dtype_out, allocator=allocator)
+            out = array_type((), self.dtype_out, **extra)
         blocks = max(1, min((count + _BLOCK - 1) // _BLOCK, 256))
         s = 0 if stream is None else stream.handle
-        partials = gpuarray.GPUArray((blocks,), self.dtype_out, allocator=allocator)
+        partials = array_type((blocks,), self.dtype_out, **extra)
         values[0] = partials.ptr if blocks > 1 else out.ptr
         buf = struct.pack(fmt + "qq", *values, start, stop)
         self._stage1()._launch((blocks, 1, 1), (_BLOCK, 1, 1), buf, None, s, 0)

@@ -15,17 +15,18 @@ extern "C" __global__ void $NAME$($ARGUMENTS$, long long n)
     $AFTER_LOOP$;
 }
 
-// The ranged form: i = start, start + step, ... while i < stop (i > stop for step < 0).
-extern "C" __global__ void $NAME$_range($ARGUMENTS$, long long start, long long stop, long long step)
+// The ranged form: i = start, start + step, ... while i < stop (i > stop for step < 0);
+// n is the size of the first array argument, as in the plain form.
+extern "C" __global__ void $NAME$_range($ARGUMENTS$, long long n, long long rucuda_start, long long rucuda_stop, long long rucuda_step)
 {
     const long long tid = threadIdx.x;
     const long long total_threads = (long long)gridDim.x * blockDim.x;
     const long long cta_start = (long long)blockDim.x * blockIdx.x;
     long long i;
     $LOOP_PREP$;
-    for (i = start + (cta_start + tid) * step;
-         (step < 0) ? (i > stop) : (i < stop);
-         i += total_threads * step) {
+    for (i = rucuda_start + (cta_start + tid) * rucuda_step;
+         (rucuda_step < 0) ? (i > rucuda_stop) : (i < rucuda_stop);
+         i += total_threads * rucuda_step) {
         $OPERATION$;
     }
     $AFTER_LOOP$;
