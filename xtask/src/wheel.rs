@@ -57,7 +57,13 @@ fn build_env(python: &str, venv: &Path) -> XResult<PathBuf> {
     eprintln!("xtask wheel: creating {}", venv.display());
     run(Command::new(python).args(["-m", "venv"]).arg(venv))?;
     run(Command::new(&py)
-        .args(["-m", "pip", "install", "--quiet", "--disable-pip-version-check"])
+        .args([
+            "-m",
+            "pip",
+            "install",
+            "--quiet",
+            "--disable-pip-version-check",
+        ])
         .args(BUILD_REQUIREMENTS))?;
     std::fs::write(stamp, want)?;
     Ok(py)
@@ -68,7 +74,11 @@ fn newest_wheel(dir: &Path) -> XResult<PathBuf> {
     let mut best: Option<(std::time::SystemTime, PathBuf)> = None;
     for entry in std::fs::read_dir(dir)? {
         let path = entry?.path();
-        let name = path.file_name().unwrap_or_default().to_string_lossy().to_string();
+        let name = path
+            .file_name()
+            .unwrap_or_default()
+            .to_string_lossy()
+            .to_string();
         if name.starts_with("rucuda-") && name.ends_with(".whl") {
             let t = std::fs::metadata(&path)?.modified()?;
             if best.as_ref().is_none_or(|(bt, _)| t > *bt) {
@@ -88,7 +98,15 @@ fn pycuda_tests(py: &Path, target: &Path, to: &Path) -> XResult<()> {
         std::fs::create_dir_all(&sdist_dir)?;
         // --no-build-isolation: otherwise pip builds CMake from source to read metadata.
         run(Command::new(py)
-            .args(["-m", "pip", "download", "--quiet", "--no-deps", "--no-binary", ":all:"])
+            .args([
+                "-m",
+                "pip",
+                "download",
+                "--quiet",
+                "--no-deps",
+                "--no-binary",
+                ":all:",
+            ])
             .args(["--no-build-isolation", "-d"])
             .arg(&sdist_dir)
             .arg(format!("pycuda=={PYCUDA_VERSION}")))?;
@@ -127,7 +145,13 @@ pub fn main(args: WheelArgs) -> XResult<()> {
 
     if args.test {
         run(Command::new(&py)
-            .args(["-m", "pip", "install", "--quiet", "--disable-pip-version-check"])
+            .args([
+                "-m",
+                "pip",
+                "install",
+                "--quiet",
+                "--disable-pip-version-check",
+            ])
             .args(["--force-reinstall", "--no-deps"])
             .arg(&wheel))?;
         run(Command::new(&py)
@@ -158,7 +182,11 @@ mod tests {
         let dir = std::env::temp_dir().join(format!("xtask-wheels-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         assert!(newest_wheel(&dir).is_err());
-        std::fs::write(dir.join("rucuda-0.1.0-cp39-abi3-manylinux_2_34_x86_64.whl"), b"").unwrap();
+        std::fs::write(
+            dir.join("rucuda-0.1.0-cp39-abi3-manylinux_2_34_x86_64.whl"),
+            b"",
+        )
+        .unwrap();
         std::fs::write(dir.join("other-1.0-py3-none-any.whl"), b"").unwrap();
         let w = newest_wheel(&dir).unwrap();
         assert!(w.ends_with("rucuda-0.1.0-cp39-abi3-manylinux_2_34_x86_64.whl"));

@@ -80,7 +80,10 @@ pub fn compile<'py>(
 #[pyfunction]
 pub fn nvrtc_status() -> (bool, String) {
     match rucuda_jit::nvrtc::Nvrtc::get() {
-        Ok(n) => (true, { let (ma, mi) = n.version(); format!("NVRTC {ma}.{mi}") }),
+        Ok(n) => (true, {
+            let (ma, mi) = n.version();
+            format!("NVRTC {ma}.{mi}")
+        }),
         Err(e) => (false, e.to_string()),
     }
 }

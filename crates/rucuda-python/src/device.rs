@@ -11,7 +11,10 @@ use crate::errors::{raise, OrRaise};
 #[pyo3(signature = (flags = 0))]
 pub fn init(flags: u32) -> PyResult<()> {
     if flags != 0 {
-        return Err(raise("LogicError", format!("init: flags must be 0, got {flags}")));
+        return Err(raise(
+            "LogicError",
+            format!("init: flags must be 0, got {flags}"),
+        ));
     }
     rucuda_driver::init().or_raise()
 }
@@ -103,8 +106,12 @@ impl Device {
     /// A new context, pushed on this thread's stack.
     #[pyo3(signature = (flags = 0))]
     fn make_context(&self, flags: u32) -> PyResult<Context> {
-        let flags = rucuda_driver::ContextFlags::from_bits(flags)
-            .ok_or_else(|| raise("LogicError", format!("make_context: unknown flags {flags:#x}")))?;
+        let flags = rucuda_driver::ContextFlags::from_bits(flags).ok_or_else(|| {
+            raise(
+                "LogicError",
+                format!("make_context: unknown flags {flags:#x}"),
+            )
+        })?;
         Ok(Context::wrap(self.inner.make_context(flags).or_raise()?))
     }
 

@@ -73,3 +73,25 @@ macro_rules! cu {
     }};
 }
 pub(crate) use cu;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_kind_has_a_class_of_rucuda_errors() {
+        let kinds = [
+            (ErrorKind::Memory, "MemoryError"),
+            (ErrorKind::Logic, "LogicError"),
+            (ErrorKind::Launch, "LaunchError"),
+            (ErrorKind::Runtime, "RuntimeError"),
+            (ErrorKind::NotSupported, "NotSupportedError"),
+            (ErrorKind::NoDriver, "NoDriverError"),
+        ];
+        let python = include_str!("../python/rucuda/_errors.py");
+        for (kind, name) in kinds {
+            assert_eq!(class_of(kind), name);
+            assert!(python.contains(&format!("class {name}(")), "{name}");
+        }
+    }
+}

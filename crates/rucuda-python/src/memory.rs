@@ -58,7 +58,10 @@ impl DeviceAllocation {
     /// Frees the memory now (later uses of the address are the caller's error).
     fn free(&mut self) -> PyResult<()> {
         if self.ctx.is_none() {
-            return Err(raise("LogicError", "the allocation was already freed".into()));
+            return Err(raise(
+                "LogicError",
+                "the allocation was already freed".into(),
+            ));
         }
         self.release().or_raise()
     }
@@ -118,13 +121,26 @@ fn stream_of(stream: usize) -> rucuda_driver::sys::CUstream {
 /// Both ranges must be valid; PyCUDA makes the same demand.
 #[pyfunction]
 #[pyo3(signature = (dst, src, nbytes, stream = None))]
-pub fn copy_htod(py: Python<'_>, dst: u64, src: usize, nbytes: usize, stream: Option<usize>) -> PyResult<()> {
+pub fn copy_htod(
+    py: Python<'_>,
+    dst: u64,
+    src: usize,
+    nbytes: usize,
+    stream: Option<usize>,
+) -> PyResult<()> {
     current()?;
     py.allow_threads(|| match stream {
         // SAFETY: the caller vouches for both ranges (PyCUDA's contract).
         None => unsafe { cu!(cuMemcpyHtoD_v2(dst, src as *const _, nbytes)) },
         // SAFETY: as above; the host memory must stay until the stream reaches the copy.
-        Some(s) => unsafe { cu!(cuMemcpyHtoDAsync_v2(dst, src as *const _, nbytes, stream_of(s))) },
+        Some(s) => unsafe {
+            cu!(cuMemcpyHtoDAsync_v2(
+                dst,
+                src as *const _,
+                nbytes,
+                stream_of(s)
+            ))
+        },
     })
     .or_raise()
 }
@@ -132,13 +148,26 @@ pub fn copy_htod(py: Python<'_>, dst: u64, src: usize, nbytes: usize, stream: Op
 /// Copies `nbytes` from device address `src` to host address `dst`.
 #[pyfunction]
 #[pyo3(signature = (dst, src, nbytes, stream = None))]
-pub fn copy_dtoh(py: Python<'_>, dst: usize, src: u64, nbytes: usize, stream: Option<usize>) -> PyResult<()> {
+pub fn copy_dtoh(
+    py: Python<'_>,
+    dst: usize,
+    src: u64,
+    nbytes: usize,
+    stream: Option<usize>,
+) -> PyResult<()> {
     current()?;
     py.allow_threads(|| match stream {
         // SAFETY: the caller vouches for both ranges (PyCUDA's contract).
         None => unsafe { cu!(cuMemcpyDtoH_v2(dst as *mut _, src, nbytes)) },
         // SAFETY: as above.
-        Some(s) => unsafe { cu!(cuMemcpyDtoHAsync_v2(dst as *mut _, src, nbytes, stream_of(s))) },
+        Some(s) => unsafe {
+            cu!(cuMemcpyDtoHAsync_v2(
+                dst as *mut _,
+                src,
+                nbytes,
+                stream_of(s)
+            ))
+        },
     })
     .or_raise()
 }
@@ -146,7 +175,13 @@ pub fn copy_dtoh(py: Python<'_>, dst: usize, src: u64, nbytes: usize, stream: Op
 /// Copies `nbytes` between device addresses.
 #[pyfunction]
 #[pyo3(signature = (dst, src, nbytes, stream = None))]
-pub fn copy_dtod(py: Python<'_>, dst: u64, src: u64, nbytes: usize, stream: Option<usize>) -> PyResult<()> {
+pub fn copy_dtod(
+    py: Python<'_>,
+    dst: u64,
+    src: u64,
+    nbytes: usize,
+    stream: Option<usize>,
+) -> PyResult<()> {
     current()?;
     py.allow_threads(|| match stream {
         // SAFETY: the caller vouches for both ranges (PyCUDA's contract).
@@ -160,7 +195,13 @@ pub fn copy_dtod(py: Python<'_>, dst: u64, src: u64, nbytes: usize, stream: Opti
 /// `memset_d8/d16/d32`: `count` elements of `width` bytes set to `value`.
 #[pyfunction]
 #[pyo3(signature = (dst, value, width, count, stream = None))]
-pub fn memset(dst: u64, value: u32, width: u8, count: usize, stream: Option<usize>) -> PyResult<()> {
+pub fn memset(
+    dst: u64,
+    value: u32,
+    width: u8,
+    count: usize,
+    stream: Option<usize>,
+) -> PyResult<()> {
     current()?;
     let s = stream_of(stream.unwrap_or(0));
     // SAFETY: the caller vouches for the range (PyCUDA's contract).
@@ -169,7 +210,12 @@ pub fn memset(dst: u64, value: u32, width: u8, count: usize, stream: Option<usiz
             1 => cu!(cuMemsetD8Async(dst, value as u8, count, s)),
             2 => cu!(cuMemsetD16Async(dst, value as u16, count, s)),
             4 => cu!(cuMemsetD32Async(dst, value, count, s)),
-            _ => return Err(raise("LogicError", format!("memset: width {width} is not 1, 2 or 4"))),
+            _ => {
+                return Err(raise(
+                    "LogicError",
+                    format!("memset: width {width} is not 1, 2 or 4"),
+                ))
+            }
         }
     };
     r.or_raise()?;
@@ -257,7 +303,11 @@ fn bytes_array<'py>(owner: Bound<'py, HostAllocation>) -> PyResult<Bound<'py, Py
 /// `nbytes` of page-locked memory as a `uint8` array (the Python side shapes it).
 #[pyfunction]
 #[pyo3(signature = (nbytes, flags = 0))]
-pub fn pagelocked_bytes(py: Python<'_>, nbytes: usize, flags: u32) -> PyResult<Bound<'_, PyArray1<u8>>> {
+pub fn pagelocked_bytes(
+    py: Python<'_>,
+    nbytes: usize,
+    flags: u32,
+) -> PyResult<Bound<'_, PyArray1<u8>>> {
     let ctx = current()?;
     let mut p: *mut std::ffi::c_void = std::ptr::null_mut();
     // SAFETY: writes one host address of at least one byte.

@@ -4,7 +4,10 @@
 use std::ffi::{c_void, CString};
 
 use pyo3::prelude::*;
-use rucuda_driver::sys::{CUdeviceptr, CUfunction_attribute};
+use rucuda_driver::sys::{
+    CUdeviceptr, CUfunction_attribute, CU_LAUNCH_PARAM_BUFFER_POINTER_AS_INT,
+    CU_LAUNCH_PARAM_BUFFER_SIZE_AS_INT,
+};
 use rucuda_driver::LaunchConfig;
 
 use crate::context::current;
@@ -51,8 +54,20 @@ impl Module {
             .map_err(|_| raise("LogicError", "global name contains NUL".into()))?;
         let (mut ptr, mut bytes): (CUdeviceptr, usize) = (0, 0);
         // SAFETY: writes an address and a size; the module is alive.
-        unsafe { cu!(cuModuleGetGlobal_v2(&mut ptr, &mut bytes, self.inner.raw(), c.as_ptr())) }
-            .map_err(|_| raise("LogicError", format!("the module has no global named `{name}`")))?;
+        unsafe {
+            cu!(cuModuleGetGlobal_v2(
+                &mut ptr,
+                &mut bytes,
+                self.inner.raw(),
+                c.as_ptr()
+            ))
+        }
+        .map_err(|_| {
+            raise(
+                "LogicError",
+                format!("the module has no global named `{name}`"),
+            )
+        })?;
         Ok((ptr, bytes))
     }
 }
@@ -76,14 +91,16 @@ unsafe fn launch_packed(
     // 8-byte aligned copy of the arguments.
     let mut words = vec![0u64; args.len().div_ceil(8).max(1)];
     // SAFETY: `words` holds at least `args.len()` bytes.
-    unsafe { std::ptr::copy_nonoverlapping(args.as_ptr(), words.as_mut_ptr().cast::<u8>(), args.len()) };
+    unsafe {
+        std::ptr::copy_nonoverlapping(args.as_ptr(), words.as_mut_ptr().cast::<u8>(), args.len())
+    };
     let mut size = args.len();
     let mut extra: [*mut c_void; 5] = [
-        1 as *mut c_void, // CU_LAUNCH_PARAM_BUFFER_POINTER
+        std::ptr::without_provenance_mut(CU_LAUNCH_PARAM_BUFFER_POINTER_AS_INT as usize),
         words.as_mut_ptr().cast(),
-        2 as *mut c_void, // CU_LAUNCH_PARAM_BUFFER_SIZE
+        std::ptr::without_provenance_mut(CU_LAUNCH_PARAM_BUFFER_SIZE_AS_INT as usize),
         (&mut size as *mut usize).cast(),
-        std::ptr::null_mut(), // CU_LAUNCH_PARAM_END
+        std::ptr::null_mut(), // CU_LAUNCH_PARAM_END (0)
     ];
     let no_extra = args.is_empty();
     // SAFETY: `extra` and the buffers it points to live across the call; the caller
@@ -100,7 +117,11 @@ unsafe fn launch_packed(
             cfg.shared_mem_bytes,
             stream as rucuda_driver::sys::CUstream,
             std::ptr::null_mut(),
-            if no_extra { std::ptr::null_mut() } else { extra.as_mut_ptr() }
+            if no_extra {
+                std::ptr::null_mut()
+            } else {
+                extra.as_mut_ptr()
+            }
         ))
     }
 }
@@ -139,7 +160,8 @@ impl Function {
             return Ok(None);
         }
         let ctx = self.inner.context().clone();
-        let start = rucuda_driver::Event::new(&ctx, rucuda_driver::EventFlags::DEFAULT).or_raise()?;
+        let start =
+            rucuda_driver::Event::new(&ctx, rucuda_driver::EventFlags::DEFAULT).or_raise()?;
         let end = rucuda_driver::Event::new(&ctx, rucuda_driver::EventFlags::DEFAULT).or_raise()?;
         // SAFETY: the stream handle is the caller's live stream (or 0, the null stream).
         let s = unsafe { rucuda_driver::Stream::from_raw(&ctx, stream as _) };
@@ -160,15 +182,27 @@ impl Function {
     fn get_attribute(&self, attr: u32) -> PyResult<i32> {
         let mut v = 0i32;
         // SAFETY: writes one int; the function is alive.
-        unsafe { cu!(cuFuncGetAttribute(&mut v, CUfunction_attribute(attr), self.inner.raw())) }
-            .or_raise()?;
+        unsafe {
+            cu!(cuFuncGetAttribute(
+                &mut v,
+                CUfunction_attribute(attr),
+                self.inner.raw()
+            ))
+        }
+        .or_raise()?;
         Ok(v)
     }
 
     fn set_attribute(&self, attr: u32, value: i32) -> PyResult<()> {
         // SAFETY: the function is alive.
-        unsafe { cu!(cuFuncSetAttribute(self.inner.raw(), CUfunction_attribute(attr), value)) }
-            .or_raise()
+        unsafe {
+            cu!(cuFuncSetAttribute(
+                self.inner.raw(),
+                CUfunction_attribute(attr),
+                value
+            ))
+        }
+        .or_raise()
     }
 
     #[getter]

@@ -65,10 +65,7 @@ impl Event {
 
     /// Records the event on `stream` (the null stream when None); returns self.
     #[pyo3(signature = (stream = None))]
-    fn record<'py>(
-        slf: Bound<'py, Self>,
-        stream: Option<&Stream>,
-    ) -> PyResult<Bound<'py, Self>> {
+    fn record<'py>(slf: Bound<'py, Self>, stream: Option<&Stream>) -> PyResult<Bound<'py, Self>> {
         {
             let me = slf.get();
             match stream {
