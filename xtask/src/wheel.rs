@@ -17,8 +17,16 @@ use std::process::Command;
 use crate::bundle::{self, Workspace};
 use crate::util::{run, XResult};
 
-/// What `pip` installs into the build environment.
-const BUILD_REQUIREMENTS: &[&str] = &["maturin>=1.7,<2", "numpy", "setuptools", "wheel"];
+/// What `pip` installs into the build environment: maturin, NumPy, what `pip download`
+/// of PyCUDA's source package needs, and NVIDIA's NVRTC wheel (the `rucuda[nvrtc]` extra,
+/// at the version `cargo xtask test` uses) for the tests that compile the generated kernels.
+const BUILD_REQUIREMENTS: &[&str] = &[
+    "maturin>=1.7,<2",
+    "numpy",
+    "setuptools",
+    "wheel",
+    crate::test_all::WHEELS[0],
+];
 
 /// PyCUDA's release whose tests the bundle carries.
 pub const PYCUDA_VERSION: &str = "2026.1";
