@@ -91,3 +91,56 @@ impl Context {
         self.inner.raw() as usize
     }
 }
+
+/// Runs `f` with `ctx` pushed on this thread's context stack, then pops it: how a
+/// destructor or a free works in its own context without disturbing the caller's stack
+/// (rucuda's own release paths make their context current, which on a PyCUDA-style
+/// stack would replace whatever context is on top).
+pub fn with_pushed<R>(ctx: &rucuda_driver::Context, f: impl FnOnce() -> R) -> R {
+    let pushed = ctx.push().is_ok();
+    let r = f();
+    if pushed {
+        // Nothing to report to from a destructor; a failed pop leaves the stack as the
+        // driver has it.
+        let _ = rucuda_driver::Context::pop();
+    }
+    r
+}
+
+/// A rucuda object whose release runs with its context pushed (see [`with_pushed`]):
+/// what every Python object holding one wraps it in, so that Python may drop objects
+/// in any order, whatever context is current then.
+pub struct InContext<T> {
+    ctx: rucuda_driver::Context,
+    inner: std::mem::ManuallyDrop<T>,
+}
+
+impl<T> InContext<T> {
+    /// Wraps `inner`, which belongs to `ctx`.
+    pub fn new(ctx: rucuda_driver::Context, inner: T) -> InContext<T> {
+        InContext {
+            ctx,
+            inner: std::mem::ManuallyDrop::new(inner),
+        }
+    }
+
+    /// The context the object belongs to.
+    pub fn context(&self) -> &rucuda_driver::Context {
+        &self.ctx
+    }
+}
+
+impl<T> std::ops::Deref for InContext<T> {
+    type Target = T;
+    fn deref(&self) -> &T {
+        &self.inner
+    }
+}
+
+impl<T> Drop for InContext<T> {
+    fn drop(&mut self) {
+        let inner = &mut self.inner;
+        // SAFETY: `inner` is dropped here once and never used again (we are in drop).
+        with_pushed(&self.ctx, || unsafe { std::mem::ManuallyDrop::drop(inner) });
+    }
+}

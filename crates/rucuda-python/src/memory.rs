@@ -12,19 +12,12 @@ use rucuda_driver::sys::CUdeviceptr;
 use crate::context::current;
 use crate::errors::{cu, raise, OrRaise};
 
-/// Runs `f` with `ctx` pushed on this thread's stack, then pops it: how a destructor
-/// works in its own context without disturbing the caller's stack.
+/// Runs `f` in `ctx` (pushed, then popped), as a rucuda result.
 fn in_context<R>(
     ctx: &rucuda_driver::Context,
     f: impl FnOnce() -> rucuda_driver::Result<R>,
 ) -> rucuda_driver::Result<R> {
-    // SAFETY: the context is alive (we hold it).
-    unsafe { cu!(cuCtxPushCurrent_v2(ctx.raw()))? };
-    let r = f();
-    let mut popped = std::ptr::null_mut();
-    // SAFETY: pops the context pushed above.
-    let p = unsafe { cu!(cuCtxPopCurrent_v2(&mut popped)) };
-    r.and_then(|r| p.map(|()| r))
+    crate::context::with_pushed(ctx, f)
 }
 
 /// Device memory from `mem_alloc` (PyCUDA's `DeviceAllocation`): `int()` gives its address.

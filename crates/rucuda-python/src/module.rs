@@ -10,13 +10,13 @@ use rucuda_driver::sys::{
 };
 use rucuda_driver::LaunchConfig;
 
-use crate::context::current;
+use crate::context::{current, with_pushed, InContext};
 use crate::errors::{cu, raise, OrRaise};
 
 /// A loaded module (PyCUDA's `Module`); it holds its context.
 #[pyclass(module = "rucuda._native", frozen)]
 pub struct Module {
-    inner: rucuda_driver::Module,
+    inner: InContext<rucuda_driver::Module>,
 }
 
 /// `module_from_buffer(image)`: loads PTX, a cubin or a fatbin into the current context.
@@ -27,7 +27,9 @@ pub fn module_from_buffer(py: Python<'_>, image: &[u8]) -> PyResult<Module> {
     let inner = py
         .allow_threads(|| rucuda_driver::Module::load_data(&ctx, &image))
         .or_raise()?;
-    Ok(Module { inner })
+    Ok(Module {
+        inner: InContext::new(ctx, inner),
+    })
 }
 
 /// `module_from_file(path)`.
@@ -37,14 +39,18 @@ pub fn module_from_file(py: Python<'_>, path: std::path::PathBuf) -> PyResult<Mo
     let inner = py
         .allow_threads(|| rucuda_driver::Module::from_file(&ctx, &path))
         .or_raise()?;
-    Ok(Module { inner })
+    Ok(Module {
+        inner: InContext::new(ctx, inner),
+    })
 }
 
 #[pymethods]
 impl Module {
     fn get_function(&self, name: &str) -> PyResult<Function> {
+        let ctx = self.inner.context();
+        let f = with_pushed(ctx, || self.inner.function(name)).or_raise()?;
         Ok(Function {
-            inner: self.inner.function(name).or_raise()?,
+            inner: InContext::new(self.inner.context().clone(), f),
         })
     }
 
@@ -75,7 +81,7 @@ impl Module {
 /// A kernel (PyCUDA's `Function`); it holds its module.
 #[pyclass(module = "rucuda._native", frozen, dict, weakref)]
 pub struct Function {
-    inner: rucuda_driver::Function,
+    inner: InContext<rucuda_driver::Function>,
 }
 
 /// `cuLaunchKernel` with a packed argument buffer (`CU_LAUNCH_PARAM_BUFFER_POINTER`).
@@ -159,18 +165,24 @@ impl Function {
             unsafe { launch_packed(&self.inner, &cfg, args, stream) }.or_raise()?;
             return Ok(None);
         }
-        let ctx = self.inner.context().clone();
-        let start =
-            rucuda_driver::Event::new(&ctx, rucuda_driver::EventFlags::DEFAULT).or_raise()?;
-        let end = rucuda_driver::Event::new(&ctx, rucuda_driver::EventFlags::DEFAULT).or_raise()?;
-        // SAFETY: the stream handle is the caller's live stream (or 0, the null stream).
-        let s = unsafe { rucuda_driver::Stream::from_raw(&ctx, stream as _) };
-        start.record(&s).or_raise()?;
-        // SAFETY: as above.
-        unsafe { launch_packed(&self.inner, &cfg, args, stream) }.or_raise()?;
-        end.record(&s).or_raise()?;
-        py.allow_threads(|| end.synchronize()).or_raise()?;
-        Ok(Some(f64::from(end.time_since(&start).or_raise()?) / 1e3))
+        let ctx = InContext::context(&self.inner).clone();
+        // Events are made and released with the kernel's context pushed, so that the
+        // caller's context stack is left as it was.
+        let ms = with_pushed(&ctx, || -> rucuda_driver::Result<f32> {
+            let start = rucuda_driver::Event::new(&ctx, rucuda_driver::EventFlags::DEFAULT)?;
+            let end = rucuda_driver::Event::new(&ctx, rucuda_driver::EventFlags::DEFAULT)?;
+            // SAFETY: the stream handle is the caller's live stream (or 0, the null
+            // stream); the wrapper does not destroy it.
+            let s = unsafe { rucuda_driver::Stream::from_raw(&ctx, stream as _) };
+            start.record(&s)?;
+            // SAFETY: PyCUDA's contract: the caller vouches for the arguments.
+            unsafe { launch_packed(&self.inner, &cfg, args, stream) }?;
+            end.record(&s)?;
+            py.allow_threads(|| end.synchronize())?;
+            end.time_since(&start)
+        })
+        .or_raise()?;
+        Ok(Some(f64::from(ms) / 1e3))
     }
 
     /// The bytes of each kernel parameter, when the driver can tell (CUDA 12.4+).

@@ -3,13 +3,13 @@
 use pyo3::prelude::*;
 use rucuda_driver::{EventFlags, StreamFlags};
 
-use crate::context::current;
+use crate::context::{current, InContext};
 use crate::errors::{raise, OrRaise};
 
 /// A CUDA stream (PyCUDA's `Stream`); it holds its context.
 #[pyclass(module = "rucuda._native", frozen)]
 pub struct Stream {
-    pub(crate) inner: rucuda_driver::Stream,
+    pub(crate) inner: InContext<rucuda_driver::Stream>,
 }
 
 #[pymethods]
@@ -19,8 +19,11 @@ impl Stream {
     fn new(flags: u32) -> PyResult<Stream> {
         let flags = StreamFlags::from_bits(flags)
             .ok_or_else(|| raise("LogicError", format!("Stream: unknown flags {flags:#x}")))?;
-        let inner = rucuda_driver::Stream::new(&current()?, flags).or_raise()?;
-        Ok(Stream { inner })
+        let ctx = current()?;
+        let inner = rucuda_driver::Stream::new(&ctx, flags).or_raise()?;
+        Ok(Stream {
+            inner: InContext::new(ctx, inner),
+        })
     }
 
     /// Waits for the stream's work (GIL released).
@@ -49,7 +52,7 @@ impl Stream {
 /// A CUDA event (PyCUDA's `Event`).
 #[pyclass(module = "rucuda._native", frozen)]
 pub struct Event {
-    pub(crate) inner: rucuda_driver::Event,
+    pub(crate) inner: InContext<rucuda_driver::Event>,
 }
 
 #[pymethods]
@@ -59,8 +62,11 @@ impl Event {
     fn new(flags: u32) -> PyResult<Event> {
         let flags = EventFlags::from_bits(flags)
             .ok_or_else(|| raise("LogicError", format!("Event: unknown flags {flags:#x}")))?;
-        let inner = rucuda_driver::Event::new(&current()?, flags).or_raise()?;
-        Ok(Event { inner })
+        let ctx = current()?;
+        let inner = rucuda_driver::Event::new(&ctx, flags).or_raise()?;
+        Ok(Event {
+            inner: InContext::new(ctx, inner),
+        })
     }
 
     /// Records the event on `stream` (the null stream when None); returns self.
