@@ -227,3 +227,40 @@ impl Function {
         self.inner.raw() as usize
     }
 }
+
+/// Compiles `sources` as relocatable device code (NVRTC unless an option needs nvcc),
+/// links them (with `libcudadevrt` when `cudadevrt`) and loads the result into the
+/// current context: PyCUDA's `DynamicSourceModule`.
+#[pyfunction]
+#[pyo3(signature = (sources, options = Vec::new(), no_extern_c = false, cudadevrt = true, include_dirs = Vec::new()))]
+pub fn link_sources(
+    py: Python<'_>,
+    sources: Vec<String>,
+    options: Vec<String>,
+    no_extern_c: bool,
+    cudadevrt: bool,
+    include_dirs: Vec<std::path::PathBuf>,
+) -> PyResult<Module> {
+    let ctx = current()?;
+    let mut opts = rucuda_jit::CompileOptions::new()
+        .options(options)
+        .no_extern_c(no_extern_c);
+    for d in include_dirs {
+        opts = opts.include_dir(d);
+    }
+    let linked = py
+        .allow_threads(|| -> rucuda_jit::Result<rucuda_jit::LinkedModule> {
+            let mut linker = rucuda_jit::Linker::new(&ctx)?;
+            for s in &sources {
+                linker.add_source(s, &opts)?;
+            }
+            if cudadevrt {
+                linker.add_cudadevrt()?;
+            }
+            linker.link()
+        })
+        .or_raise()?;
+    Ok(Module {
+        inner: InContext::new(ctx, linked.module),
+    })
+}

@@ -95,15 +95,21 @@ class SourceModule:
 
 
 class DynamicSourceModule(SourceModule):
-    """A module whose kernels may launch kernels: compiled relocatable and linked with
-    ``libcudadevrt`` (needs a CUDA toolkit)."""
+    """A module whose kernels may launch kernels (dynamic parallelism): compiled as
+    relocatable device code and linked with ``libcudadevrt`` (from a CUDA toolkit)."""
 
     def __init__(self, source, nvcc="nvcc", options=None, keep=False,
                  no_extern_c=False, arch=None, code=None, cache_dir=None,
                  include_dirs=(), cuda_libdir=None):
-        from pycuda.driver import LogicError
-        raise LogicError("DynamicSourceModule is not available in rucuda's Python face "
-                         "yet (rucuda_jit::Linker does it from Rust)")
+        self._check_arch(arch)
+        options = [o for o in (options or []) + list(DEFAULT_NVCC_FLAGS)
+                   if o not in ("-rdc=true", "--relocatable-device-code=true",
+                                "-lcudadevrt")]
+        self.cubin = None
+        self.module = _native.link_sources(
+            [source], options=options, no_extern_c=bool(no_extern_c), cudadevrt=True,
+            include_dirs=[str(d) for d in include_dirs])
+        self.get_global = self.module.get_global
 
 
 class DynamicModule:
