@@ -62,6 +62,8 @@ def _expr(op, x, y, ct):
 
 
 def binary(a, b, op, reverse=False, out=None):
+    if _is_array(b) and a.shape != b.shape and (b.shape == () or a.shape == ()):
+        return _binary_0d(a, b, op, reverse, out)
     if _is_array(b):
         _check_pair(a, b)
         compute = np.result_type(a.dtype, b.dtype)
@@ -105,6 +107,46 @@ def binary(a, b, op, reverse=False, out=None):
         raise RuntimeError("only contiguous arrays may be used as arguments to this "
                            "operation")
     k(z, a, compute.type(b_host))
+    return z
+
+
+def _binary_0d(a, b, op, reverse, out):
+    """An operation between an array and a 0-d array (read as ``[0]`` by every thread)."""
+    if a.shape == ():
+        # Keep the big array first: the kernel's size is its first array's.
+        a, b, reverse = b, a, not reverse
+    compute = np.result_type(a.dtype, b.dtype)
+    if op == "/":
+        compute = np.true_divide(np.ones(1, a.dtype), np.ones(1, b.dtype)).dtype
+    result_dtype = np.dtype(np.bool_) if op in _COMPARE else compute
+    if out is not None:
+        result_dtype = out.dtype
+    _require_complex_free(a.dtype, b.dtype, result_dtype)
+    if not a.flags.forc:
+        raise RuntimeError("only contiguous arrays may be used as arguments to this "
+                           "operation")
+    ct = _ct(compute)
+    x, y = ("b[0]", "a[i]") if reverse else ("a[i]", "b[0]")
+    key = ("bin0d", op, a.dtype, b.dtype, result_dtype, reverse)
+    k = _kernel(key, lambda: ElementwiseKernel(
+        f"{_ct(result_dtype)} *z, const {_ct(a.dtype)} *a, const {_ct(b.dtype)} *b",
+        f"z[i] = ({_ct(result_dtype)}) ({_expr(op, x, y, ct)})", "rucuda_binary_0d"))
+    z = out if out is not None else a._new_like_me(result_dtype)
+    k(z, a, b)
+    return z
+
+
+def mul_add(a, afac, b, bfac, out=None, stream=None):
+    """``afac * a + bfac * b`` in one kernel."""
+    _check_pair(a, b)
+    dtype = np.result_type(a.dtype, b.dtype)
+    _require_complex_free(dtype)
+    t = _ct(dtype)
+    k = _kernel(("mul_add", a.dtype, b.dtype), lambda: ElementwiseKernel(
+        f"{t} *z, {t} fa, const {_ct(a.dtype)} *x, {t} fb, const {_ct(b.dtype)} *y",
+        f"z[i] = fa * ({t}) x[i] + fb * ({t}) y[i]", "rucuda_mul_add"))
+    z = out if out is not None else a._new_like_me(dtype)
+    k(z, dtype.type(afac), a, dtype.type(bfac), b, stream=stream)
     return z
 
 

@@ -50,6 +50,8 @@ _create_vector_types()
 def _shape_of(shape):
     if isinstance(shape, (numbers.Integral, np.integer)):
         return (int(shape),)
+    if isinstance(shape, np.ndarray) and shape.ndim == 0:
+        return (int(shape),)
     return tuple(int(s) for s in shape)
 
 
@@ -342,8 +344,13 @@ class GPUArray:
     def __ge__(self, other):
         return self._elwise(other, ">=")
 
-    def mul_add(self, selffac, other, otherfac, add_timer=None, stream=None):
-        return self * selffac + other * otherfac
+    def mul_add(self, selffac, other, otherfac, add_timer=None, stream=None, out=None):
+        from pycuda import _ops
+        return _ops.mul_add(self, selffac, other, otherfac, out=out, stream=stream)
+
+    def reverse(self, stream=None):
+        from pycuda import _ops
+        return _ops.reverse(self, stream)
 
     def fill(self, value, stream=None):
         from pycuda import _ops
@@ -379,25 +386,27 @@ class GPUArray:
     # {{{ views
 
     def reshape(self, *shape, **kwargs):
+        """A view with another shape over the same (contiguous) memory, laid out in
+        ``order`` (PyCUDA relabels the memory; it never copies)."""
         order = kwargs.pop("order", "C")
+        if kwargs:
+            raise TypeError("unknown keyword arguments: " + ", ".join(sorted(kwargs)))
         if len(shape) == 1 and not isinstance(shape[0], (numbers.Integral, np.integer)):
             shape = shape[0]
         shape = list(_shape_of(shape))
+        if shape.count(-1) > 1:
+            raise ValueError("can only specify one unknown dimension")
         if -1 in shape:
             known = int(np.prod([s for s in shape if s != -1], dtype=np.int64))
-            shape[shape.index(-1)] = self.size // known if known else 0
+            if known == 0 or self.size % known:
+                raise ValueError(f"cannot reshape array of size {self.size} into "
+                                 f"shape {tuple(shape)}")
+            shape[shape.index(-1)] = self.size // known
         shape = tuple(shape)
         if int(np.prod(shape, dtype=np.int64)) != self.size:
             raise ValueError("total size of new array must be unchanged")
-        if shape == self.shape:
-            return self
-        if order == "C" and not self.flags.c_contiguous:
-            if self.flags.f_contiguous and self.ndim > 1:
-                raise RuntimeError("only C-ordered reshapes of C-contiguous arrays")
-            raise RuntimeError("only contiguous arrays may be used as arguments to this "
-                               "operation")
-        if order == "F" and not self.flags.f_contiguous:
-            raise RuntimeError("only contiguous arrays may be used")
+        if not self.flags.forc:
+            raise RuntimeError("only contiguous arrays may be reshaped")
         strides = (_f_strides if order == "F" else _c_strides)(shape, self.itemsize)
         return GPUArray(shape, self.dtype, self.allocator, base=self,
                         gpudata=self.gpudata, strides=strides)

@@ -110,7 +110,9 @@ class ReductionKernel:
             out = array_type((), self.dtype_out, **extra)
         blocks = max(1, min((count + _BLOCK - 1) // _BLOCK, 256))
         s = 0 if stream is None else stream.handle
-        partials = array_type((blocks,), self.dtype_out, **extra)
+        # The partial results use the default allocator; `allocator` makes the result
+        # only (one allocation, as PyCUDA's).
+        partials = array_type((blocks,), self.dtype_out)
         values[0] = partials.ptr if blocks > 1 else out.ptr
         buf = struct.pack(fmt + "qq", *values, start, stop)
         self._stage1()._launch((blocks, 1, 1), (_BLOCK, 1, 1), buf, None, s, 0)

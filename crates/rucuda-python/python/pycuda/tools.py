@@ -44,6 +44,8 @@ def context_dependent_memoize(func):
 def clear_context_caches():
     for cache in _context_caches:
         cache.clear()
+    from rucuda import kernels
+    kernels.clear()
 
 
 def make_default_context(ctx_maker=None):

@@ -46,7 +46,10 @@ def module_for(source, options=(), include_dirs=()):
 
 
 def clear():
+    """Forgets the memoized modules (and what was learnt of each context): PyCUDA's
+    ``clear_context_caches``."""
     _MODULES.clear()
+    _SM_COUNT.clear()
 
 
 _SM_COUNT = {}
