@@ -63,7 +63,8 @@ class GeneratedKernelsCompile(unittest.TestCase):
 
         def module_for(source, options=(), include_dirs=()):
             image = _native.compile(source, options=list(options), arch="sm_90",
-                                    no_extern_c=True)
+                                    no_extern_c=True,
+                                    include_dirs=[str(d) for d in include_dirs])
             self.assertGreater(len(image), 0)
             self.compiled.append(source)
             return _FakeModule(self.launched)
@@ -116,6 +117,33 @@ class GeneratedKernelsCompile(unittest.TestCase):
             _ops.logical_not(a)
             _ops.take(a, FakeArray((3,), np.uint32))
         self.assertGreater(len(self.compiled), 300)
+
+    def test_complex_operations(self):
+        from pycuda import _ops, cumath
+        for dt in (np.complex64, np.complex128):
+            a = FakeArray((5,), dt)
+            r = FakeArray((5,), np.float32)
+            for op in ["+", "-", "*", "/", "pow", "==", "!="]:
+                _ops.binary(a, a, op)
+                _ops.binary(a, 2j, op)
+                _ops.binary(a, 1.5, op, reverse=True)
+                _ops.binary(a, r, op)
+            _ops.unary(a, "-")
+            _ops.unary(a, "abs")
+            _ops.part(a, "real")
+            _ops.part(a, "imag")
+            _ops.part(a, "conj")
+            _ops.fill(a, 1 + 2j)
+            _ops.astype(a, np.float64)
+            _ops.astype(r, dt)
+            _ops.astype(a, np.complex64)
+            _ops.sum(a)
+            _ops.dot(a, a)
+            _ops.any(a)
+            _ops.mul_add(a, 2, a, 3)
+            for name in ["exp", "log", "log10", "sqrt", "sin", "cos", "tan", "sinh",
+                         "cosh", "tanh"]:
+                getattr(cumath, name)(a)
 
     def test_two_stage_reductions_launch_both_stages(self):
         from pycuda.reduction import ReductionKernel

@@ -35,10 +35,23 @@ def _is_scalar(x):
 
 
 def _require_complex_free(*dtypes):
+    """Refuses complex operands where NumPy's meaning has no kernel here (orderings)."""
     for dt in dtypes:
         if np.dtype(dt).kind == "c":
             raise NotImplementedError(
-                "complex GPUArrays are not supported by rucuda's Python face yet")
+                "this operation is not supported for complex GPUArrays")
+
+
+_ORDERED = {"<", "<=", ">", ">="}
+
+
+def _convert(expr, src, dst):
+    """C for ``expr`` (of dtype ``src``) converted to ``dst``: NumPy's casts (a complex
+    value to a real type keeps its real part; comparisons are already bool)."""
+    src, dst = np.dtype(src), np.dtype(dst)
+    if src.kind == "c" and dst.kind != "c" and not expr.startswith("(("):
+        return f"({_ct(dst)}) real({expr})"
+    return f"({_ct(dst)}) ({expr})"
 
 
 def _check_pair(a, b):
@@ -47,7 +60,9 @@ def _check_pair(a, b):
     if not (a.flags.forc and b.flags.forc):
         raise RuntimeError("only contiguous arrays may be used as arguments to this "
                            "operation")
-    if a.size > 1 and a.strides != b.strides:
+    same_order = (a.flags.c_contiguous and b.flags.c_contiguous) or (
+        a.flags.f_contiguous and b.flags.f_contiguous)
+    if a.size > 1 and not same_order:
         raise RuntimeError("arrays of different memory order are not supported here")
 
 
@@ -56,8 +71,9 @@ _COMPARE = {"==", "!=", "<", "<=", ">", ">="}
 
 def _expr(op, x, y, ct):
     if op == "pow":
-        return f"({ct}) pow((double)({x}), (double)({y}))" if ct not in ("float", "double") \
-            else f"pow(({ct})({x}), ({ct})({y}))"
+        if ct in ("float", "double") or ct.startswith("pycuda::complex"):
+            return f"pow(({ct})({x}), ({ct})({y}))"
+        return f"({ct}) pow((double)({x}), (double)({y}))"
     return f"(({ct})({x})) {op} (({ct})({y}))"
 
 
@@ -72,13 +88,15 @@ def binary(a, b, op, reverse=False, out=None):
         result_dtype = np.dtype(np.bool_) if op in _COMPARE else compute
         if out is not None:
             result_dtype = out.dtype
-        _require_complex_free(a.dtype, b.dtype, result_dtype)
+        if op in _ORDERED:
+            _require_complex_free(a.dtype, b.dtype)
         ct = _ct(compute)
         x, y = ("b[i]", "a[i]") if reverse else ("a[i]", "b[i]")
         key = ("bin", op, a.dtype, b.dtype, result_dtype, reverse)
         k = _kernel(key, lambda: ElementwiseKernel(
             f"{_ct(result_dtype)} *z, const {_ct(a.dtype)} *a, const {_ct(b.dtype)} *b",
-            f"z[i] = ({_ct(result_dtype)}) ({_expr(op, x, y, ct)})", "rucuda_binary_op"))
+            f"z[i] = {_convert(f'({_expr(op, x, y, ct)})', compute, result_dtype)}",
+        "rucuda_binary_op"))
         z = out if out is not None else a._new_like_me(result_dtype)
         k(z, a, b)
         return z
@@ -95,13 +113,15 @@ def binary(a, b, op, reverse=False, out=None):
     result_dtype = np.dtype(np.bool_) if op in _COMPARE else compute
     if out is not None:
         result_dtype = out.dtype
-    _require_complex_free(a.dtype, compute, result_dtype)
+    if op in _ORDERED:
+        _require_complex_free(a.dtype, compute)
     ct = _ct(compute)
     x, y = ("s", "a[i]") if reverse else ("a[i]", "s")
     key = ("scalar", op, a.dtype, compute, result_dtype, reverse)
     k = _kernel(key, lambda: ElementwiseKernel(
         f"{_ct(result_dtype)} *z, const {_ct(a.dtype)} *a, {ct} s",
-        f"z[i] = ({_ct(result_dtype)}) ({_expr(op, x, y, ct)})", "rucuda_scalar_op"))
+        f"z[i] = {_convert(f'({_expr(op, x, y, ct)})', compute, result_dtype)}",
+        "rucuda_scalar_op"))
     z = out if out is not None else a._new_like_me(result_dtype)
     if not a.flags.forc:
         raise RuntimeError("only contiguous arrays may be used as arguments to this "
@@ -121,7 +141,8 @@ def _binary_0d(a, b, op, reverse, out):
     result_dtype = np.dtype(np.bool_) if op in _COMPARE else compute
     if out is not None:
         result_dtype = out.dtype
-    _require_complex_free(a.dtype, b.dtype, result_dtype)
+    if op in _ORDERED:
+        _require_complex_free(a.dtype, b.dtype)
     if not a.flags.forc:
         raise RuntimeError("only contiguous arrays may be used as arguments to this "
                            "operation")
@@ -130,7 +151,8 @@ def _binary_0d(a, b, op, reverse, out):
     key = ("bin0d", op, a.dtype, b.dtype, result_dtype, reverse)
     k = _kernel(key, lambda: ElementwiseKernel(
         f"{_ct(result_dtype)} *z, const {_ct(a.dtype)} *a, const {_ct(b.dtype)} *b",
-        f"z[i] = ({_ct(result_dtype)}) ({_expr(op, x, y, ct)})", "rucuda_binary_0d"))
+        f"z[i] = {_convert(f'({_expr(op, x, y, ct)})', compute, result_dtype)}",
+        "rucuda_binary_0d"))
     z = out if out is not None else a._new_like_me(result_dtype)
     k(z, a, b)
     return z
@@ -140,7 +162,6 @@ def mul_add(a, afac, b, bfac, out=None, stream=None):
     """``afac * a + bfac * b`` in one kernel."""
     _check_pair(a, b)
     dtype = np.result_type(a.dtype, b.dtype)
-    _require_complex_free(dtype)
     t = _ct(dtype)
     k = _kernel(("mul_add", a.dtype, b.dtype), lambda: ElementwiseKernel(
         f"{t} *z, {t} fa, const {_ct(a.dtype)} *x, {t} fb, const {_ct(b.dtype)} *y",
@@ -151,8 +172,20 @@ def mul_add(a, afac, b, bfac, out=None, stream=None):
 
 
 def unary(a, op, out=None):
-    _require_complex_free(a.dtype)
     t = _ct(a.dtype)
+    if a.dtype.kind == "c":
+        real_dtype = np.empty(0, a.dtype).real.dtype
+        if op == "abs":
+            k = _kernel(("unary", op, a.dtype), lambda: ElementwiseKernel(
+                f"{_ct(real_dtype)} *z, const {t} *a", "z[i] = abs(a[i])", "rucuda_unary_op"))
+            z = out if out is not None else a._new_like_me(real_dtype)
+        else:
+            expr = {"-": "-a[i]", "conj": "conj(a[i])"}[op]
+            k = _kernel(("unary", op, a.dtype), lambda: ElementwiseKernel(
+                f"{t} *z, const {t} *a", f"z[i] = {expr}", "rucuda_unary_op"))
+            z = out if out is not None else a._new_like_me()
+        k(z, a)
+        return z
     if op == "-":
         expr = f"({t}) (-a[i])"
     elif op == "abs":
@@ -174,7 +207,6 @@ def unary(a, op, out=None):
 def fill(a, value):
     if a.size == 0:
         return
-    _require_complex_free(a.dtype)
     if not a.flags.forc:
         raise RuntimeError("fill of a non-contiguous GPUArray is not supported")
     if a.dtype.char == "V":
@@ -190,10 +222,9 @@ def fill(a, value):
 
 def astype(a, dtype):
     dtype = np.dtype(dtype)
-    _require_complex_free(a.dtype, dtype)
     k = _kernel(("astype", a.dtype, dtype), lambda: ElementwiseKernel(
-        f"{_ct(dtype)} *z, const {_ct(a.dtype)} *a", f"z[i] = ({_ct(dtype)}) a[i]",
-        "rucuda_astype"))
+        f"{_ct(dtype)} *z, const {_ct(a.dtype)} *a",
+        f"z[i] = {_convert('a[i]', a.dtype, dtype)}", "rucuda_astype"))
     if not a.flags.forc:
         raise RuntimeError("astype of a non-contiguous GPUArray is not supported")
     z = a._new_like_me(dtype)
@@ -239,7 +270,6 @@ def _sum_dtype(dtype):
 
 def sum(a, dtype=None, stream=None, allocator=None):  # noqa: A001
     dtype = _sum_dtype(a.dtype) if dtype is None else np.dtype(dtype)
-    _require_complex_free(a.dtype, dtype)
     k = _kernel(("sum", a.dtype, dtype), lambda: ReductionKernel(
         dtype, "0", "a+b", f"({_ct(dtype)}) in[i]", f"const {_ct(a.dtype)} *in",
         name="rucuda_sum"))
@@ -248,7 +278,6 @@ def sum(a, dtype=None, stream=None, allocator=None):  # noqa: A001
 
 def subset_sum(subset, a, dtype=None, stream=None, allocator=None):
     dtype = _sum_dtype(a.dtype) if dtype is None else np.dtype(dtype)
-    _require_complex_free(a.dtype, dtype)
     k = _kernel(("subset_sum", a.dtype, subset.dtype, dtype), lambda: ReductionKernel(
         dtype, "0", "a+b", f"({_ct(dtype)}) in[lookup[i]]",
         f"const {_ct(subset.dtype)} *lookup, const {_ct(a.dtype)} *in", name="rucuda_subset_sum"))
@@ -257,7 +286,6 @@ def subset_sum(subset, a, dtype=None, stream=None, allocator=None):
 
 def dot(a, b, dtype=None, stream=None, allocator=None):
     dtype = np.result_type(a.dtype, b.dtype) if dtype is None else np.dtype(dtype)
-    _require_complex_free(a.dtype, b.dtype, dtype)
     _check_pair(a, b)
     k = _kernel(("dot", a.dtype, b.dtype, dtype), lambda: ReductionKernel(
         dtype, "0", "a+b", f"({_ct(dtype)}) x[i] * ({_ct(dtype)}) y[i]",
@@ -270,7 +298,6 @@ vdot = dot
 
 def subset_dot(subset, a, b, dtype=None, stream=None, allocator=None):
     dtype = np.result_type(a.dtype, b.dtype) if dtype is None else np.dtype(dtype)
-    _require_complex_free(a.dtype, b.dtype, dtype)
     k = _kernel(("subset_dot", a.dtype, b.dtype, subset.dtype, dtype),
                 lambda: ReductionKernel(
         dtype, "0", "a+b",
@@ -493,8 +520,16 @@ def multi_take_put(arrays, dest_indices, src_indices, dest_shape=None, out=None,
     raise NotImplementedError("multi_take_put is not available in rucuda's Python face yet")
 
 
-def part(a, which):
-    raise NotImplementedError("complex GPUArrays are not supported by rucuda's Python "
-                              "face yet")
+def part(a, which, out=None):
+    """The real or imaginary part of a complex array, or its conjugate."""
+    t = _ct(a.dtype)
+    if which == "conj":
+        return unary(a, "conj", out)
+    real_dtype = np.empty(0, a.dtype).real.dtype
+    k = _kernel((which, a.dtype), lambda: ElementwiseKernel(
+        f"{_ct(real_dtype)} *z, const {t} *a", f"z[i] = {which}(a[i])", "rucuda_" + which))
+    z = out if out is not None else a._new_like_me(real_dtype)
+    k(z, a)
+    return z
 
 # }}}

@@ -33,6 +33,10 @@ def compile(source, nvcc="nvcc", options=None, keep=False, no_extern_c=False,
             arch=None, code=None, cache_dir=None, include_dirs=(), target="cubin"):
     """CUDA C++ to a cubin (``target="ptx"``: PTX); returns bytes."""
     options = list(options or []) + list(DEFAULT_NVCC_FLAGS)
+    # PyCUDA's own headers (pycuda-complex.hpp) are always on the include path.
+    from rucuda.kernels import INCLUDE_DIR, with_headers
+    include_dirs = list(include_dirs) + [INCLUDE_DIR]
+    source = with_headers(source)
     use_nvcc = _wants_nvcc(options) or (nvcc not in (None, "nvcc"))
     arch, code = _arch_code(arch, code)
     return _native.compile(

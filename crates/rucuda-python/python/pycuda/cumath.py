@@ -29,10 +29,9 @@ def _unary(name, c_name=None):
 
     def f(array, *args, **kwargs):
         out, stream = _split(args, kwargs)
-        if array.dtype.kind not in "f":
+        if array.dtype.kind not in "fc":
             raise NotImplementedError(
-                f"cumath.{name}: only float32 and float64 arrays are supported by "
-                "rucuda's Python face yet")
+                f"cumath.{name}: only float and complex arrays are supported")
         t = dtype_to_ctype(array.dtype)
         key = (name, array.dtype)
         k = _KERNELS.get(key)

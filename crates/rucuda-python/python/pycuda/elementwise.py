@@ -28,7 +28,8 @@ def get_elwise_module(arguments, operation, name="kernel", keep=False, options=N
         OPERATION=operation,
         AFTER_LOOP=after_loop,
     )
-    return kernels.module_for(source, options or ())
+    return kernels.module_for(kernels.with_headers(source), options or (),
+                              (kernels.INCLUDE_DIR,))
 
 
 def _pack(arguments, args):

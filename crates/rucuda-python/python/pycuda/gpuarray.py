@@ -363,9 +363,14 @@ class GPUArray:
             return self.copy()
         return _ops.astype(self, dtype)
 
-    def conj(self):
+    def conj(self, out=None):
         from pycuda import _ops
-        return _ops.unary(self, "conj") if self.dtype.kind == "c" else self
+        if self.dtype.kind == "c":
+            return _ops.unary(self, "conj", out)
+        if out is not None:
+            out[...] = self
+            return out
+        return self
 
     conjugate = conj
 

@@ -18,7 +18,8 @@ def _module(out_type, arguments_c, neutral, reduce_expr, map_expr, preamble, nam
         "reduction.cu", PREAMBLE=preamble, NAME=name, OUT_TYPE=out_type,
         ARGUMENTS=arguments_c, NEUTRAL=neutral, REDUCE_EXPR=reduce_expr,
         MAP_EXPR=map_expr, BLOCK=_BLOCK)
-    return kernels.module_for(source, options or ())
+    return kernels.module_for(kernels.with_headers(source), options or (),
+                              (kernels.INCLUDE_DIR,))
 
 
 def _declarator(a):

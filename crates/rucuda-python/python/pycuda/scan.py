@@ -35,7 +35,8 @@ class _ScanKernel:
             "scan.cu", PREAMBLE=self.preamble, NAME=self.name,
             TYPE=dtype_to_ctype(self.dtype), SCAN_EXPR=self.scan_expr,
             NEUTRAL=self.neutral, BLOCK=_BLOCK, EXCLUSIVE=1 if exclusive else 0)
-        return kernels.module_for(source, self.options or ())
+        return kernels.module_for(kernels.with_headers(source), self.options or (),
+                                  (kernels.INCLUDE_DIR,))
 
     def _scan(self, src_ptr, dst_ptr, n, exclusive, stream):
         import pycuda.gpuarray as gpuarray

@@ -20,7 +20,7 @@ def template(name):
     return text
 
 
-def render(name, **slots):
+def render(name, **slots):  # noqa: D417
     """``template(name)`` with every ``$SLOT$`` replaced; a slot left unfilled is an
     error (a bug in the caller)."""
     def sub(m):
@@ -29,6 +29,17 @@ def render(name, **slots):
             raise KeyError(f"{name}: no value for ${key}$")
         return str(slots[key])
     return _SLOT.sub(sub, template(name))
+
+
+INCLUDE_DIR = os.path.join(os.path.dirname(__file__), "include")
+
+
+def with_headers(source):
+    """``source`` with ``#include <pycuda-complex.hpp>`` first when it uses
+    ``pycuda::complex``."""
+    if "pycuda::complex" in source and "pycuda-complex.hpp" not in source:
+        return "#include <pycuda-complex.hpp>\n" + source
+    return source
 
 
 def module_for(source, options=(), include_dirs=()):
