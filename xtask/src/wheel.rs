@@ -133,6 +133,50 @@ fn pycuda_tests(py: &Path, target: &Path, to: &Path) -> XResult<()> {
         .args(&members))
 }
 
+/// Pure-Python packages PyCUDA's tests import besides pycuda (`pytools`, with its
+/// dependencies), and what a PyCUDA build for the control run needs (`mako`).
+pub const TEST_EXTRAS: &[&str] = &["pytools", "mako"];
+
+/// Downloads [`TEST_EXTRAS`] and their dependencies as wheels for the GPU machine
+/// (CPython 3.12, manylinux x86-64) into `to`; `run.sh pycuda-tests` installs them with
+/// no network. A failed download is reported, not fatal: the tests that import them fail.
+fn test_extras(py: &Path, to: &Path) {
+    let result = std::fs::create_dir_all(to)
+        .map_err(Into::into)
+        .and_then(|()| {
+            run(Command::new(py)
+                .args([
+                    "-m",
+                    "pip",
+                    "download",
+                    "--quiet",
+                    "--disable-pip-version-check",
+                ])
+                .args(["--only-binary", ":all:", "--python-version", "3.12"])
+                .args([
+                    "--implementation",
+                    "cp",
+                    "--platform",
+                    "manylinux_2_17_x86_64",
+                ])
+                .args([
+                    "--platform",
+                    "manylinux2014_x86_64",
+                    "--platform",
+                    "any",
+                    "--dest",
+                ])
+                .arg(to)
+                .args(TEST_EXTRAS))
+        });
+    if let Err(e) = result {
+        eprintln!(
+            "xtask wheel: could not download {}: {e}",
+            TEST_EXTRAS.join(", ")
+        );
+    }
+}
+
 /// Entry point.
 pub fn main(args: WheelArgs) -> XResult<()> {
     let ws = Workspace::load()?;
@@ -175,6 +219,7 @@ pub fn main(args: WheelArgs) -> XResult<()> {
         let name = wheel.file_name().ok_or("wheel path has no file name")?;
         std::fs::copy(&wheel, dir.join(name))?;
         pycuda_tests(&py, &ws.target_dir, &dir.join("pycuda-tests"))?;
+        test_extras(&py, &dir.join("extra"));
         bundle::finish(&ws)?;
         println!("run it on the GPU machine: bash target/gpu-bundle/run.sh pycuda-tests");
     }

@@ -6,7 +6,8 @@
 # (NumPy, pytest, pytest-xdist: the GPU machine has no network) and gets the wheel with
 # no dependencies from the bundle, so its `pycuda` is rucuda's even if a PyCUDA is
 # installed system-wide. The tests run from a scratch copy; pytest's output goes to
-# $RESULTS/pycuda-tests.txt and its summary line is printed last. With pytest-xdist
+# $RESULTS/pycuda-tests.txt and its summary line is printed last. pytools (imported by
+# one test) comes from the wheels in python/extra/. With pytest-xdist
 # installed the tests run on RUCUDA_PYTEST_WORKERS processes (default 12).
 
 run_pycuda_tests() {
@@ -22,6 +23,12 @@ run_pycuda_tests() {
     work=$(mktemp -d /tmp/rucuda-pycuda.XXXXXX)
     "$py" -m venv --system-site-packages "$work/venv" || return 1
     "$work/venv/bin/python" -m pip install --quiet --no-index --no-deps --disable-pip-version-check "$wheel" || return 1
+    # pytools (test_gpuarray imports it) and its dependencies, carried as wheels.
+    if compgen -G "$dir/extra/*.whl" >/dev/null; then
+        "$work/venv/bin/python" -m pip install --quiet --no-index --disable-pip-version-check \
+            --find-links "$dir/extra" pytools ||
+            echo "run.sh pycuda-tests: could not install pytools from $dir/extra" >&2
+    fi
     cp -- "$dir"/pycuda-tests/*.py "$work/"
     "$work/venv/bin/python" - <<'PY' || return 1
 import pycuda, pycuda.driver as drv
