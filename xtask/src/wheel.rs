@@ -9,7 +9,8 @@
 //! 4. `--bundle`: the wheel goes into the GPU bundle (`<target>/gpu-bundle/python/`) with
 //!    PyCUDA 2026.1's own `test_driver.py`, `test_gpuarray.py` and `test_cumath.py`, taken
 //!    from its source package (downloaded with pip into `<target>/pycuda-sdist/`, never
-//!    committed); `run.sh pycuda-tests` runs them there against the wheel.
+//!    committed), and the bench script `py_bench.py`; `run.sh pycuda-tests` runs the
+//!    tests there against the wheel, `run.sh pycuda-bench` the bench cases.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -220,6 +221,10 @@ pub fn main(args: WheelArgs) -> XResult<()> {
         std::fs::copy(&wheel, dir.join(name))?;
         pycuda_tests(&py, &ws.target_dir, &dir.join("pycuda-tests"))?;
         test_extras(&py, &dir.join("extra"));
+        std::fs::copy(
+            ws.root.join("crates/rucuda-python/bench/py_bench.py"),
+            dir.join("py_bench.py"),
+        )?;
         bundle::finish(&ws)?;
         println!("run it on the GPU machine: bash target/gpu-bundle/run.sh pycuda-tests");
     }

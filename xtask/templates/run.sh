@@ -24,6 +24,9 @@
 #                               test_cumath.py with pytest against the rucuda wheel, in a
 #                               fresh virtual environment (`cargo xtask wheel --bundle` adds
 #                               them; lib/pycuda.sh says how)
+#   run.sh pycuda-bench         the Python face's bench cases (py_small_add_us, py_launch_us,
+#                               py_prepared_launch_us, py_compile_first_ms) for rucuda, CuPy
+#                               and NVIDIA's cuda-bindings
 #
 # Results go to $OUT when set, else beside this script: summary.json for tests,
 # bench.jsonl and bench.md for the bench. The last line of a test run is
@@ -76,6 +79,7 @@ while (($#)); do
         --jobs=*) JOBS=${1#--jobs=}; JOBS_SET=1; shift ;;
         bench) shift; run_bench "$@"; exit ;;
         pycuda-tests) shift; run_pycuda_tests "$@"; exit ;;
+        pycuda-bench) shift; run_pycuda_bench; exit ;;
         -h | --help | help) usage ;;
         *) echo "run.sh: unknown argument '$1'" >&2; usage ;;
     esac
