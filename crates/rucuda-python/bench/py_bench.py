@@ -152,7 +152,7 @@ def main():
     else:
         gen = bench_raw()
     for case, value, unit in gen:
-        print(json.dumps({"case": case, "impl": label or args.impl,
+        print(json.dumps({"case": case, "lib": label or args.impl,
                           "value": round(value, 3), "unit": unit}), flush=True)
 
 
