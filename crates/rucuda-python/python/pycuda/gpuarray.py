@@ -5,6 +5,7 @@ rucuda-jit and memoized per context and signature.
 """
 from __future__ import annotations
 
+import builtins
 import numbers
 
 import numpy as np
@@ -60,7 +61,7 @@ def _c_strides(shape, itemsize):
     s = itemsize
     for d in reversed(shape):
         strides.append(s)
-        s *= max(d, 1)
+        s *= builtins.max(d, 1)
     return tuple(reversed(strides))
 
 
@@ -69,7 +70,7 @@ def _f_strides(shape, itemsize):
     s = itemsize
     for d in shape:
         strides.append(s)
-        s *= max(d, 1)
+        s *= builtins.max(d, 1)
     return tuple(strides)
 
 
@@ -175,8 +176,9 @@ class GPUArray:
         """(first byte offset, byte length) of the memory the array touches."""
         if self.size == 0:
             return 0, 0
-        lo = sum(min(0, (d - 1) * s) for d, s in zip(self.shape, self.strides))
-        hi = sum(max(0, (d - 1) * s) for d, s in zip(self.shape, self.strides))
+        # This module defines sum, min and max as GPU reductions (PyCUDA's names).
+        lo = builtins.sum(builtins.min(0, (d - 1) * s) for d, s in zip(self.shape, self.strides))
+        hi = builtins.sum(builtins.max(0, (d - 1) * s) for d, s in zip(self.shape, self.strides))
         return lo, hi - lo + self.itemsize
 
     def set(self, ary, async_=False, stream=None, **kwargs):
