@@ -5,7 +5,7 @@
 //! them, exactly as with PyCUDA. This module is the trust boundary of the Python face.
 
 use numpy::ndarray::ArrayView1;
-use numpy::{PyArray1, PyArrayMethods};
+use numpy::PyArray1;
 use pyo3::prelude::*;
 use rucuda_driver::sys::CUdeviceptr;
 
@@ -288,7 +288,6 @@ fn bytes_array<'py>(owner: Bound<'py, HostAllocation>) -> PyResult<Bound<'py, Py
     unsafe {
         let view = ArrayView1::from_shape_ptr(size, ptr as *const u8);
         let array = PyArray1::borrow_from_array(&view, owner.into_any());
-        array.readwrite();
         Ok(array)
     }
 }

@@ -29,9 +29,29 @@ def _arch_code(arch, code):
     return arch, code
 
 
+def _find_nvcc(nvcc):
+    """The nvcc to fall back on: ``nvcc`` if it is a path or on PATH, else the CUDA
+    toolkit's (CUDA_PATH, CUDA_HOME, /usr/local/cuda); None when there is none."""
+    import shutil
+    found = shutil.which(nvcc or "nvcc")
+    if found:
+        return found
+    for root in (os.environ.get("CUDA_PATH"), os.environ.get("CUDA_HOME"), "/usr/local/cuda"):
+        if root and os.path.isfile(os.path.join(root, "bin", "nvcc")):
+            return os.path.join(root, "bin", "nvcc")
+    return None
+
+
+def _missing_header(error):
+    text = str(error)
+    return "cannot open source file" in text or "could not open source file" in text
+
+
 def compile(source, nvcc="nvcc", options=None, keep=False, no_extern_c=False,
             arch=None, code=None, cache_dir=None, include_dirs=(), target="cubin"):
-    """CUDA C++ to a cubin (``target="ptx"``: PTX); returns bytes."""
+    """CUDA C++ to a cubin (``target="ptx"``: PTX); returns bytes. NVRTC compiles unless
+    an option needs nvcc, or the source includes a host header NVRTC lacks (``<stdio.h>``)
+    and nvcc is found: then nvcc does."""
     options = list(options or []) + list(DEFAULT_NVCC_FLAGS)
     # PyCUDA's own headers (pycuda-complex.hpp) are always on the include path.
     from rucuda.kernels import INCLUDE_DIR, with_headers
@@ -39,19 +59,30 @@ def compile(source, nvcc="nvcc", options=None, keep=False, no_extern_c=False,
     source = with_headers(source)
     use_nvcc = _wants_nvcc(options) or (nvcc not in (None, "nvcc"))
     arch, code = _arch_code(arch, code)
-    return _native.compile(
-        source,
-        options=options,
-        arch=arch,
-        code=code,
-        target=target,
-        include_dirs=[str(d) for d in include_dirs],
-        no_extern_c=bool(no_extern_c),
-        keep=bool(keep),
-        cache_dir=None if cache_dir in (None, True, False) else str(cache_dir),
-        use_cache=cache_dir is not False,
-        nvcc=(nvcc if use_nvcc else None),
-    )
+    def run(nvcc_path):
+        return _native.compile(
+            source,
+            options=options,
+            arch=arch,
+            code=code,
+            target=target,
+            include_dirs=[str(d) for d in include_dirs],
+            no_extern_c=bool(no_extern_c),
+            keep=bool(keep),
+            cache_dir=None if cache_dir in (None, True, False) else str(cache_dir),
+            use_cache=cache_dir is not False,
+            nvcc=nvcc_path,
+        )
+
+    if use_nvcc:
+        return run(_find_nvcc(nvcc) or nvcc)
+    try:
+        return run(None)
+    except CompileError as e:
+        fallback = _find_nvcc(nvcc) if _missing_header(e) else None
+        if fallback is None:
+            raise
+        return run(fallback)
 
 
 class SourceModule:
