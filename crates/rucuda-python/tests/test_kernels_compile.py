@@ -59,7 +59,9 @@ class GeneratedKernelsCompile(unittest.TestCase):
     def setUp(self):
         self.compiled = []
         self.launched = []
-        self._saved = (kernels.module_for, kernels.launch_shape)
+        self._saved = (kernels.module_for, kernels.launch_shape, kernels.context_key)
+        kernels.context_key = lambda: None
+        kernels.clear()
 
         def module_for(source, options=(), include_dirs=()):
             image = _native.compile(source, options=list(options), arch="sm_90",
@@ -74,7 +76,8 @@ class GeneratedKernelsCompile(unittest.TestCase):
                                                      (block, 1, 1))
 
     def tearDown(self):
-        kernels.module_for, kernels.launch_shape = self._saved
+        kernels.module_for, kernels.launch_shape, kernels.context_key = self._saved
+        kernels.clear()
 
     def test_elementwise_with_ranges(self):
         from pycuda.elementwise import ElementwiseKernel

@@ -88,6 +88,20 @@ class ElementwiseKernel:
         return get_elwise_module(self.arguments, self.operation, self.name, self.keep,
                                  self.options, **self.kwargs)
 
+    def _functions(self):
+        """(plain, ranged) kernels for the current context, looked up once per context."""
+        key = kernels.context_key()
+        cache = self.__dict__.get("_by_context")
+        if cache is None:
+            cache = self.__dict__["_by_context"] = {}
+            kernels.remember_holder(self)
+        fns = cache.get(key)
+        if fns is None:
+            mod = self.get_module()
+            fns = cache[key] = (mod.get_function(self.name),
+                                mod.get_function(self.name + "_range"))
+        return fns
+
     def __call__(self, *args, **kwargs):
         range_ = kwargs.pop("range", None)
         slice_ = kwargs.pop("slice", None)
@@ -98,7 +112,7 @@ class ElementwiseKernel:
             raise TypeError(f"{self.name}: {len(self.arguments)} arguments expected, "
                             f"{len(args)} given")
         fmt, values, n = _pack(self.arguments, args)
-        mod = self.get_module()
+        plain, ranged = self._functions()
         if slice_ is not None:
             if range_ is not None:
                 raise TypeError("may not specify both range and slice keyword arguments")
@@ -108,12 +122,12 @@ class ElementwiseKernel:
             stop = range_.stop
             step = range_.step or 1
             count = max(0, (abs(stop - start) + abs(step) - 1) // abs(step))
-            func = mod.get_function(self.name + "_range")
+            func = ranged
             fmt += "qqqq"
             values += [n or 0, start, stop, step]
         else:
             count = n
-            func = mod.get_function(self.name)
+            func = plain
             fmt += "q"
             values.append(n)
         if not count:

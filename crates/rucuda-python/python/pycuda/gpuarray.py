@@ -125,7 +125,11 @@ class GPUArray:
 
     @property
     def flags(self):
-        return _Flags(self)
+        # Shape and strides never change: computed once.
+        f = self.__dict__.get("_flags")
+        if f is None:
+            f = self.__dict__["_flags"] = _Flags(self)
+        return f
 
     @property
     def ptr(self):

@@ -4,9 +4,18 @@ from __future__ import annotations
 
 import os
 import re
+import weakref
 
 _TEMPLATES = {}
 _MODULES = {}
+# Objects keeping per-context kernels in their `_by_context` dict (ElementwiseKernel):
+# cleared with the modules, so that no popped context is kept alive by a cache.
+_HOLDERS = weakref.WeakSet()
+
+
+def remember_holder(obj):
+    """Registers ``obj``'s ``_by_context`` cache for :func:`clear`."""
+    _HOLDERS.add(obj)
 _SLOT = re.compile(r"\$([A-Z_]+)\$")
 
 
@@ -42,13 +51,18 @@ def with_headers(source):
     return source
 
 
+def context_key():
+    """The current context's handle (None without one): the key of per-context caches."""
+    from rucuda import _native
+    ctx = _native.Context.get_current()
+    return None if ctx is None else ctx.handle
+
+
 def module_for(source, options=(), include_dirs=()):
     """The module compiled from ``source`` for the current context, memoized per
     (context, source, options)."""
-    import pycuda.driver as cuda
     from pycuda.compiler import SourceModule
-    ctx = cuda.Context.get_current()
-    key = (None if ctx is None else ctx.handle, source, tuple(options), tuple(include_dirs))
+    key = (context_key(), source, tuple(options), tuple(include_dirs))
     mod = _MODULES.get(key)
     if mod is None:
         mod = _MODULES[key] = SourceModule(source, options=list(options), no_extern_c=True,
@@ -61,6 +75,8 @@ def clear():
     ``clear_context_caches``."""
     _MODULES.clear()
     _SM_COUNT.clear()
+    for holder in list(_HOLDERS):
+        holder.__dict__.pop("_by_context", None)
 
 
 _SM_COUNT = {}
