@@ -136,6 +136,7 @@ class GeneratedKernelsCompile(unittest.TestCase):
             _ops.part(a, "real")
             _ops.part(a, "imag")
             _ops.part(a, "conj")
+            _ops.unary(a, "conj", out=FakeArray((5,), np.complex64))
             _ops.fill(a, 1 + 2j)
             _ops.astype(a, np.float64)
             _ops.astype(r, dt)

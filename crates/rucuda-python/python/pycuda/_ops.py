@@ -181,8 +181,10 @@ def unary(a, op, out=None):
             z = out if out is not None else a._new_like_me(real_dtype)
         else:
             expr = {"-": "-a[i]", "conj": "conj(a[i])"}[op]
-            k = _kernel(("unary", op, a.dtype), lambda: ElementwiseKernel(
-                f"{t} *z, const {t} *a", f"z[i] = {expr}", "rucuda_unary_op"))
+            z_dtype = a.dtype if out is None else out.dtype
+            k = _kernel(("unary", op, a.dtype, z_dtype), lambda: ElementwiseKernel(
+                f"{_ct(z_dtype)} *z, const {t} *a",
+                f"z[i] = {_convert(expr, a.dtype, z_dtype)}", "rucuda_unary_op"))
             z = out if out is not None else a._new_like_me()
         k(z, a)
         return z
