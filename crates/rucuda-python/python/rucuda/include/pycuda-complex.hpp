@@ -4,6 +4,8 @@
 // __shared__ memory.
 #pragma once
 
+// C++ linkage even when included inside SourceModule's extern "C" block.
+extern "C++" {
 namespace pycuda {
 
 template <class T>
@@ -133,3 +135,4 @@ template <class T> __host__ __device__ complex<T> pow(const complex<T> &a, T b) 
 template <class T> __host__ __device__ complex<T> pow(T a, const complex<T> &b) { return pycuda::pow(complex<T>(a), b); }
 
 }  // namespace pycuda
+}  // extern "C++"
