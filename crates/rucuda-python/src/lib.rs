@@ -41,6 +41,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<memory::DeviceAllocation>()?;
     m.add_class::<memory::HostAllocation>()?;
     m.add_function(wrap_pyfunction!(memory::mem_alloc, m)?)?;
+    m.add_function(wrap_pyfunction!(memory::mem_alloc_async, m)?)?;
     m.add_function(wrap_pyfunction!(memory::mem_get_info, m)?)?;
     m.add_function(wrap_pyfunction!(memory::copy_htod, m)?)?;
     m.add_function(wrap_pyfunction!(memory::copy_dtoh, m)?)?;

@@ -26,12 +26,22 @@ pub struct DeviceAllocation {
     ptr: CUdeviceptr,
     size: usize,
     ctx: Option<rucuda_driver::Context>,
+    /// Allocated with `cuMemAllocAsync` on the legacy default stream, and freed there.
+    stream_ordered: bool,
 }
 
 impl DeviceAllocation {
     fn release(&mut self) -> rucuda_driver::Result<()> {
         if let Some(ctx) = self.ctx.take() {
             let ptr = self.ptr;
+            if self.stream_ordered {
+                // SAFETY: `ptr` came from cuMemAllocAsync in `ctx` and is freed once (ctx
+                // taken), ordered on the legacy default stream after the work queued
+                // there and on every blocking stream.
+                return in_context(&ctx, || unsafe {
+                    cu!(cuMemFreeAsync(ptr, std::ptr::null_mut()))
+                });
+            }
             // SAFETY: `ptr` came from cuMemAlloc in `ctx` and is freed once (ctx taken).
             return in_context(&ctx, || unsafe { cu!(cuMemFree_v2(ptr)) });
         }
@@ -94,6 +104,36 @@ pub fn mem_alloc(bytes: usize) -> PyResult<DeviceAllocation> {
         ptr,
         size: bytes,
         ctx: Some(ctx),
+        stream_ordered: false,
+    })
+}
+
+/// `mem_alloc_async(bytes)`: device memory from the context's stream-ordered pool
+/// (`cuMemAllocAsync` on the legacy default stream; freed there with `cuMemFreeAsync`),
+/// what GPUArrays use by default. Use from blocking streams (the default kind) is ordered
+/// by the legacy stream's implicit synchronisation; work on non-blocking streams must not
+/// outlive the allocation's owner. Plain `cuMemAlloc` where the device has no pools.
+#[pyfunction]
+pub fn mem_alloc_async(bytes: usize) -> PyResult<DeviceAllocation> {
+    let ctx = current()?;
+    if !ctx.supports_memory_pools() {
+        return mem_alloc(bytes);
+    }
+    let mut ptr: CUdeviceptr = 0;
+    // SAFETY: writes one address; freed with cuMemFreeAsync in release.
+    unsafe {
+        cu!(cuMemAllocAsync(
+            &mut ptr,
+            bytes.max(1),
+            std::ptr::null_mut()
+        ))
+    }
+    .or_raise()?;
+    Ok(DeviceAllocation {
+        ptr,
+        size: bytes,
+        ctx: Some(ctx),
+        stream_ordered: true,
     })
 }
 

@@ -59,8 +59,10 @@ class GeneratedKernelsCompile(unittest.TestCase):
     def setUp(self):
         self.compiled = []
         self.launched = []
-        self._saved = (kernels.module_for, kernels.launch_shape, kernels.context_key)
+        self._saved = (kernels.module_for, kernels.launch_shape, kernels.context_key,
+                       kernels.sm_count)
         kernels.context_key = lambda: None
+        kernels.sm_count = lambda key: 132
         kernels.clear()
 
         def module_for(source, options=(), include_dirs=()):
@@ -76,7 +78,8 @@ class GeneratedKernelsCompile(unittest.TestCase):
                                                      (block, 1, 1))
 
     def tearDown(self):
-        kernels.module_for, kernels.launch_shape, kernels.context_key = self._saved
+        (kernels.module_for, kernels.launch_shape, kernels.context_key,
+         kernels.sm_count) = self._saved
         kernels.clear()
 
     def test_elementwise_with_ranges(self):

@@ -49,6 +49,7 @@ Function = _native.Function
 DeviceAllocation = _native.DeviceAllocation
 HostAllocation = _native.HostAllocation
 mem_alloc = _native.mem_alloc
+mem_alloc_async = _native.mem_alloc_async
 mem_get_info = _native.mem_get_info
 module_from_buffer = _native.module_from_buffer
 module_from_file = _native.module_from_file

@@ -99,7 +99,8 @@ class ElementwiseKernel:
         if fns is None:
             mod = self.get_module()
             fns = cache[key] = (mod.get_function(self.name),
-                                mod.get_function(self.name + "_range"))
+                                mod.get_function(self.name + "_range"),
+                                kernels.sm_count(key))
         return fns
 
     def __call__(self, *args, **kwargs):
@@ -112,7 +113,7 @@ class ElementwiseKernel:
             raise TypeError(f"{self.name}: {len(self.arguments)} arguments expected, "
                             f"{len(args)} given")
         fmt, values, n = _pack(self.arguments, args)
-        plain, ranged = self._functions()
+        plain, ranged, sms = self._functions()
         if slice_ is not None:
             if range_ is not None:
                 raise TypeError("may not specify both range and slice keyword arguments")
@@ -132,7 +133,7 @@ class ElementwiseKernel:
             values.append(n)
         if not count:
             return None
-        grid, block = kernels.launch_shape(count)
+        grid, block = kernels.grid_for(count, sms)
         buf = struct.pack(fmt, *values)
         func._launch(grid, block, buf, None, 0 if stream is None else stream.handle, 0)
         return None

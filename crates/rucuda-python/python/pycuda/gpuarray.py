@@ -6,6 +6,7 @@ rucuda-jit and memoized per context and signature.
 from __future__ import annotations
 
 import builtins
+import math
 import numbers
 
 import numpy as np
@@ -105,12 +106,15 @@ class GPUArray:
         shape = _shape_of(shape)
         self.shape = shape
         self.dtype = dtype
-        self.size = int(np.prod(shape, dtype=np.int64)) if shape else 1
+        self.size = math.prod(shape)
         self.nbytes = self.size * dtype.itemsize
         if strides is None:
             strides = (_f_strides if order == "F" else _c_strides)(shape, dtype.itemsize)
         self.strides = tuple(int(s) for s in strides)
-        self.allocator = allocator or drv.mem_alloc
+        # Stream-ordered allocations by default (rucuda's own arrays do the same): no
+        # device synchronisation when an array is freed. Pass allocator=drv.mem_alloc
+        # for arrays used on non-blocking streams.
+        self.allocator = allocator or drv.mem_alloc_async
         if gpudata is None:
             gpudata = self.allocator(self.nbytes) if self.size else None
         self.gpudata = gpudata
@@ -552,7 +556,7 @@ class GPUArray:
 
 # {{{ creation
 
-def to_gpu(ary, allocator=drv.mem_alloc):
+def to_gpu(ary, allocator=None):
     ary = np.asarray(ary)
     order = "F" if ary.flags.f_contiguous and not ary.flags.c_contiguous else "C"
     result = GPUArray(ary.shape, ary.dtype, allocator, order=order)
@@ -563,7 +567,7 @@ def to_gpu(ary, allocator=drv.mem_alloc):
     return result
 
 
-def to_gpu_async(ary, allocator=drv.mem_alloc, stream=None):
+def to_gpu_async(ary, allocator=None, stream=None):
     result = GPUArray(ary.shape, ary.dtype, allocator)
     result.set(np.ascontiguousarray(ary), async_=True, stream=stream)
     return result
@@ -572,14 +576,14 @@ def to_gpu_async(ary, allocator=drv.mem_alloc, stream=None):
 empty = GPUArray
 
 
-def zeros(shape, dtype=np.float64, allocator=drv.mem_alloc, order="C"):
+def zeros(shape, dtype=np.float64, allocator=None, order="C"):
     result = GPUArray(shape, dtype, allocator, order=order)
     if result.nbytes:
         drv.memset_d8(result.ptr, 0, result.nbytes)
     return result
 
 
-def ones(shape, dtype=np.float64, allocator=drv.mem_alloc, order="C"):
+def ones(shape, dtype=np.float64, allocator=None, order="C"):
     result = GPUArray(shape, dtype, allocator, order=order)
     result.fill(1)
     return result
@@ -614,7 +618,7 @@ def ones_like(other_ary, dtype=None, order="K"):
 
 def arange(*args, **kwargs):
     dtype = kwargs.pop("dtype", None)
-    allocator = kwargs.pop("allocator", drv.mem_alloc)
+    allocator = kwargs.pop("allocator", None)
     host = np.arange(*args, dtype=dtype) if dtype is not None else np.arange(*args)
     result = GPUArray(host.shape, host.dtype, allocator)
     if host.size:

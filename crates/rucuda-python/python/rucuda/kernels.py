@@ -81,16 +81,28 @@ def clear():
 
 _SM_COUNT = {}
 
+# CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT
+_MULTIPROCESSOR_COUNT = 16
 
-def launch_shape(n, block=256):
-    """``(grid, block)`` for a grid-stride loop over n items."""
-    import pycuda.driver as cuda
-    ctx = cuda.Context.get_current()
-    key = None if ctx is None else ctx.handle
+
+def sm_count(key):
+    """The multiprocessor count of the current context's device (``key``: its
+    :func:`context_key`), asked once per context."""
     sms = _SM_COUNT.get(key)
     if sms is None:
-        dev = cuda.Context.get_device()
-        sms = _SM_COUNT[key] = dev.get_attribute(
-            int(cuda.device_attribute.MULTIPROCESSOR_COUNT))
+        from rucuda import _native
+        sms = _SM_COUNT[key] = _native.Context.get_device().get_attribute(
+            _MULTIPROCESSOR_COUNT)
+    return sms
+
+
+def grid_for(n, sms, block=256):
+    """``(grid, block)`` for a grid-stride loop over n items: at most 16 blocks per
+    multiprocessor."""
     blocks = max(1, min((int(n) + block - 1) // block, sms * 16))
     return (blocks, 1, 1), (block, 1, 1)
+
+
+def launch_shape(n, block=256):
+    """``(grid, block)`` for a grid-stride loop over n items in the current context."""
+    return grid_for(n, sm_count(context_key()), block)
