@@ -99,6 +99,9 @@ class GPUArray:
     """An array in device memory (PyCUDA's ``GPUArray``)."""
 
     __array_priority__ = 100
+    # NumPy defers every binary operation with a GPUArray to the GPUArray's operators
+    # (np.float32(2) * a_gpu is a GPUArray), as it does for PyCUDA's.
+    __array_ufunc__ = None
 
     def __init__(self, shape, dtype, allocator=None, base=None, gpudata=None,
                  strides=None, order="C"):
