@@ -61,6 +61,18 @@ class ReductionKernel:
                        "pycuda_partials[i]", self.preamble, self.name + "_stage2",
                        self.options).get_function(self.name + "_stage2")
 
+    def _functions(self):
+        """(stage 1, stage 2) for the current context, looked up once per context."""
+        key = kernels.context_key()
+        cache = self.__dict__.get("_by_context")
+        if cache is None:
+            cache = self.__dict__["_by_context"] = {}
+            kernels.remember_holder(self)
+        fns = cache.get(key)
+        if fns is None:
+            fns = cache[key] = (self._stage1(), self._stage2())
+        return fns
+
     def __call__(self, *args, **kwargs):
         stream = kwargs.pop("stream", None)
         out = kwargs.pop("out", None)
@@ -116,10 +128,11 @@ class ReductionKernel:
         partials = array_type((blocks,), self.dtype_out)
         values[0] = partials.ptr if blocks > 1 else out.ptr
         buf = struct.pack(fmt + "qq", *values, start, stop)
-        self._stage1()._launch((blocks, 1, 1), (_BLOCK, 1, 1), buf, None, s, 0)
+        stage1, stage2 = self._functions()
+        stage1._launch((blocks, 1, 1), (_BLOCK, 1, 1), buf, None, s, 0)
         if blocks > 1:
             buf2 = struct.pack("PPqq", out.ptr, partials.ptr, 0, blocks)
-            self._stage2()._launch((1, 1, 1), (_BLOCK, 1, 1), buf2, None, s, 0)
+            stage2._launch((1, 1, 1), (_BLOCK, 1, 1), buf2, None, s, 0)
         return out
 
 
