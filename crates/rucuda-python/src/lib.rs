@@ -56,6 +56,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(module::module_from_buffer, m)?)?;
     m.add_function(wrap_pyfunction!(module::module_from_file, m)?)?;
     m.add_function(wrap_pyfunction!(module::link_sources, m)?)?;
+    m.add_class::<module::Linker>()?;
     m.add_function(wrap_pyfunction!(compile::compile, m)?)?;
     m.add_function(wrap_pyfunction!(compile::nvrtc_status, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;

@@ -264,3 +264,89 @@ pub fn link_sources(
         inner: InContext::new(ctx, linked.module),
     })
 }
+
+/// The kinds `Linker.add_data`/`add_file` take: PyCUDA's `jit_input_type` values.
+fn link_input(kind: u32) -> PyResult<rucuda_jit::LinkInput> {
+    use rucuda_jit::LinkInput as L;
+    Ok(match kind {
+        0 => L::Cubin,
+        1 => L::Ptx,
+        2 => L::Fatbin,
+        3 => L::Object,
+        4 => L::Library,
+        5 => L::LtoIr,
+        other => {
+            return Err(raise(
+                "LogicError",
+                format!("unknown jit_input_type {other}"),
+            ))
+        }
+    })
+}
+
+/// PyCUDA's `Linker` (`cuLink*` through rucuda-jit): inputs added one by one, then
+/// `link()` loads the result into the context the linker was made in.
+#[pyclass(module = "rucuda._native", unsendable)]
+pub struct Linker {
+    ctx: rucuda_driver::Context,
+    inner: Option<rucuda_jit::Linker>,
+}
+
+impl Linker {
+    fn linker(&mut self) -> PyResult<&mut rucuda_jit::Linker> {
+        self.inner
+            .as_mut()
+            .ok_or_else(|| raise("LogicError", "the linker has already linked".into()))
+    }
+}
+
+#[pymethods]
+impl Linker {
+    #[new]
+    fn new() -> PyResult<Linker> {
+        let ctx = current()?;
+        let inner = rucuda_jit::Linker::new(&ctx).or_raise()?;
+        Ok(Linker {
+            ctx,
+            inner: Some(inner),
+        })
+    }
+
+    /// Adds an image in memory of a `jit_input_type` kind.
+    #[pyo3(signature = (data, kind, name = "unknown"))]
+    fn add_data(&mut self, data: &[u8], kind: u32, name: &str) -> PyResult<()> {
+        let kind = link_input(kind)?;
+        let ctx = self.ctx.clone();
+        let linker = self.linker()?;
+        with_pushed(&ctx, || linker.add_data(kind, data, name).map(|_| ())).or_raise()
+    }
+
+    /// Adds a file of a `jit_input_type` kind.
+    fn add_file(&mut self, path: std::path::PathBuf, kind: u32) -> PyResult<()> {
+        let kind = link_input(kind)?;
+        let ctx = self.ctx.clone();
+        let linker = self.linker()?;
+        with_pushed(&ctx, || linker.add_file(&path, Some(kind)).map(|_| ())).or_raise()
+    }
+
+    /// Adds `libcudadevrt.a` (found in the CUDA toolkit).
+    fn add_cudadevrt(&mut self) -> PyResult<()> {
+        let ctx = self.ctx.clone();
+        let linker = self.linker()?;
+        with_pushed(&ctx, || linker.add_cudadevrt().map(|_| ())).or_raise()
+    }
+
+    /// Links and loads the result; the linker cannot be used afterwards.
+    fn link(&mut self) -> PyResult<Module> {
+        let linker = self
+            .inner
+            .take()
+            .ok_or_else(|| raise("LogicError", "the linker has already linked".into()))?;
+        let ctx = self.ctx.clone();
+        // The link state is not Send: the GIL stays held (linking takes milliseconds).
+        let linked = with_pushed(&ctx, || linker.link()).or_raise()?;
+        Ok(Module {
+            inner: InContext::new(ctx, linked.module),
+        })
+    }
+}

@@ -148,9 +148,67 @@ class DynamicSourceModule(SourceModule):
 
 
 class DynamicModule:
-    """PyCUDA's linker front-end; not available yet from Python."""
+    """PyCUDA's linker front-end: sources compiled to relocatable PTX (``add_source``),
+    images and files (``add_data``, ``add_file``), device libraries (``add_stdlib``),
+    then ``link()`` loads the result, through rucuda-jit's linker (``cuLink*``)."""
 
-    def __init__(self, *args, **kwargs):
-        from pycuda.driver import LogicError
-        raise LogicError("DynamicModule is not available in rucuda's Python face yet "
-                         "(rucuda_jit::Linker does it from Rust)")
+    def __init__(self, nvcc="nvcc", link_options=None, keep=False, no_extern_c=False,
+                 arch=None, code=None, cache_dir=None, include_dirs=None,
+                 message_handler=None, log_verbose=False, cuda_libdir=None):
+        import pycuda.driver as cuda
+        if cuda.Context.get_device().compute_capability() < (3, 5):
+            raise Exception("Minimum compute capability for dynamic parallelism is 3.5")
+        SourceModule._check_arch(arch)
+        self.linker = _native.Linker()
+        self.nvcc = nvcc
+        self.keep = keep
+        self.no_extern_c = no_extern_c
+        self.arch = arch
+        self.code = code
+        self.cache_dir = cache_dir
+        self.include_dirs = list(include_dirs or [])
+        self.cuda_libdir = cuda_libdir
+        self.module = None
+
+    def add_source(self, source, nvcc_options=None, name="kernel.ptx"):
+        # Libraries come through add_stdlib; the code must be relocatable to link.
+        options = [o for o in (nvcc_options or []) if not o.startswith("-l")]
+        if not any(o.startswith(("-rdc", "--relocatable-device-code")) for o in options):
+            options.append("-rdc=true")
+        ptx = compile(source, nvcc=self.nvcc, options=options, keep=self.keep,
+                      no_extern_c=self.no_extern_c, arch=self.arch, code=self.code,
+                      cache_dir=self.cache_dir, include_dirs=self.include_dirs,
+                      target="ptx")
+        self.linker.add_data(ptx, 1, name)
+        return self
+
+    def add_data(self, data, input_type, name="unknown"):
+        self.linker.add_data(bytes(data), int(input_type), name)
+        return self
+
+    def add_file(self, filename, input_type):
+        self.linker.add_file(str(filename), int(input_type))
+        return self
+
+    def add_stdlib(self, libname):
+        if libname == "cudadevrt" and self.cuda_libdir is None:
+            self.linker.add_cudadevrt()
+            return self
+        libdir = self.cuda_libdir
+        if libdir is None:
+            nvcc = _find_nvcc(self.nvcc)
+            libdir = os.path.join(os.path.dirname(nvcc), "..", "lib64") if nvcc else None
+        path = None if libdir is None else os.path.join(libdir, f"lib{libname}.a")
+        if path is None or not os.path.isfile(path):
+            raise OSError(f'CUDA SDK library file "{path}" not found')
+        self.linker.add_file(path, 4)
+        return self
+
+    def link(self):
+        self.module = self.linker.link()
+        self.linker = None
+        self.get_global = self.module.get_global
+        return self
+
+    def get_function(self, name):
+        return self.module.get_function(name)

@@ -53,6 +53,7 @@ mem_alloc_async = _native.mem_alloc_async
 mem_get_info = _native.mem_get_info
 module_from_buffer = _native.module_from_buffer
 module_from_file = _native.module_from_file
+Linker = _native.Linker
 
 
 # {{{ constant classes
@@ -124,6 +125,15 @@ class memory_type(enum.IntEnum):
     DEVICE = 2
     ARRAY = 3
     UNIFIED = 4
+
+
+class jit_input_type(enum.IntEnum):
+    CUBIN = 0
+    PTX = 1
+    FATBINARY = 2
+    OBJECT = 3
+    LIBRARY = 4
+    NVVM = 5
 
 
 class array_format(enum.IntEnum):
