@@ -176,7 +176,12 @@ Device.__getattr__ = _device_getattr
 # {{{ host memory as NumPy arrays
 
 def _host_address(ary, writable=False):
-    ary = np.asarray(ary) if not isinstance(ary, np.ndarray) else ary
+    if not isinstance(ary, np.ndarray):
+        try:
+            # Any buffer (bytes, bytearray, memoryview): its memory, not a copy.
+            ary = np.frombuffer(memoryview(ary).cast("B"), np.uint8)
+        except TypeError:
+            ary = np.asarray(ary)
     if not (ary.flags.c_contiguous or ary.flags.f_contiguous):
         raise LogicError("host array must be contiguous")
     if writable and not ary.flags.writeable:
