@@ -102,6 +102,38 @@ class Layout(unittest.TestCase):
             self.assertEqual(min(elems), start)
             self.assertEqual(max(elems) + view.itemsize, start + length)
 
+    def test_get_of_views_reads_the_right_bytes(self):
+        # A stand-in for device memory: `get` copies from it as from the device.
+        h = np.arange(6 * 5 * 4, dtype=np.float32).reshape(6, 5, 4)
+        memory = h.tobytes()
+
+        def dtoh(dest, src):
+            start = int(src) - BASE
+            flat = dest if dest.flags.c_contiguous else dest.T  # a view, in memory order
+            flat.reshape(-1).view(np.uint8)[:] = np.frombuffer(
+                memory[start:start + dest.nbytes], np.uint8)
+
+        saved = gpuarray.drv.memcpy_dtoh
+        gpuarray.drv.memcpy_dtoh = dtoh
+        try:
+            g = fake(h)
+            for index in [(slice(None),), (slice(1, 4), 2), (slice(None, None, -2),),
+                          (Ellipsis, slice(1, 3)), (3, slice(None), slice(None, None, 3)),
+                          (slice(2, 3), slice(4, 5))]:
+                np.testing.assert_array_equal(g[index].get(), h[index])
+            np.testing.assert_array_equal(g.transpose((2, 0, 1)).get(),
+                                          h.transpose((2, 0, 1)))
+            f = gpuarray.GPUArray((5, 6), np.float32, gpudata=BASE, order="F")
+            hf = np.frombuffer(memory, np.float32)[:30].reshape((5, 6), order="F")
+            got = f.get()
+            np.testing.assert_array_equal(got, hf)
+            self.assertTrue(got.flags.f_contiguous)
+            out = np.empty((6, 5, 4), np.float32)
+            self.assertIs(g.get(out), out)
+            np.testing.assert_array_equal(out, h)
+        finally:
+            gpuarray.drv.memcpy_dtoh = saved
+
     def test_cuda_array_interface(self):
         h = np.zeros(10, np.float32)
         cai = fake(h).__cuda_array_interface__

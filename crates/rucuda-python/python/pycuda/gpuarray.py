@@ -218,32 +218,37 @@ class GPUArray:
         return self.set(ary, async_=True, stream=stream)
 
     def get(self, ary=None, pagelocked=False, async_=False, stream=None, **kwargs):
+        """The array's values in host memory (a NumPy array in the array's own order;
+        into ``ary`` when given)."""
         async_ = kwargs.pop("async", async_)
-        if ary is None:
-            if pagelocked:
-                ary = drv.pagelocked_empty(self.shape, self.dtype)
-            else:
-                ary = np.empty(self.shape, self.dtype)
-        else:
-            if ary.size != self.size or ary.dtype != self.dtype:
-                raise TypeError("'ary' has non-matching size or type")
+        if ary is not None and (ary.size != self.size or ary.dtype != self.dtype):
+            raise TypeError("'ary' has non-matching size or type")
+        order = "F" if self.flags.f_contiguous and not self.flags.c_contiguous else "C"
         if self.size == 0:
-            return ary
+            return ary if ary is not None else np.empty(self.shape, self.dtype, order=order)
         lo, length = self._span()
         if self.flags.forc and length == self.nbytes:
-            order = "F" if self.flags.f_contiguous and not self.flags.c_contiguous else "C"
-            host = np.empty(self.shape, self.dtype, order=order)
+            if pagelocked and ary is None:
+                host = drv.pagelocked_empty(self.shape, self.dtype, order=order)
+            elif ary is not None and ary.shape == self.shape and (
+                    ary.flags.c_contiguous if order == "C" else ary.flags.f_contiguous):
+                host = ary
+            else:
+                host = np.empty(self.shape, self.dtype, order=order)
             if async_ and stream is not None:
                 drv.memcpy_dtoh_async(host, self.ptr, stream)
                 stream.synchronize()
             else:
                 drv.memcpy_dtoh(host, self.ptr)
         else:
+            # A strided view: the bytes it spans, then its elements picked on the host.
             raw = np.empty(length, np.uint8)
             drv.memcpy_dtoh(raw, self.ptr + lo)
             host = np.ndarray(self.shape, self.dtype, buffer=raw, offset=-lo,
                               strides=self.strides).copy()
-        ary[...] = host
+        if ary is None or host is ary:
+            return host
+        ary[...] = host.reshape(ary.shape) if ary.shape != host.shape else host
         return ary
 
     def get_async(self, stream=None, ary=None):
