@@ -135,8 +135,8 @@ fn pycuda_tests(py: &Path, target: &Path, to: &Path) -> XResult<()> {
 }
 
 /// Pure-Python packages PyCUDA's tests import besides pycuda (`pytools`, with its
-/// dependencies), and what a PyCUDA build for the control run needs (`mako`).
-pub const TEST_EXTRAS: &[&str] = &["pytools", "mako"];
+/// dependencies), and what a PyCUDA build for the control run needs (`mako`, `setuptools`).
+pub const TEST_EXTRAS: &[&str] = &["pytools", "mako", "setuptools"];
 
 /// Downloads [`TEST_EXTRAS`] and their dependencies as wheels for the GPU machine
 /// (CPython 3.12, manylinux x86-64) into `to`; `run.sh pycuda-tests` installs them with
@@ -220,6 +220,13 @@ pub fn main(args: WheelArgs) -> XResult<()> {
         let name = wheel.file_name().ok_or("wheel path has no file name")?;
         std::fs::copy(&wheel, dir.join(name))?;
         pycuda_tests(&py, &ws.target_dir, &dir.join("pycuda-tests"))?;
+        // The source package itself, for the control run (`run.sh pycuda-control` builds
+        // PyCUDA from it there and runs the same tests).
+        let sdist = format!("pycuda-{PYCUDA_VERSION}.tar.gz");
+        std::fs::copy(
+            ws.target_dir.join("pycuda-sdist").join(&sdist),
+            dir.join(&sdist),
+        )?;
         test_extras(&py, &dir.join("extra"));
         std::fs::copy(
             ws.root.join("crates/rucuda-python/bench/py_bench.py"),

@@ -24,6 +24,9 @@
 #                               test_cumath.py with pytest against the rucuda wheel, in a
 #                               fresh virtual environment (`cargo xtask wheel --bundle` adds
 #                               them; lib/pycuda.sh says how)
+#   run.sh pycuda-control [PYTEST_ARGS...]
+#                               the control: PyCUDA 2026.1 built from its source package
+#                               (kept in /tmp for the next call), the same tests against it
 #   run.sh pycuda-bench         the Python face's bench cases (py_small_add_us, py_launch_us,
 #                               py_prepared_launch_us, py_compile_first_ms) for rucuda, CuPy
 #                               and NVIDIA's cuda-bindings
@@ -80,6 +83,7 @@ while (($#)); do
         bench) shift; run_bench "$@"; exit ;;
         pycuda-tests) shift; run_pycuda_tests "$@"; exit ;;
         pycuda-bench) shift; run_pycuda_bench; exit ;;
+        pycuda-control) shift; run_pycuda_control "$@"; exit ;;
         -h | --help | help) usage ;;
         *) echo "run.sh: unknown argument '$1'" >&2; usage ;;
     esac

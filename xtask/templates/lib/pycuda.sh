@@ -12,6 +12,10 @@
 # pycuda-tests: the three test files run from a scratch copy with pytest (on
 # RUCUDA_PYTEST_WORKERS pytest-xdist workers, default 12, where xdist is installed); the
 # output goes to $RESULTS/pycuda-tests.txt, its last lines and the time are printed.
+# pycuda-control: the control run, PyCUDA itself: its source package (in python/) is built
+# in place under /tmp/rucuda-pycuda-control (kept: a second call skips the ~90 s build) in
+# a virtual environment with the carried pytools, mako, platformdirs and siphash24, then
+# the same three files run against it (output in $RESULTS/pycuda-control.txt).
 # pycuda-bench: py_bench.py for rucuda (in the environment), then CuPy and NVIDIA's
 # cuda-bindings (the system's Python) as references; JSON lines to
 # $RESULTS/pycuda-bench.jsonl.
@@ -67,19 +71,8 @@ run_pycuda_tests() {
         return 2
     fi
     work=$(pycuda_venv "$dir" "$wheel") || return 1
-    cp -- "$dir"/pycuda-tests/*.py "$work/"
-    local xdist=()
-    if "$work/venv/bin/python" -c 'import xdist' 2>/dev/null; then
-        xdist=(-n "${RUCUDA_PYTEST_WORKERS:-12}")
-    fi
-    local start end
-    start=$(date +%s)
-    (cd "$work" && "$work/venv/bin/python" -m pytest -p no:cacheprovider -rfE "${xdist[@]}" \
-        test_driver.py test_gpuarray.py test_cumath.py "$@") >"$RESULTS/pycuda-tests.txt" 2>&1
+    pycuda_pytest "$work" "$work/venv/bin/python" "$RESULTS/pycuda-tests.txt" "$@"
     local rc=$?
-    end=$(date +%s)
-    tail -n 60 "$RESULTS/pycuda-tests.txt"
-    echo "pycuda-tests: $((end - start)) s, full output in $RESULTS/pycuda-tests.txt"
     rm -rf -- "$work"
     return $rc
 }
@@ -98,6 +91,65 @@ run_pycuda_bench() {
             echo "run.sh pycuda-bench: the $impl reference failed (not installed?)" >&2
     done
     echo "pycuda-bench: $out"
+    rm -rf -- "$work"
+    return $rc
+}
+
+# The shared pytest run: the three files copied to $1 and run there with $2 (a Python);
+# the output goes to $3; the remaining arguments go to pytest.
+pycuda_pytest() {
+    local work=$1 python=$2 out=$3
+    shift 3
+    cp -- "$HERE"/python/pycuda-tests/*.py "$work/"
+    local xdist=()
+    if "$python" -c 'import xdist' 2>/dev/null; then
+        xdist=(-n "${RUCUDA_PYTEST_WORKERS:-12}")
+    fi
+    local start end rc
+    start=$(date +%s)
+    (cd "$work" && "$python" -m pytest -p no:cacheprovider -rfE "${xdist[@]}" \
+        test_driver.py test_gpuarray.py test_cumath.py "$@") >"$out" 2>&1
+    rc=$?
+    end=$(date +%s)
+    tail -n 60 "$out"
+    echo "pytest: $((end - start)) s, full output in $out"
+    return $rc
+}
+
+run_pycuda_control() {
+    local dir=$HERE/python
+    local sdist
+    sdist=$(ls "$dir"/pycuda-*.tar.gz 2>/dev/null | head -n 1)
+    if [[ -z $sdist ]]; then
+        echo "run.sh pycuda-control: no PyCUDA source package in $dir: 'cargo xtask wheel --bundle'" >&2
+        return 2
+    fi
+    local base=/tmp/rucuda-pycuda-control py=${PYTHON:-python3}
+    local src=$base/$(basename "$sdist" .tar.gz)
+    if [[ ! -f $base/.built ]]; then
+        rm -rf -- "$base"
+        mkdir -p "$base"
+        tar -xzf "$sdist" -C "$base" || return 1
+        if ! "$py" -m venv --system-site-packages "$base/venv" >&2 ||
+            ! "$base/venv/bin/python" -m pip install --quiet --no-index \
+                --disable-pip-version-check --find-links "$dir/extra" pytools mako setuptools >&2; then
+            echo "run.sh pycuda-control: could not set up the build environment" >&2
+            return 1
+        fi
+        local start=$SECONDS
+        if ! (cd "$src" && "$base/venv/bin/python" configure.py --cuda-root=/usr/local/cuda &&
+            "$base/venv/bin/python" setup.py build_ext --inplace -j 16) >"$RESULTS/pycuda-control-build.txt" 2>&1; then
+            tail -n 20 "$RESULTS/pycuda-control-build.txt"
+            echo "run.sh pycuda-control: building PyCUDA failed" >&2
+            return 1
+        fi
+        echo "pycuda-control: PyCUDA built in $((SECONDS - start)) s"
+        touch "$base/.built"
+    fi
+    local work
+    work=$(mktemp -d /tmp/rucuda-pycuda-tests.XXXXXX)
+    PYTHONPATH=$src pycuda_pytest "$work" "$base/venv/bin/python" "$RESULTS/pycuda-control.txt" "$@"
+    local rc=$?
     rm -rf -- "$work"
     return $rc
 }
