@@ -1,5 +1,5 @@
-"""Importing this makes device 0's (or ``CUDA_DEVICE``'s) primary context current, as
-PyCUDA's ``pycuda.autoprimaryctx`` does."""
+"""Importing this makes device 0's (or ``CUDA_DEVICE``'s) primary context current (pushed)
+and pops it at exit, as PyCUDA's ``pycuda.autoprimaryctx`` does."""
 from __future__ import annotations
 
 import atexit
@@ -8,7 +8,15 @@ import pycuda.driver as cuda
 from pycuda.tools import make_default_context
 
 cuda.init()
-context = make_default_context(lambda dev: dev.retain_primary_context())
+
+
+def _retain_primary_context(dev):
+    context = dev.retain_primary_context()
+    context.push()
+    return context
+
+
+context = make_default_context(_retain_primary_context)
 device = context.get_device()
 
 
@@ -19,6 +27,8 @@ def _finish_up():
     except cuda.Error:
         pass
     context = None
+    from pycuda.tools import clear_context_caches
+    clear_context_caches()
 
 
 atexit.register(_finish_up)
