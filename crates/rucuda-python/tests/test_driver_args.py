@@ -86,7 +86,7 @@ class Prepared(unittest.TestCase):
             def get_pointer(self):
                 return 0x3000
 
-        v = np.array((1, 2, 3), float3)[()]
+        v = np.array((1, 2, 3), float3)
         drv._function_prepared_call(f, (1, 1), (1, 1, 1), v, Holder())
         self.assertEqual(f.calls[0]["args"],
                          struct.pack("12sl", np.asarray(v).tobytes(), 0x3000))

@@ -150,6 +150,7 @@ class Layout(unittest.TestCase):
         v = gpuarray.vec.make_float3(1, 2, 3)
         self.assertEqual(v.dtype, gpuarray.vec.float3)
         self.assertEqual(v.dtype.itemsize, 12)
+        self.assertEqual(v.shape, ())
         self.assertEqual(tuple(v.tolist()), (1.0, 2.0, 3.0))
         with self.assertRaises(TypeError):
             gpuarray.vec.make_float2(1)

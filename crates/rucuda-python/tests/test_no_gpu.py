@@ -133,10 +133,12 @@ class CallArguments(unittest.TestCase):
                 args.build_arg_buf([np.int32(1), bad])
             self.assertIn("parameter #1", str(cm.exception))
 
-    def test_host_arrays_need_a_handler(self):
-        with self.assertRaises(TypeError) as cm:
-            args.build_arg_buf([np.zeros(3)])
-        self.assertIn("In(), Out() or InOut()", str(cm.exception))
+    def test_host_arrays_go_by_value(self):
+        # PyCUDA passes an ndarray argument as its bytes (a struct or small array).
+        a = np.arange(3, dtype=np.float32)
+        buf, sizes, _ = args.build_arg_buf([np.int32(1), a])
+        self.assertEqual(buf, struct.pack("i12s", 1, a.tobytes()))
+        self.assertEqual(sizes, [4, 12])
 
     def test_handlers_copy_as_they_say(self):
         log = []

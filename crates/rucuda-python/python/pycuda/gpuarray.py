@@ -39,7 +39,8 @@ def _create_vector_types():
             def maker(*args, _dtype=dtype, _count=count):
                 if len(args) != _count:
                     raise TypeError(f"{_count} components expected")
-                return np.array(tuple(args), dtype=_dtype)[()]
+                # A 0-d array, as PyCUDA's makers return.
+                return np.array(tuple(args), dtype=_dtype)
 
             setattr(vec, "make_" + name, staticmethod(maker))
 

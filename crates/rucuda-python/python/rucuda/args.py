@@ -157,9 +157,10 @@ class InOut(ArgumentHandler):
 
 def build_arg_buf(args, mem_alloc=None, htod=None):
     """``(buffer, sizes, handlers)`` for ``Function.__call__``: PyCUDA's rules —
-    NumPy scalars by value (their dtype's code), structured scalars and arrays by
-    their bytes, memory objects by address, ``In``/``Out``/``InOut`` through a device
-    copy. Plain Python numbers are refused (their C type is unknown), as in PyCUDA."""
+    NumPy scalars by value (their dtype's code), NumPy arrays and structured scalars by
+    value as their bytes, memory objects by address, ``In``/``Out``/``InOut`` through a
+    device copy. Plain Python numbers are refused (their C type is unknown), as in
+    PyCUDA."""
     fmt = ""
     data = []
     sizes = []
@@ -174,8 +175,9 @@ def build_arg_buf(args, mem_alloc=None, htod=None):
             fmt += arg.dtype.char
             data.append(arg)
             sizes.append(arg.dtype.itemsize)
-        elif isinstance(arg, np.void) or (isinstance(arg, np.ndarray) and arg.dtype.char == "V"):
-            b = np.asarray(arg).tobytes()
+        elif isinstance(arg, (np.void, np.ndarray)):
+            # By value, as its bytes (a struct, a vector type, a small fixed array).
+            b = np.ascontiguousarray(arg).tobytes()
             fmt += f"{len(b)}s"
             data.append(b)
             sizes.append(len(b))
@@ -183,10 +185,6 @@ def build_arg_buf(args, mem_alloc=None, htod=None):
             raise TypeError(
                 f"invalid type on parameter #{i} (0-based): a Python {type(arg).__name__} "
                 "has no C type; pass a NumPy scalar such as numpy.int32(x) or numpy.float32(x)")
-        elif isinstance(arg, np.ndarray):
-            raise TypeError(
-                f"invalid type on parameter #{i} (0-based): a host array; wrap it in "
-                "In(), Out() or InOut(), or copy it to the device first")
         else:
             p = pointer_of(arg)
             if p is None:
