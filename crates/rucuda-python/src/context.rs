@@ -3,7 +3,9 @@
 use pyo3::prelude::*;
 
 use crate::device::Device;
-use crate::errors::{raise, OrRaise};
+use rucuda_driver::sys::{CUfunc_cache, CUlimit};
+
+use crate::errors::{cu, raise, OrRaise};
 
 /// A CUDA context (PyCUDA's `Context`). Memory, modules and streams hold theirs, so the
 /// context outlives them whatever order Python drops them in.
@@ -80,6 +82,42 @@ impl Context {
     #[staticmethod]
     fn mem_get_info() -> PyResult<(usize, usize)> {
         current()?.mem_get_info().or_raise()
+    }
+
+    /// Sets a `limit` (its driver number) of the current context.
+    #[staticmethod]
+    fn set_limit(limit: u32, value: usize) -> PyResult<()> {
+        current()?;
+        // SAFETY: sets one limit of the current context.
+        unsafe { cu!(cuCtxSetLimit(CUlimit(limit), value)) }.or_raise()
+    }
+
+    /// A `limit` (its driver number) of the current context.
+    #[staticmethod]
+    fn get_limit(limit: u32) -> PyResult<usize> {
+        current()?;
+        let mut value = 0usize;
+        // SAFETY: writes one size.
+        unsafe { cu!(cuCtxGetLimit(&mut value, CUlimit(limit))) }.or_raise()?;
+        Ok(value)
+    }
+
+    /// Sets the current context's `func_cache` preference (its driver number).
+    #[staticmethod]
+    fn set_cache_config(config: u32) -> PyResult<()> {
+        current()?;
+        // SAFETY: sets the current context's preference.
+        unsafe { cu!(cuCtxSetCacheConfig(CUfunc_cache(config))) }.or_raise()
+    }
+
+    /// The current context's `func_cache` preference.
+    #[staticmethod]
+    fn get_cache_config() -> PyResult<u32> {
+        current()?;
+        let mut config = CUfunc_cache(0);
+        // SAFETY: writes one value.
+        unsafe { cu!(cuCtxGetCacheConfig(&mut config)) }.or_raise()?;
+        Ok(config.0)
     }
 
     #[getter]

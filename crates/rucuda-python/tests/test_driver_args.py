@@ -104,6 +104,8 @@ class Constants(unittest.TestCase):
         self.assertEqual(int(drv.ctx_flags.SCHED_BLOCKING_SYNC), 4)
         self.assertEqual(int(drv.event_flags.DISABLE_TIMING), 2)
         self.assertEqual(int(drv.host_alloc_flags.DEVICEMAP), 2)
+        self.assertEqual(int(drv.limit.MALLOC_HEAP_SIZE), 2)
+        self.assertEqual(int(drv.jit_input_type.LIBRARY), 4)
 
     def test_exception_classes(self):
         for name in ["Error", "MemoryError", "LogicError", "LaunchError", "RuntimeError",

@@ -120,6 +120,16 @@ class func_cache(enum.IntEnum):
     PREFER_EQUAL = 3
 
 
+class limit(enum.IntEnum):
+    STACK_SIZE = 0
+    PRINTF_FIFO_SIZE = 1
+    MALLOC_HEAP_SIZE = 2
+    DEV_RUNTIME_SYNC_DEPTH = 3
+    DEV_RUNTIME_PENDING_LAUNCH_COUNT = 4
+    MAX_L2_FETCH_GRANULARITY = 5
+    PERSISTING_L2_CACHE_SIZE = 6
+
+
 class memory_type(enum.IntEnum):
     HOST = 1
     DEVICE = 2
