@@ -42,6 +42,7 @@ pub const RUNNER: &[(&str, &str)] = &[
         include_str!("../templates/lib/parse_libtest.awk"),
     ),
     ("lib/bench.sh", include_str!("../templates/lib/bench.sh")),
+    ("lib/pycuda.sh", include_str!("../templates/lib/pycuda.sh")),
 ];
 
 /// Writes [`RUNNER`] into the bundle folder `dir` (an older `lib/` is replaced).

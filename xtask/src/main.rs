@@ -8,6 +8,9 @@
 //! - `bench-report [BENCH_JSONL]`: `docs/bench/README.md` and its plots from a bench run.
 //! - `doc`: build the API docs and the guide (rustdoc warnings are errors).
 //! - `fuzz [--seconds N]`: run each fuzz target of `fuzz/` for a fixed time.
+//! - `wheel [--test] [--bundle]`: the `rucuda` Python wheel into `target/wheels/` (maturin
+//!   from PyPI); `--test` runs its Python tests, `--bundle` adds it and PyCUDA's tests to
+//!   the GPU bundle.
 //! - `testu01 [CASE...]`: TestU01's SmallCrush on `rucuda-rand`'s CPU reference streams.
 //!
 //! The command line is parsed by clap; the commands older than `test` still read their
@@ -27,6 +30,7 @@ mod run_sh_tests;
 mod test_all;
 mod testu01;
 mod util;
+mod wheel;
 
 use clap::{Parser, Subcommand};
 
@@ -66,6 +70,9 @@ enum XCommand {
     /// TestU01 SmallCrush on rucuda-rand's CPU reference streams
     /// (`--seed N`, `--jobs N`, `--refetch`, `GENERATOR[@STATES]...`).
     Testu01(PassThrough),
+    /// The rucuda Python wheel into target/wheels (`--test`: its CPU tests; `--bundle`:
+    /// into the GPU bundle with PyCUDA's own tests).
+    Wheel(wheel::WheelArgs),
 }
 
 /// Arguments handed as they are to a command that parses its own.
@@ -91,6 +98,7 @@ fn main() {
         XCommand::Doc => doc::main(&[]),
         XCommand::Fuzz(p) => fuzz::main(&p.args),
         XCommand::Testu01(p) => testu01::main(&p.args),
+        XCommand::Wheel(args) => wheel::main(args),
     };
     if let Err(e) = result {
         eprintln!("xtask: {e}");

@@ -19,6 +19,17 @@
 #   run.sh bench [--quick] [--copy-mib N] [--cases PATTERN] [--no-peers]
 #                               the bench binary with its peers (CuPy, NVIDIA's CUDA C++,
 #                               PyTorch's all-reduce where 2 or more GPUs are visible)
+#   run.sh pycuda-tests [PYTEST_ARGS...]
+#                               PyCUDA 2026.1's own test_driver.py, test_gpuarray.py and
+#                               test_cumath.py with pytest against the rucuda wheel, in a
+#                               fresh virtual environment (`cargo xtask wheel --bundle` adds
+#                               them; lib/pycuda.sh says how)
+#   run.sh pycuda-control [PYTEST_ARGS...]
+#                               the control: PyCUDA 2026.1 built from its source package
+#                               (kept in /tmp for the next call), the same tests against it
+#   run.sh pycuda-bench         the Python face's bench cases (py_small_add_us, py_launch_us,
+#                               py_prepared_launch_us, py_compile_first_ms) for rucuda, CuPy
+#                               and NVIDIA's cuda-bindings
 #
 # Results go to $OUT when set, else beside this script: summary.json for tests,
 # bench.jsonl and bench.md for the bench. The last line of a test run is
@@ -44,6 +55,8 @@ source "$HERE/lib/plain.sh"
 source "$HERE/lib/sanitize.sh"
 # shellcheck source=lib/bench.sh
 source "$HERE/lib/bench.sh"
+# shellcheck source=lib/pycuda.sh
+source "$HERE/lib/pycuda.sh"
 
 # Prints the comment block at the top of this script (the usage).
 usage() {
@@ -68,6 +81,9 @@ while (($#)); do
         --jobs) JOBS=${2:?--jobs needs a number}; JOBS_SET=1; shift 2 ;;
         --jobs=*) JOBS=${1#--jobs=}; JOBS_SET=1; shift ;;
         bench) shift; run_bench "$@"; exit ;;
+        pycuda-tests) shift; run_pycuda_tests "$@"; exit ;;
+        pycuda-bench) shift; run_pycuda_bench; exit ;;
+        pycuda-control) shift; run_pycuda_control "$@"; exit ;;
         -h | --help | help) usage ;;
         *) echo "run.sh: unknown argument '$1'" >&2; usage ;;
     esac

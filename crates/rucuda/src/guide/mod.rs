@@ -44,6 +44,9 @@ pub mod scaling_out {}
 #[doc = include_str!("../../guide/testing.md")]
 pub mod testing {}
 
+#[doc = include_str!("../../guide/python.md")]
+pub mod python {}
+
 #[doc = include_str!("../../guide/pycuda-map.md")]
 pub mod pycuda_map {}
 

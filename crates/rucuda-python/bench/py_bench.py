@@ -1,0 +1,160 @@
+"""The Python face's bench cases, one JSON line each:
+
+- ``py_small_add_us``: ``c = a + b`` on 1000 float32 elements (result allocated), per op;
+- ``py_launch_us``: an empty kernel launched with ``Function.__call__``, per launch;
+- ``py_prepared_launch_us``: the same through ``prepare``/``prepared_call``;
+- ``py_compile_first_ms``: the first ``SourceModule`` of a new source (no cache hit).
+
+``--impl pycuda`` (the default) measures whatever ``import pycuda`` finds: the rucuda wheel
+in its virtual environment, or PyCUDA itself (``PYTHONPATH=<PyCUDA's build folder>``) for
+the control. ``--impl cupy`` measures CuPy's equivalents, and ``--impl raw`` NVIDIA's
+cuda-bindings (``cuLaunchKernel`` and NVRTC called directly): the references.
+Needs a GPU. Usage: ``python3 py_bench.py [--impl pycuda|cupy|raw] [--label NAME]``.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import time
+
+import numpy as np
+
+EMPTY = 'extern "C" __global__ void empty_kernel() { }\n'
+SAXPY = """
+extern "C" __global__ void saxpy_{tag}(float a, const float *x, float *y, int n)
+{{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) y[i] = a * x[i] + y[i];
+}}
+"""
+
+
+def per_op(f, n, sync):
+    f()
+    sync()
+    t0 = time.perf_counter()
+    for _ in range(n):
+        f()
+    sync()
+    return (time.perf_counter() - t0) / n
+
+
+def best_of(k, f, n, sync):
+    return min(per_op(f, n, sync) for _ in range(k))
+
+
+def unique_tag():
+    return f"{os.getpid()}_{time.perf_counter_ns()}"
+
+
+def bench_pycuda():
+    import pycuda.autoinit  # noqa: F401
+    import pycuda.driver as drv
+    import pycuda.gpuarray as gpuarray
+    from pycuda.compiler import SourceModule
+
+    sync = drv.Context.synchronize
+    a = gpuarray.to_gpu(np.random.rand(1000).astype(np.float32))
+    b = gpuarray.to_gpu(np.random.rand(1000).astype(np.float32))
+    yield "py_small_add_us", best_of(5, lambda: a + b, 2000, sync) * 1e6, "us"
+
+    func = SourceModule(EMPTY, no_extern_c=True).get_function("empty_kernel")
+    yield "py_launch_us", best_of(5, lambda: func(block=(1, 1, 1), grid=(1, 1)), 5000,
+                                  sync) * 1e6, "us"
+    func.prepare("")
+    yield "py_prepared_launch_us", best_of(
+        5, lambda: func.prepared_call((1, 1), (1, 1, 1)), 5000, sync) * 1e6, "us"
+
+    src = SAXPY.format(tag=unique_tag())
+    t0 = time.perf_counter()
+    SourceModule(src, no_extern_c=True)
+    yield "py_compile_first_ms", (time.perf_counter() - t0) * 1e3, "ms"
+
+
+def bench_cupy():
+    import cupy as cp
+
+    sync = cp.cuda.runtime.deviceSynchronize
+    a = cp.asarray(np.random.rand(1000).astype(np.float32))
+    b = cp.asarray(np.random.rand(1000).astype(np.float32))
+    yield "py_small_add_us", best_of(5, lambda: a + b, 2000, sync) * 1e6, "us"
+    k = cp.RawKernel(EMPTY, "empty_kernel")
+    yield "py_launch_us", best_of(5, lambda: k((1,), (1,), ()), 5000, sync) * 1e6, "us"
+    src = SAXPY.format(tag=unique_tag())
+    t0 = time.perf_counter()
+    cp.RawModule(code=src).get_function("saxpy_" + src.split("saxpy_")[1].split("(")[0])
+    yield "py_compile_first_ms", (time.perf_counter() - t0) * 1e3, "ms"
+
+
+def bench_raw():
+    from cuda.bindings import driver as cu
+    from cuda.bindings import nvrtc
+
+    def check(r):
+        err = r[0]
+        if int(err) != 0:
+            raise RuntimeError(str(err))
+        return r[1:] if len(r) > 2 else (r[1] if len(r) == 2 else None)
+
+    check(cu.cuInit(0))
+    dev = check(cu.cuDeviceGet(0))
+    ctx = check(cu.cuDevicePrimaryCtxRetain(dev))
+    check(cu.cuCtxSetCurrent(ctx))
+    major = check(cu.cuDeviceGetAttribute(
+        cu.CUdevice_attribute.CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, dev))
+    minor = check(cu.cuDeviceGetAttribute(
+        cu.CUdevice_attribute.CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, dev))
+    arch = f"--gpu-architecture=sm_{major}{minor}".encode()
+
+    def nvrtc_cubin(src):
+        prog = check(nvrtc.nvrtcCreateProgram(src.encode(), b"k.cu", 0, [], []))
+        check(nvrtc.nvrtcCompileProgram(prog, 1, [arch]))
+        size = check(nvrtc.nvrtcGetCUBINSize(prog))
+        buf = b" " * size
+        check(nvrtc.nvrtcGetCUBIN(prog, buf))
+        check(nvrtc.nvrtcDestroyProgram(prog))
+        return buf
+
+    mod = check(cu.cuModuleLoadData(nvrtc_cubin(EMPTY)))
+    fn = check(cu.cuModuleGetFunction(mod, b"empty_kernel"))
+
+    def sync():
+        check(cu.cuCtxSynchronize())
+
+    yield "py_launch_us", best_of(
+        5, lambda: cu.cuLaunchKernel(fn, 1, 1, 1, 1, 1, 1, 0, 0, None, None), 5000, sync) * 1e6, "us"
+    src = SAXPY.format(tag=unique_tag())
+    t0 = time.perf_counter()
+    img = nvrtc_cubin(src)
+    check(cu.cuModuleLoadData(img))
+    yield "py_compile_first_ms", (time.perf_counter() - t0) * 1e3, "ms"
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--impl", choices=["pycuda", "cupy", "raw"], default="pycuda")
+    p.add_argument("--label", default=None,
+                   help="the implementation's name in the output (default: --impl, or "
+                        "'rucuda' when pycuda is rucuda's)")
+    args = p.parse_args()
+    label = args.label
+    if args.impl == "pycuda":
+        gen = bench_pycuda()
+        if label is None:
+            try:
+                import rucuda  # noqa: F401
+                label = "rucuda"
+            except ImportError:
+                label = "pycuda"
+    elif args.impl == "cupy":
+        gen = bench_cupy()
+    else:
+        gen = bench_raw()
+    for case, value, unit in gen:
+        print(json.dumps({"case": case, "lib": label or args.impl,
+                          "value": round(value, 3), "unit": unit}), flush=True)
+
+
+if __name__ == "__main__":
+    main()

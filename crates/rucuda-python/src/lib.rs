@@ -1,0 +1,64 @@
+//! `rucuda._native`: the native module of the `rucuda` Python wheel.
+//!
+//! The wheel's Python package `pycuda` gives PyCUDA's names and signatures; this module
+//! does the work with rucuda's crates (rucuda-driver, rucuda-jit):
+//!
+//! - [`device`]: `init`, versions, `Device`;
+//! - [`context`]: `Context` and PyCUDA's context stack;
+//! - [`memory`]: device allocations, page-locked memory (NumPy arrays over it), copies;
+//! - [`stream`]: `Stream`, `Event`;
+//! - [`module`]: `Module`, `Function` and launches of PyCUDA's packed argument buffers;
+//! - [`compile`]: CUDA C++ to cubin through NVRTC (or nvcc);
+//! - [`errors`]: rucuda's errors as PyCUDA's exception classes.
+//!
+//! Python code passes device memory as integers, as in PyCUDA: the functions that take
+//! addresses trust them, as PyCUDA's do. Objects hold their context, so nothing is
+//! released under live objects at interpreter exit, whatever order they die in; blocking
+//! calls release the GIL.
+//!
+//! The crate is built by maturin (`cargo xtask wheel`) with the `extension-module`
+//! feature; without it, `cargo test` links its unit tests against libpython.
+
+use pyo3::prelude::*;
+
+pub mod compile;
+pub mod context;
+pub mod device;
+pub mod errors;
+pub mod memory;
+pub mod module;
+pub mod stream;
+
+/// The module's contents.
+#[pymodule]
+fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(device::init, m)?)?;
+    m.add_function(wrap_pyfunction!(device::get_version, m)?)?;
+    m.add_function(wrap_pyfunction!(device::get_driver_version, m)?)?;
+    m.add_function(wrap_pyfunction!(device::device_attribute_members, m)?)?;
+    m.add_class::<device::Device>()?;
+    m.add_class::<context::Context>()?;
+    m.add_class::<memory::DeviceAllocation>()?;
+    m.add_class::<memory::HostAllocation>()?;
+    m.add_function(wrap_pyfunction!(memory::mem_alloc, m)?)?;
+    m.add_function(wrap_pyfunction!(memory::mem_alloc_async, m)?)?;
+    m.add_function(wrap_pyfunction!(memory::mem_get_info, m)?)?;
+    m.add_function(wrap_pyfunction!(memory::copy_htod, m)?)?;
+    m.add_function(wrap_pyfunction!(memory::copy_dtoh, m)?)?;
+    m.add_function(wrap_pyfunction!(memory::copy_dtod, m)?)?;
+    m.add_function(wrap_pyfunction!(memory::memset, m)?)?;
+    m.add_function(wrap_pyfunction!(memory::pagelocked_bytes, m)?)?;
+    m.add_function(wrap_pyfunction!(memory::register_host_bytes, m)?)?;
+    m.add_class::<stream::Stream>()?;
+    m.add_class::<stream::Event>()?;
+    m.add_class::<module::Module>()?;
+    m.add_class::<module::Function>()?;
+    m.add_function(wrap_pyfunction!(module::module_from_buffer, m)?)?;
+    m.add_function(wrap_pyfunction!(module::module_from_file, m)?)?;
+    m.add_function(wrap_pyfunction!(module::link_sources, m)?)?;
+    m.add_class::<module::Linker>()?;
+    m.add_function(wrap_pyfunction!(compile::compile, m)?)?;
+    m.add_function(wrap_pyfunction!(compile::nvrtc_status, m)?)?;
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    Ok(())
+}

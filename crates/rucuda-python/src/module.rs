@@ -1,0 +1,352 @@
+//! `Module` and `Function`: loading device code and launching kernels with the argument
+//! buffer the Python side packs (PyCUDA's struct format strings).
+
+use std::ffi::{c_void, CString};
+
+use pyo3::prelude::*;
+use rucuda_driver::sys::{
+    CUdeviceptr, CUfunction_attribute, CU_LAUNCH_PARAM_BUFFER_POINTER_AS_INT,
+    CU_LAUNCH_PARAM_BUFFER_SIZE_AS_INT,
+};
+use rucuda_driver::LaunchConfig;
+
+use crate::context::{current, with_pushed, InContext};
+use crate::errors::{cu, raise, OrRaise};
+
+/// A loaded module (PyCUDA's `Module`); it holds its context.
+#[pyclass(module = "rucuda._native", frozen)]
+pub struct Module {
+    inner: InContext<rucuda_driver::Module>,
+}
+
+/// `module_from_buffer(image)`: loads PTX, a cubin or a fatbin into the current context.
+#[pyfunction]
+pub fn module_from_buffer(py: Python<'_>, image: &[u8]) -> PyResult<Module> {
+    let ctx = current()?;
+    let image = image.to_vec();
+    let inner = py
+        .allow_threads(|| rucuda_driver::Module::load_data(&ctx, &image))
+        .or_raise()?;
+    Ok(Module {
+        inner: InContext::new(ctx, inner),
+    })
+}
+
+/// `module_from_file(path)`.
+#[pyfunction]
+pub fn module_from_file(py: Python<'_>, path: std::path::PathBuf) -> PyResult<Module> {
+    let ctx = current()?;
+    let inner = py
+        .allow_threads(|| rucuda_driver::Module::from_file(&ctx, &path))
+        .or_raise()?;
+    Ok(Module {
+        inner: InContext::new(ctx, inner),
+    })
+}
+
+#[pymethods]
+impl Module {
+    fn get_function(&self, name: &str) -> PyResult<Function> {
+        let ctx = self.inner.context();
+        let f = with_pushed(ctx, || self.inner.function(name)).or_raise()?;
+        Ok(Function {
+            inner: InContext::new(self.inner.context().clone(), f),
+        })
+    }
+
+    /// `(address, size in bytes)` of a `__device__` or `__constant__` variable.
+    fn get_global(&self, name: &str) -> PyResult<(u64, usize)> {
+        let c = CString::new(name)
+            .map_err(|_| raise("LogicError", "global name contains NUL".into()))?;
+        let (mut ptr, mut bytes): (CUdeviceptr, usize) = (0, 0);
+        // SAFETY: writes an address and a size; the module is alive.
+        unsafe {
+            cu!(cuModuleGetGlobal_v2(
+                &mut ptr,
+                &mut bytes,
+                self.inner.raw(),
+                c.as_ptr()
+            ))
+        }
+        .map_err(|_| {
+            raise(
+                "LogicError",
+                format!("the module has no global named `{name}`"),
+            )
+        })?;
+        Ok((ptr, bytes))
+    }
+}
+
+/// A kernel (PyCUDA's `Function`); it holds its module.
+#[pyclass(module = "rucuda._native", frozen, dict, weakref)]
+pub struct Function {
+    inner: InContext<rucuda_driver::Function>,
+}
+
+/// `cuLaunchKernel` with a packed argument buffer (`CU_LAUNCH_PARAM_BUFFER_POINTER`).
+///
+/// # Safety
+/// The kernel's accesses are not checked; the caller vouches for the arguments.
+unsafe fn launch_packed(
+    f: &rucuda_driver::Function,
+    cfg: &LaunchConfig,
+    args: &[u8],
+    stream: usize,
+) -> rucuda_driver::Result<()> {
+    // 8-byte aligned copy of the arguments.
+    let mut words = vec![0u64; args.len().div_ceil(8).max(1)];
+    // SAFETY: `words` holds at least `args.len()` bytes.
+    unsafe {
+        std::ptr::copy_nonoverlapping(args.as_ptr(), words.as_mut_ptr().cast::<u8>(), args.len())
+    };
+    let mut size = args.len();
+    let mut extra: [*mut c_void; 5] = [
+        std::ptr::without_provenance_mut(CU_LAUNCH_PARAM_BUFFER_POINTER_AS_INT as usize),
+        words.as_mut_ptr().cast(),
+        std::ptr::without_provenance_mut(CU_LAUNCH_PARAM_BUFFER_SIZE_AS_INT as usize),
+        (&mut size as *mut usize).cast(),
+        std::ptr::null_mut(), // CU_LAUNCH_PARAM_END (0)
+    ];
+    let no_extra = args.is_empty();
+    // SAFETY: `extra` and the buffers it points to live across the call; the caller
+    // vouches for the kernel's accesses.
+    unsafe {
+        cu!(cuLaunchKernel(
+            f.raw(),
+            cfg.grid.0,
+            cfg.grid.1,
+            cfg.grid.2,
+            cfg.block.0,
+            cfg.block.1,
+            cfg.block.2,
+            cfg.shared_mem_bytes,
+            stream as rucuda_driver::sys::CUstream,
+            std::ptr::null_mut(),
+            if no_extra {
+                std::ptr::null_mut()
+            } else {
+                extra.as_mut_ptr()
+            }
+        ))
+    }
+}
+
+#[pymethods]
+impl Function {
+    /// Launches with the packed argument buffer; `sizes` (each argument's bytes) lets
+    /// rucuda check the call against the kernel's parameters first. Returns the kernel's
+    /// time in seconds when `timed`, else None.
+    ///
+    /// Like PyCUDA's, this trusts the arguments: device addresses are not checked.
+    #[pyo3(signature = (grid, block, args, sizes = None, stream = 0, shared = 0, timed = false))]
+    #[allow(clippy::too_many_arguments)]
+    fn _launch(
+        &self,
+        py: Python<'_>,
+        grid: (u32, u32, u32),
+        block: (u32, u32, u32),
+        args: &[u8],
+        sizes: Option<Vec<usize>>,
+        stream: usize,
+        shared: u32,
+        timed: bool,
+    ) -> PyResult<Option<f64>> {
+        let cfg = LaunchConfig {
+            grid,
+            block,
+            shared_mem_bytes: shared,
+        };
+        if let Some(sizes) = sizes {
+            self.inner.check_launch(&cfg, &sizes).or_raise()?;
+        }
+        if !timed {
+            // SAFETY: PyCUDA's contract: the caller vouches for the arguments.
+            unsafe { launch_packed(&self.inner, &cfg, args, stream) }.or_raise()?;
+            return Ok(None);
+        }
+        let ctx = InContext::context(&self.inner).clone();
+        // Events are made and released with the kernel's context pushed, so that the
+        // caller's context stack is left as it was.
+        let ms = with_pushed(&ctx, || -> rucuda_driver::Result<f32> {
+            let start = rucuda_driver::Event::new(&ctx, rucuda_driver::EventFlags::DEFAULT)?;
+            let end = rucuda_driver::Event::new(&ctx, rucuda_driver::EventFlags::DEFAULT)?;
+            // SAFETY: the stream handle is the caller's live stream (or 0, the null
+            // stream); the wrapper does not destroy it.
+            let s = unsafe { rucuda_driver::Stream::from_raw(&ctx, stream as _) };
+            start.record(&s)?;
+            // SAFETY: PyCUDA's contract: the caller vouches for the arguments.
+            unsafe { launch_packed(&self.inner, &cfg, args, stream) }?;
+            end.record(&s)?;
+            py.allow_threads(|| end.synchronize())?;
+            end.time_since(&start)
+        })
+        .or_raise()?;
+        Ok(Some(f64::from(ms) / 1e3))
+    }
+
+    /// The bytes of each kernel parameter, when the driver can tell (CUDA 12.4+).
+    fn param_sizes(&self) -> PyResult<Option<Vec<usize>>> {
+        self.inner.param_sizes().or_raise()
+    }
+
+    /// One `function_attribute` by its driver number.
+    fn get_attribute(&self, attr: u32) -> PyResult<i32> {
+        let mut v = 0i32;
+        // SAFETY: writes one int; the function is alive.
+        unsafe {
+            cu!(cuFuncGetAttribute(
+                &mut v,
+                CUfunction_attribute(attr),
+                self.inner.raw()
+            ))
+        }
+        .or_raise()?;
+        Ok(v)
+    }
+
+    fn set_attribute(&self, attr: u32, value: i32) -> PyResult<()> {
+        // SAFETY: the function is alive.
+        unsafe {
+            cu!(cuFuncSetAttribute(
+                self.inner.raw(),
+                CUfunction_attribute(attr),
+                value
+            ))
+        }
+        .or_raise()
+    }
+
+    #[getter]
+    fn name(&self) -> &str {
+        self.inner.name()
+    }
+
+    #[getter]
+    fn handle(&self) -> usize {
+        self.inner.raw() as usize
+    }
+}
+
+/// Compiles `sources` as relocatable device code (NVRTC unless an option needs nvcc),
+/// links them (with `libcudadevrt` when `cudadevrt`) and loads the result into the
+/// current context: PyCUDA's `DynamicSourceModule`.
+#[pyfunction]
+#[pyo3(signature = (sources, options = Vec::new(), no_extern_c = false, cudadevrt = true, include_dirs = Vec::new()))]
+pub fn link_sources(
+    py: Python<'_>,
+    sources: Vec<String>,
+    options: Vec<String>,
+    no_extern_c: bool,
+    cudadevrt: bool,
+    include_dirs: Vec<std::path::PathBuf>,
+) -> PyResult<Module> {
+    let ctx = current()?;
+    let mut opts = rucuda_jit::CompileOptions::new()
+        .options(options)
+        .no_extern_c(no_extern_c);
+    for d in include_dirs {
+        opts = opts.include_dir(d);
+    }
+    let linked = py
+        .allow_threads(|| -> rucuda_jit::Result<rucuda_jit::LinkedModule> {
+            let mut linker = rucuda_jit::Linker::new(&ctx)?;
+            for s in &sources {
+                linker.add_source(s, &opts)?;
+            }
+            if cudadevrt {
+                linker.add_cudadevrt()?;
+            }
+            linker.link()
+        })
+        .or_raise()?;
+    Ok(Module {
+        inner: InContext::new(ctx, linked.module),
+    })
+}
+
+/// The kinds `Linker.add_data`/`add_file` take: PyCUDA's `jit_input_type` values.
+fn link_input(kind: u32) -> PyResult<rucuda_jit::LinkInput> {
+    use rucuda_jit::LinkInput as L;
+    Ok(match kind {
+        0 => L::Cubin,
+        1 => L::Ptx,
+        2 => L::Fatbin,
+        3 => L::Object,
+        4 => L::Library,
+        5 => L::LtoIr,
+        other => {
+            return Err(raise(
+                "LogicError",
+                format!("unknown jit_input_type {other}"),
+            ))
+        }
+    })
+}
+
+/// PyCUDA's `Linker` (`cuLink*` through rucuda-jit): inputs added one by one, then
+/// `link()` loads the result into the context the linker was made in.
+#[pyclass(module = "rucuda._native", unsendable)]
+pub struct Linker {
+    ctx: rucuda_driver::Context,
+    inner: Option<rucuda_jit::Linker>,
+}
+
+impl Linker {
+    fn linker(&mut self) -> PyResult<&mut rucuda_jit::Linker> {
+        self.inner
+            .as_mut()
+            .ok_or_else(|| raise("LogicError", "the linker has already linked".into()))
+    }
+}
+
+#[pymethods]
+impl Linker {
+    #[new]
+    fn new() -> PyResult<Linker> {
+        let ctx = current()?;
+        let inner = rucuda_jit::Linker::new(&ctx).or_raise()?;
+        Ok(Linker {
+            ctx,
+            inner: Some(inner),
+        })
+    }
+
+    /// Adds an image in memory of a `jit_input_type` kind.
+    #[pyo3(signature = (data, kind, name = "unknown"))]
+    fn add_data(&mut self, data: &[u8], kind: u32, name: &str) -> PyResult<()> {
+        let kind = link_input(kind)?;
+        let ctx = self.ctx.clone();
+        let linker = self.linker()?;
+        with_pushed(&ctx, || linker.add_data(kind, data, name).map(|_| ())).or_raise()
+    }
+
+    /// Adds a file of a `jit_input_type` kind.
+    fn add_file(&mut self, path: std::path::PathBuf, kind: u32) -> PyResult<()> {
+        let kind = link_input(kind)?;
+        let ctx = self.ctx.clone();
+        let linker = self.linker()?;
+        with_pushed(&ctx, || linker.add_file(&path, Some(kind)).map(|_| ())).or_raise()
+    }
+
+    /// Adds `libcudadevrt.a` (found in the CUDA toolkit).
+    fn add_cudadevrt(&mut self) -> PyResult<()> {
+        let ctx = self.ctx.clone();
+        let linker = self.linker()?;
+        with_pushed(&ctx, || linker.add_cudadevrt().map(|_| ())).or_raise()
+    }
+
+    /// Links and loads the result; the linker cannot be used afterwards.
+    fn link(&mut self) -> PyResult<Module> {
+        let linker = self
+            .inner
+            .take()
+            .ok_or_else(|| raise("LogicError", "the linker has already linked".into()))?;
+        let ctx = self.ctx.clone();
+        // The link state is not Send: the GIL stays held (linking takes milliseconds).
+        let linked = with_pushed(&ctx, || linker.link()).or_raise()?;
+        Ok(Module {
+            inner: InContext::new(ctx, linked.module),
+        })
+    }
+}

@@ -1,0 +1,155 @@
+# shellcheck shell=bash
+# `run.sh pycuda-tests [PYTEST_ARGS...]` and `run.sh pycuda-bench`: the rucuda wheel on the
+# GPU machine.
+#
+# The bundle's python/ folder holds the wheel, PyCUDA 2026.1's test files and the bench
+# script (added by `cargo xtask wheel --bundle`). A fresh virtual environment sees the
+# system's packages (NumPy, pytest, pytest-xdist, CuPy: the GPU machine has no network)
+# and gets the wheel with no dependencies from the bundle, so its `pycuda` is rucuda's even
+# if a PyCUDA is installed system-wide; pytools (imported by one test) comes from the
+# wheels in python/extra/.
+#
+# pycuda-tests: the three test files run from a scratch copy with pytest (on
+# RUCUDA_PYTEST_WORKERS pytest-xdist workers, default 12, where xdist is installed); the
+# output goes to $RESULTS/pycuda-tests.txt, its last lines and the time are printed.
+# pycuda-control: the control run, PyCUDA itself: its source package (in python/) is built
+# in place under /tmp/rucuda-pycuda-control (kept: a second call skips the ~90 s build) in
+# a virtual environment with the carried pytools, mako, platformdirs and siphash24, then
+# the same three files run against it (output in $RESULTS/pycuda-control.txt).
+# pycuda-bench: py_bench.py for rucuda (in the environment), then CuPy and NVIDIA's
+# cuda-bindings (the system's Python) as references; JSON lines to
+# $RESULTS/pycuda-bench.jsonl.
+
+# Makes the virtual environment in a new folder whose path it prints; fails saying why.
+pycuda_venv() {
+    local dir=$1 wheel=$2
+    local py=${PYTHON:-python3}
+    local work
+    work=$(mktemp -d /tmp/rucuda-pycuda.XXXXXX)
+    if ! "$py" -m venv --system-site-packages "$work/venv" >&2 ||
+        ! "$work/venv/bin/python" -m pip install --quiet --no-index --no-deps \
+            --disable-pip-version-check "$wheel" >&2; then
+        echo "run.sh: could not make a virtual environment with $wheel" >&2
+        rm -rf -- "$work"
+        return 1
+    fi
+    if compgen -G "$dir/extra/*.whl" >/dev/null; then
+        "$work/venv/bin/python" -m pip install --quiet --no-index --disable-pip-version-check \
+            --find-links "$dir/extra" pytools >&2 ||
+            echo "run.sh: could not install pytools from $dir/extra" >&2
+    fi
+    if ! "$work/venv/bin/python" - >&2 <<'PY'
+import pycuda, pycuda.driver as drv
+print("pycuda from", pycuda.__file__)
+import pycuda.autoinit
+print("device:", pycuda.autoinit.device.name(), "driver", drv.get_driver_version())
+PY
+    then
+        echo "run.sh: importing pycuda.autoinit from the wheel failed" >&2
+        rm -rf -- "$work"
+        return 1
+    fi
+    echo "$work"
+}
+
+# The newest wheel in the bundle, or a message and failure.
+pycuda_wheel() {
+    local dir=$1 wheel
+    wheel=$(ls -t "$dir"/rucuda-*.whl 2>/dev/null | head -n 1)
+    if [[ -z $wheel ]]; then
+        echo "run.sh: no rucuda wheel in $dir: build with 'cargo xtask wheel --bundle'" >&2
+        return 2
+    fi
+    echo "$wheel"
+}
+
+run_pycuda_tests() {
+    local dir=$HERE/python wheel work
+    wheel=$(pycuda_wheel "$dir") || return 2
+    if [[ ! -d $dir/pycuda-tests ]]; then
+        echo "run.sh pycuda-tests: no tests in $dir: build with 'cargo xtask wheel --bundle'" >&2
+        return 2
+    fi
+    work=$(pycuda_venv "$dir" "$wheel") || return 1
+    pycuda_pytest "$work" "$work/venv/bin/python" "$RESULTS/pycuda-tests.txt" "$@"
+    local rc=$?
+    rm -rf -- "$work"
+    return $rc
+}
+
+run_pycuda_bench() {
+    local dir=$HERE/python wheel work
+    wheel=$(pycuda_wheel "$dir") || return 2
+    work=$(pycuda_venv "$dir" "$wheel") || return 1
+    local out=$RESULTS/pycuda-bench.jsonl
+    : >"$out"
+    local rc=0
+    "$work/venv/bin/python" "$dir/py_bench.py" --impl pycuda | tee -a "$out" || rc=1
+    local py=${PYTHON:-python3} impl
+    for impl in cupy raw; do
+        "$py" "$dir/py_bench.py" --impl "$impl" | tee -a "$out" ||
+            echo "run.sh pycuda-bench: the $impl reference failed (not installed?)" >&2
+    done
+    echo "pycuda-bench: $out"
+    rm -rf -- "$work"
+    return $rc
+}
+
+# The shared pytest run: the three files copied to $1 and run there with $2 (a Python);
+# the output goes to $3; the remaining arguments go to pytest.
+pycuda_pytest() {
+    local work=$1 python=$2 out=$3
+    shift 3
+    cp -- "$HERE"/python/pycuda-tests/*.py "$work/"
+    local xdist=()
+    if "$python" -c 'import xdist' 2>/dev/null; then
+        xdist=(-n "${RUCUDA_PYTEST_WORKERS:-12}")
+    fi
+    local start end rc
+    start=$(date +%s)
+    (cd "$work" && "$python" -m pytest -p no:cacheprovider -rfE "${xdist[@]}" \
+        test_driver.py test_gpuarray.py test_cumath.py "$@") >"$out" 2>&1
+    rc=$?
+    end=$(date +%s)
+    tail -n 60 "$out"
+    echo "pytest: $((end - start)) s, full output in $out"
+    return $rc
+}
+
+run_pycuda_control() {
+    local dir=$HERE/python
+    local sdist
+    sdist=$(ls "$dir"/pycuda-*.tar.gz 2>/dev/null | head -n 1)
+    if [[ -z $sdist ]]; then
+        echo "run.sh pycuda-control: no PyCUDA source package in $dir: 'cargo xtask wheel --bundle'" >&2
+        return 2
+    fi
+    local base=/tmp/rucuda-pycuda-control py=${PYTHON:-python3}
+    local src=$base/$(basename "$sdist" .tar.gz)
+    if [[ ! -f $base/.built ]]; then
+        rm -rf -- "$base"
+        mkdir -p "$base"
+        tar -xzf "$sdist" -C "$base" || return 1
+        if ! "$py" -m venv --system-site-packages "$base/venv" >&2 ||
+            ! "$base/venv/bin/python" -m pip install --quiet --no-index \
+                --disable-pip-version-check --find-links "$dir/extra" pytools mako setuptools >&2; then
+            echo "run.sh pycuda-control: could not set up the build environment" >&2
+            return 1
+        fi
+        local start=$SECONDS
+        if ! (cd "$src" && "$base/venv/bin/python" configure.py --cuda-root=/usr/local/cuda &&
+            "$base/venv/bin/python" setup.py build_ext --inplace -j 16) >"$RESULTS/pycuda-control-build.txt" 2>&1; then
+            tail -n 20 "$RESULTS/pycuda-control-build.txt"
+            echo "run.sh pycuda-control: building PyCUDA failed" >&2
+            return 1
+        fi
+        echo "pycuda-control: PyCUDA built in $((SECONDS - start)) s"
+        touch "$base/.built"
+    fi
+    local work
+    work=$(mktemp -d /tmp/rucuda-pycuda-tests.XXXXXX)
+    PYTHONPATH=$src pycuda_pytest "$work" "$base/venv/bin/python" "$RESULTS/pycuda-control.txt" "$@"
+    local rc=$?
+    rm -rf -- "$work"
+    return $rc
+}
