@@ -29,8 +29,8 @@ mod nccl;
 mod reduce;
 mod rng;
 mod scan;
-mod staged_sweep;
 mod sort;
+mod staged_sweep;
 mod sweep;
 
 pub use crate::report::RAW;
