@@ -245,14 +245,14 @@ impl IndexingKey {
                 vec![
                     ArgSpec::const_vector("a", dtype),
                     ArgSpec::vector("out", DType::I64),
+                    ArgSpec::vector("flags", DType::U8),
                 ],
+                // The flags are a private copy of the test, read by the kernels that use
+                // the positions: re-reading `a` there could see other values (another
+                // stream may write it in between) and disagree with the count.
                 format!(
-                    "out[i] = {}",
-                    cast_expr(
-                        &cast_expr("a[i]", dtype, DType::Bool),
-                        DType::Bool,
-                        DType::I64
-                    )
+                    "const bool rucuda_f = {}; out[i] = rucuda_f; flags[i] = rucuda_f",
+                    cast_expr("a[i]", dtype, DType::Bool)
                 ),
                 &[dtype],
             ),
@@ -260,14 +260,11 @@ impl IndexingKey {
                 kernel_name("compact", &[dtype, mask]),
                 vec![
                     ArgSpec::const_vector("a", dtype),
-                    ArgSpec::const_vector("m", mask),
+                    ArgSpec::const_vector("flags", DType::U8),
                     ArgSpec::const_vector("pos", DType::I64),
                     ArgSpec::vector("out", dtype),
                 ],
-                render_inline(
-                    MASK_COMPACT,
-                    &[("TEST", &cast_expr("m[i]", mask, DType::Bool))],
-                )?,
+                render_inline(MASK_COMPACT, &[("TEST", "flags[i] != 0")])?,
                 &[dtype, mask],
             ),
             IndexingKey::NonzeroCoords { dtype, ndim } => {
@@ -277,7 +274,7 @@ impl IndexingKey {
                     )));
                 }
                 let mut args = vec![
-                    ArgSpec::const_vector("a", dtype),
+                    ArgSpec::const_vector("flags", DType::U8),
                     ArgSpec::const_vector("pos", DType::I64),
                     ArgSpec::scalar("count", DType::I64),
                 ];
@@ -289,10 +286,7 @@ impl IndexingKey {
                 }
                 let op = render_inline(
                     NONZERO_COORDS,
-                    &[
-                        ("TEST", &cast_expr("a[i]", dtype, DType::Bool)),
-                        ("PER_AXIS", &per_axis),
-                    ],
+                    &[("TEST", "flags[i] != 0"), ("PER_AXIS", &per_axis)],
                 )?;
                 build(
                     kernel_name(&format!("nonzero{ndim}"), &[dtype]),

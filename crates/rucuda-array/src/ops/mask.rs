@@ -22,19 +22,20 @@ use crate::GpuArray;
 /// The inclusive running count of nonzero elements of `a` in row-major order (a
 /// contiguous `i64` array shaped like `a`, on `a`'s stream) and the total count.
 /// Waits for the stream to read the total.
-fn positions<T: Element>(a: &GpuArray<T>) -> Result<(GpuArray<i64>, usize)> {
+fn positions<T: Element>(a: &GpuArray<T>) -> Result<(GpuArray<i64>, GpuArray<u8>, usize)> {
     let stream = a.stream();
     let pos = GpuArray::<i64>::empty(stream, a.shape())?;
+    let flags = GpuArray::<u8>::empty(stream, a.shape())?;
     if a.is_empty() {
-        return Ok((pos, 0));
+        return Ok((pos, flags, 0));
     }
     {
-        let (src, dst) = (a.as_ref(), pos.as_ref());
+        let (src, dst, f) = (a.as_ref(), pos.as_ref(), flags.as_ref());
         run(
             stream,
             OpKey::Indexing(IndexingKey::Flags { dtype: T::DTYPE }),
             a.shape(),
-            &[src.as_in(), dst.as_out()],
+            &[src.as_in(), dst.as_out(), f.as_out()],
         )?;
     }
     let n = a.len();
@@ -44,7 +45,7 @@ fn positions<T: Element>(a: &GpuArray<T>) -> Result<(GpuArray<i64>, usize)> {
     let count = last.to_vec()?.first().copied().unwrap_or(0);
     let count = usize::try_from(count)
         .map_err(|_| ArrayError::InvalidArgument(format!("nonzero count {count} is not a size")))?;
-    Ok((pos, count))
+    Ok((pos, flags, count))
 }
 
 impl<T: Element> GpuArray<T> {
@@ -75,11 +76,11 @@ impl<T: Element> GpuArray<T> {
         let stream = self.stream();
         // The positions are computed on the mask's stream (reading the count waits for
         // it); the compaction runs on ours.
-        let (pos, count) = positions(mask)?;
+        let (pos, flags, count) = positions(mask)?;
         before_on(stream, &[mask.stream()])?;
         let out = GpuArray::<T>::empty(stream, &[count])?;
         if count > 0 {
-            let (a, m, p) = (self.as_ref(), mask.as_ref(), pos.as_ref());
+            let (a, f, p) = (self.as_ref(), flags.as_ref(), pos.as_ref());
             run(
                 stream,
                 OpKey::Indexing(IndexingKey::Compact {
@@ -89,7 +90,7 @@ impl<T: Element> GpuArray<T> {
                 self.shape(),
                 &[
                     a.as_in(),
-                    m.as_in(),
+                    f.as_in(),
                     p.as_in(),
                     Arg::WholeOut { mem: out.memory() },
                 ],
@@ -157,12 +158,12 @@ impl<T: Element> GpuArray<T> {
             )));
         }
         let stream = self.stream();
-        let (pos, count) = positions(self)?;
+        let (pos, flags, count) = positions(self)?;
         let coords = GpuArray::<i64>::empty(stream, &[ndim, count])?;
         if count > 0 {
-            let (a, p) = (self.as_ref(), pos.as_ref());
+            let (f, p) = (flags.as_ref(), pos.as_ref());
             let mut args = vec![
-                a.as_in(),
+                f.as_in(),
                 p.as_in(),
                 Arg::Scalar(ScalarValue::new(count as i64)),
             ];
