@@ -152,6 +152,17 @@ impl CaptureSession {
         self.ended = true;
         capture::unregister(&self.session);
         self.pool.close();
+        // A capture ended or replaced behind the session's back (the raw
+        // `Stream::end_capture` / `begin_capture` are safe) would hand over a graph whose
+        // work was never listed: refused, and the stream's capture is left to its owner.
+        if !capture::is_own_capture(&self.session)? {
+            return Err(Error::Uncapturable {
+                operation: "Stream::end_capture or Stream::begin_capture during the session"
+                    .into(),
+                problem: "the stream's capture is no longer the session's: it was ended or                           replaced outside the session, so the session has no record of                           what the work captured since uses"
+                    .into(),
+            });
+        }
         let graph = self.stream.end_capture();
         let refused = take_capture_refusal();
         let failure = self.session.state().failure.take();
@@ -177,6 +188,7 @@ impl CaptureSession {
                 keepers.push(Arc::clone(k));
             }
         }
+        keepers.extend(st.code.values().cloned());
         // The order of notes does not matter (each is independent); sorted for
         // reproducible behaviour.
         uses.sort_unstable_by_key(|&(log, _)| log);

@@ -114,6 +114,8 @@ pub(crate) struct SessionState {
     pub(crate) kept: HashMap<usize, Option<Keeper>>,
     /// The first refusal: the operation and why.
     pub(crate) failure: Option<(String, String)>,
+    /// What keeps the code of the captured kernels loaded (their functions, by address).
+    pub(crate) code: HashMap<usize, Keeper>,
 }
 
 impl Session {
@@ -198,6 +200,21 @@ pub(crate) fn keep_alive(log: usize, keeper: impl FnOnce() -> Keeper) {
     });
 }
 
+/// Keeps the code of a kernel launched while this thread captures (its function, which
+/// holds its module) alive for as long as the innermost session's graph lives: a graph's
+/// kernel nodes point into the module. Does nothing when this thread captures nothing.
+#[inline]
+pub(crate) fn keep_code(key: usize, keeper: impl FnOnce() -> Keeper) {
+    if ACTIVE.load(Ordering::Relaxed) == 0 {
+        return;
+    }
+    ON_THIS_THREAD.with(|t| {
+        if let Some(s) = t.borrow().last() {
+            s.state().code.entry(key).or_insert_with(keeper);
+        }
+    });
+}
+
 /// Called by the log at `log` before it notes a use on `stream`: lists the use in the
 /// session capturing `stream`, or refuses it (see the module docs). Costs one atomic
 /// load while nothing captures.
@@ -265,6 +282,14 @@ fn on_use_while_capturing(log: usize, stream: &Stream, access: Access) -> Result
         *entry = Access::Write;
     }
     Ok(())
+}
+
+/// True while the capture in progress on `session`'s stream is the session's own (begun
+/// by it and neither ended nor replaced through the raw `Stream::begin_capture` /
+/// `Stream::end_capture` since): only then is every use of the work it holds listed.
+pub(crate) fn is_own_capture(session: &Session) -> Result<bool> {
+    let (status, id) = capture_info(&session.stream)?;
+    Ok(status != CUstreamCaptureStatus::CU_STREAM_CAPTURE_STATUS_NONE && id == session.id)
 }
 
 /// The capture status and id of `stream` (`cuStreamGetCaptureInfo`); the legacy streams
