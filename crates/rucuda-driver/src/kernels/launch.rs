@@ -2,6 +2,7 @@
 //! the driver sees a launch, and the prepared (checked once) form.
 
 use std::ffi::c_void;
+use std::sync::Arc;
 
 use rucuda_driver_sys::CUdeviceptr;
 
@@ -10,6 +11,7 @@ use crate::kernels::function::{Function, FunctionAttribute};
 use crate::memory::kernel_arg::DevicePointerArg;
 use crate::memory::kernel_arg::KernelArg;
 use crate::memory::kernel_arg::Param;
+use crate::memory::tracking::capture;
 use crate::memory::tracking::Access;
 use crate::memory::tracking::DevicePtr;
 use crate::memory::tracking::InUse;
@@ -372,6 +374,7 @@ impl Function {
         args.with_params(Some(stream), |ptrs, sizes| {
             self.check_launch(&cfg, sizes)?;
             self.context().bind()?;
+            self.keep_for_capture();
             // SAFETY: checked above; the caller vouches for the kernel's accesses.
             unsafe {
                 call!(cuLaunchCooperativeKernel(
@@ -400,6 +403,7 @@ impl Function {
         ptrs: &mut [*mut c_void],
     ) -> Result<()> {
         self.context().bind()?;
+        self.keep_for_capture();
         // SAFETY: the caller checked the arguments and vouches for the kernel.
         unsafe {
             call!(cuLaunchKernel(
@@ -420,6 +424,15 @@ impl Function {
                 std::ptr::null_mut()
             ))
         }
+    }
+
+    /// Where this thread captures a graph, the graph keeps the function (and with it its
+    /// module) alive: its kernel nodes point into the module's code.
+    #[inline]
+    fn keep_for_capture(&self) {
+        capture::keep_code(Arc::as_ptr(&self.inner) as usize, || {
+            Arc::new(self.clone()) as capture::Keeper
+        });
     }
 
     /// Fixes the launch shape and argument layout once (PyCUDA's `prepare`): later
