@@ -129,21 +129,26 @@ impl<T: DeviceRepr> PageLocked<T> {
         Ok(unsafe { std::slice::from_raw_parts_mut(self.as_ptr(), self.len) })
     }
 
-    /// The elements for `Deref`, which cannot fail: a failed wait (a broken context,
-    /// where no queued work runs any more) is queued on the context and returned by its
-    /// next call.
+    /// The elements for `Deref`, which cannot fail. Where the wait fails (the memory is
+    /// used by work on a stream that is capturing a graph, a wait that would close a
+    /// cycle of threads, a broken context) the error is queued on the context, returned
+    /// by its next call, and the slice is **empty**: handing out the elements could race
+    /// work that may still write them. [`PageLocked::as_slice`] returns the error instead.
     pub(crate) fn deref_slice(&self) -> &[T] {
         if let Err(e) = self.wait(Access::Read) {
             self.ctx.defer_error(e);
+            return &[];
         }
-        // SAFETY: as for `as_slice`; queued writes finished (or never will run).
+        // SAFETY: as for `as_slice`; queued writes finished.
         unsafe { std::slice::from_raw_parts(self.as_ptr(), self.len) }
     }
 
-    /// The elements for `DerefMut`, as [`PageLocked::deref_slice`].
+    /// The elements for `DerefMut`, as [`PageLocked::deref_slice`] (empty where the wait
+    /// fails).
     pub(crate) fn deref_slice_mut(&mut self) -> &mut [T] {
         if let Err(e) = self.wait(Access::Write) {
             self.ctx.defer_error(e);
+            return &mut [];
         }
         // SAFETY: as for `deref_slice`; `&mut self` makes this the only access.
         unsafe { std::slice::from_raw_parts_mut(self.as_ptr(), self.len) }
@@ -205,14 +210,16 @@ macro_rules! page_locked_api {
 
         impl<$($lt,)? T: DeviceRepr> std::ops::Deref for $ty<$($lt,)? T> {
             type Target = [T];
-            /// Waits for queued work that writes the memory first.
+            /// Waits for queued work that writes the memory first (the slice is empty where
+            /// the wait fails: the error is queued on the context; `as_slice` returns it).
             fn deref(&self) -> &[T] {
                 self.mem.deref_slice()
             }
         }
 
         impl<$($lt,)? T: DeviceRepr> std::ops::DerefMut for $ty<$($lt,)? T> {
-            /// Waits for all queued work that uses the memory first.
+            /// Waits for all queued work that uses the memory first (empty where the wait
+            /// fails, as for `Deref`).
             fn deref_mut(&mut self) -> &mut [T] {
                 self.mem.deref_slice_mut()
             }
