@@ -23,10 +23,17 @@ unsafe impl Sync for ModuleInner {}
 
 impl Drop for ModuleInner {
     fn drop(&mut self) {
-        let r = self.ctx.make_current().and_then(|()| {
-            // SAFETY: loaded by us; every Function holds this Arc, so none is left.
-            unsafe { call!(cuModuleUnload(self.raw)) }
-        });
+        // Queued copies into or out of the module's globals finish first; where that
+        // wait fails the module stays loaded (leaked) rather than unloaded under them.
+        let r = self
+            .globals
+            .wait_on_host(crate::memory::tracking::Access::Write)
+            .and_then(|()| self.ctx.make_current())
+            .and_then(|()| {
+                // SAFETY: loaded by us; every Function holds this Arc, so none is left;
+                // no queued copy uses its globals any more (waited above).
+                unsafe { call!(cuModuleUnload(self.raw)) }
+            });
         if let Err(e) = r {
             self.ctx.defer_error(e);
         }
