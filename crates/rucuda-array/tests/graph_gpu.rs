@@ -152,6 +152,31 @@ fn temporaries_dropped_inside_the_capture_are_reused_and_replays_accumulate() {
     assert_eq!(got, want);
 }
 
+/// Review finding: a graph's kernel nodes point into their modules' code, so the graph
+/// keeps the functions it launched; clearing the kernel memo (which held the last
+/// handles) must not unload them under later replays.
+#[test]
+#[ignore = "needs a CUDA device"]
+fn replays_outlive_the_kernel_memo() {
+    let s = common::stream();
+    let mut rng = Rng::fresh();
+    let v: Vec<f32> = rng.vec::<f32>(N);
+    let x = GpuArray::from_slice(&s, &v).unwrap();
+    let g = graph::capture(&s, |_s| {
+        let t = (&x * 3.0f32)?;
+        x.copy_from(&t)
+    })
+    .unwrap();
+    rucuda_array::ops::clear_kernel_memo(None);
+    for _ in 0..3 {
+        g.replay(&s).unwrap();
+    }
+    let want: Vec<u32> = v.iter().map(|&a| (a * 3.0 * 3.0 * 3.0).to_bits()).collect();
+    let got: Vec<u32> = x.to_vec().unwrap().iter().map(|v| v.to_bits()).collect();
+    assert_eq!(got, want);
+    common::ctx().check_deferred_errors().unwrap();
+}
+
 #[test]
 #[ignore = "needs a CUDA device"]
 fn a_replay_on_another_stream_waits_for_a_pending_write_of_its_input() {

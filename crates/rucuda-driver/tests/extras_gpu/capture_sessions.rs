@@ -92,3 +92,63 @@ fn a_synchronous_call_inside_a_session_is_named() -> Result<()> {
     }
     Ok(())
 }
+
+/// Review finding: ending the session's capture with the raw `Stream::end_capture` and
+/// beginning another would have let `end` hand over a graph of work it never listed (a
+/// safe replay into freed memory). The session checks that the capture is still its own.
+#[test]
+#[ignore = "needs a CUDA device"]
+fn a_capture_ended_or_replaced_behind_the_sessions_back_is_refused() -> Result<()> {
+    let ctx = common::ctx();
+    let stream = Stream::new(&ctx, StreamFlags::NON_BLOCKING)?;
+    let mut victim = DeviceBuffer::<u32>::zeros(&ctx, N)?;
+    let session = CaptureSession::begin(&stream)?;
+    drop(stream.end_capture()?); // behind the session's back
+    stream.begin_capture(CaptureMode::ThreadLocal)?; // a capture no session knows
+    memset_d32_async(&mut victim, 7, N, &stream)?;
+    match session.end() {
+        Err(Error::Uncapturable { operation, .. }) => {
+            assert!(operation.contains("end_capture"), "{operation}")
+        }
+        Err(e) => panic!("another error: {e}"),
+        Ok(_) => panic!("a graph of unlisted work was handed over"),
+    }
+    // The raw capture is left to its owner (its graph's launch is unsafe).
+    assert!(stream.is_capturing()?);
+    drop(stream.end_capture()?);
+    assert_eq!(
+        victim.to_vec()?,
+        vec![0; N],
+        "the captured memset never ran"
+    );
+    Ok(())
+}
+
+/// Review finding: host access to page-locked memory whose writer's stream began
+/// capturing could not wait for that writer, and `Deref` used to hand out the elements
+/// anyway (racing the copy). Now the slice is empty and `as_slice` returns the error.
+#[test]
+#[ignore = "needs a CUDA device"]
+fn host_access_while_the_writers_stream_captures_gets_no_elements() -> Result<()> {
+    let ctx = common::ctx();
+    let stream = Stream::new(&ctx, StreamFlags::NON_BLOCKING)?;
+    let n = 1 << 24;
+    let dev = DeviceBuffer::from_slice(&ctx, &vec![5.0f32; n])?;
+    let mut host = PinnedHostBuffer::<f32>::zeros(&ctx, n, HostAllocFlags::empty())?;
+    memcpy_dtoh_async(&mut host, &dev, &stream)?;
+    let session = CaptureSession::begin(&stream)?;
+    assert!(
+        host.as_slice().is_err(),
+        "a wait on a capturing stream cannot succeed"
+    );
+    assert_eq!(host.len(), n);
+    assert!((*host).is_empty(), "no elements while the copy may run");
+    drop(session);
+    // The failed wait was queued on the context.
+    assert!(ctx.check_deferred_errors().is_err());
+    assert!(
+        host.iter().all(|&v| v == 5.0),
+        "after the capture, the copy's data"
+    );
+    Ok(())
+}
