@@ -3,16 +3,18 @@
 //! The wheel's Python package `pycuda` gives PyCUDA's names and signatures; this module
 //! does the work with rucuda's crates (rucuda-driver, rucuda-jit):
 //!
-//! - [`device`]: `init`, versions, `Device`;
-//! - [`context`]: `Context` and PyCUDA's context stack;
-//! - [`memory`]: device allocations, page-locked memory (NumPy arrays over it), copies;
-//! - [`stream`]: `Stream`, `Event`;
-//! - [`module`]: `Module`, `Function` and launches of PyCUDA's packed argument buffers;
-//! - [`compile`]: CUDA C++ to cubin through NVRTC (or nvcc);
-//! - [`errors`]: rucuda's errors as PyCUDA's exception classes.
+//! - `device`: `init`, versions, `Device`;
+//! - `context`: `Context` and PyCUDA's context stack;
+//! - `memory`: device allocations, page-locked memory (NumPy arrays over it), copies;
+//! - `stream`: `Stream`, `Event`;
+//! - `module`: `Module`, `Function` and launches of PyCUDA's packed argument buffers;
+//! - `compile`: CUDA C++ to cubin through NVRTC (or nvcc);
+//! - `errors`: rucuda's errors as PyCUDA's exception classes.
 //!
 //! Python code passes device memory as integers, as in PyCUDA: the functions that take
-//! addresses trust them, as PyCUDA's do. Objects hold their context, so nothing is
+//! addresses trust them, as PyCUDA's do. That is Python's contract (as with `ctypes`), not
+//! a safe Rust API: the modules are private, so no Rust code outside this crate reaches
+//! them. Objects hold their context, so nothing is
 //! released under live objects at interpreter exit, whatever order they die in; blocking
 //! calls release the GIL.
 //!
@@ -21,13 +23,13 @@
 
 use pyo3::prelude::*;
 
-pub mod compile;
-pub mod context;
-pub mod device;
-pub mod errors;
-pub mod memory;
-pub mod module;
-pub mod stream;
+mod compile;
+mod context;
+mod device;
+mod errors;
+mod memory;
+mod module;
+mod stream;
 
 /// The module's contents.
 #[pymodule]
