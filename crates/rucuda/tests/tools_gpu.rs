@@ -369,6 +369,7 @@ fn clear_context_caches_also_forgets_memoized_source_modules() {
     );
 }
 
+#[cfg(feature = "ndarray")]
 #[test]
 #[ignore = "needs a CUDA device"]
 fn ndarray_inputs_of_any_layout_land_in_the_requested_order() {
