@@ -34,6 +34,9 @@ use crate::dtype::DType;
 const HELPERS: &str = include_str!("cuda/helpers.cuh");
 /// Helpers for complex arithmetic, comparisons and functions (needs the complex prelude).
 const COMPLEX_HELPERS: &str = include_str!("cuda/complex_helpers.cuh");
+/// `rucuda_scatter_store`: the relaxed gpu-scope stores of scatters (`put`, `put_axis`,
+/// `multi_take_put`), whose indices may repeat.
+const SCATTER_STORE: &str = include_str!("cuda/scatter_store.cuh");
 
 /// The C expression converting `e` (of type `from`) to `to`, with NumPy's cast rules
 /// (see the module documentation).
@@ -185,6 +188,7 @@ pub(crate) fn preamble(
     let args = PreludeBlocks::of(args);
     let mut s = used.without(&args).text();
     s.push_str(HELPERS);
+    s.push_str(SCATTER_STORE);
     if used.complex || args.complex {
         s.push_str(COMPLEX_HELPERS);
     }
@@ -197,6 +201,7 @@ pub(crate) fn preamble(
 pub fn kernel_helpers() -> String {
     let mut s = crate::codegen::full_prelude();
     s.push_str(HELPERS);
+    s.push_str(SCATTER_STORE);
     s.push_str(COMPLEX_HELPERS);
     s
 }

@@ -199,7 +199,7 @@ fn axis_kernel(
         args.push(ArgSpec::const_vector("idx", index));
         (
             "put_axis",
-            "dst[(rucuda_pre * src_len + rucuda_j) * inner + rucuda_post] = v[i]",
+            "rucuda_scatter_store(&dst[(rucuda_pre * src_len + rucuda_j) * inner + rucuda_post], v[i])",
         )
     };
     args.push(ArgSpec::scalar("inner", DType::I64));
@@ -423,7 +423,7 @@ mod tests {
                     arrays: 3,
                 };
                 let s = source(tp, &Variant::Contiguous);
-                assert!(s.contains("dst2[rucuda_d] = src2["));
+                assert!(s.contains("rucuda_scatter_store(&dst2[rucuda_d], src2["));
             }
         }
         let s = source(

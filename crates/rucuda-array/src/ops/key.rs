@@ -227,7 +227,7 @@ fn indexed(
             if gather {
                 format!("out{k}[i] = src{k}[rucuda_j]; ")
             } else {
-                format!("dst{k}[rucuda_j] = v{k}[i]; ")
+                format!("rucuda_scatter_store(&dst{k}[rucuda_j], v{k}[i]); ")
             }
         })
         .collect();

@@ -1,1 +1,1 @@
-dst$K$[rucuda_d] = src$K$[$NORMALIZE$]; 
+rucuda_scatter_store(&dst$K$[rucuda_d], src$K$[$NORMALIZE$]); 
