@@ -6,6 +6,12 @@
 //! access leaves the array), records the first one it meets in a two-word flag, and the
 //! call reads the flag back (waiting for the stream) and returns
 //! [`ArrayError::IndexOutOfBounds`]. `Wrap` and `Clip` do not wait.
+//!
+//! Several indices naming one element in a `put_axis`: one of the values lands there;
+//! for elements wider than 8 bytes each aligned word comes from one of them (an element
+//! may mix words of different values). The kernel writes with relaxed gpu-scope stores
+//! of the element's aligned words (`cuda/scatter_store.cuh`), so the conflicting writes
+//! are no data race (see [`GpuArray::put`] for the details).
 
 use rucuda_driver::Stream;
 
@@ -162,7 +168,8 @@ impl<T: Element> GpuArray<T> {
     /// 1): `self[pre, indices[j..], post] = values[pre, j.., post]`, `values` broadcast
     /// to `shape[..axis] + indices.shape + shape[axis+1..]`. Indices as in
     /// [`GpuArray::take_axis`]. When several indices name one element, one of the values
-    /// lands there, which one is unspecified (NumPy: the last). In `Raise` mode the
+    /// lands there, which one is unspecified (NumPy: the last); for elements wider than
+    /// 8 bytes each aligned word comes from one of them. In `Raise` mode the
     /// error comes after the kernel ran: the valid indices' elements were written.
     ///
     /// ```no_run
