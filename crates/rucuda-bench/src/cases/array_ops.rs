@@ -4,6 +4,12 @@
 //!   expression through the fusion API, the result allocated by each evaluation (as an
 //!   array expression allocates its result), device time by events, 12 bytes per element
 //!   (read x, read y, write the result).
+//! - `put_f32_GBps`: `dst.put(&idx, &values, IndexMode::Clip)` on 2^28 `f32` (2^24 in
+//!   quick mode) with `i32` indices that are unique (the reversed order, so the scattered
+//!   writes stay coalesced and the case measures the scatter kernel, whose stores are
+//!   relaxed gpu-scope stores, `st.relaxed.gpu.b32`; they should run at plain-store
+//!   speed, i.e. near `d2d_copy_GBps`), device time by events, 12 bytes per element
+//!   (read the index, read the value, write the destination).
 //! - `small_add_us`: `&a + &b` on 1000 `f32` with the result allocated (stream-ordered)
 //!   and dropped, host microseconds per operation over a batch followed by one stream
 //!   synchronize, median over batches. Its `raw` floor is the same work through
@@ -15,6 +21,7 @@ use std::ptr;
 
 use rucuda_driver_sys::CUdeviceptr;
 
+use rucuda_array::ops::IndexMode;
 use rucuda_array::{fuse, GpuArray};
 use rucuda_driver::{Stream as RucudaStream, StreamFlags};
 
@@ -33,6 +40,11 @@ pub fn register(cases: &mut Vec<Case>) {
         name: "axpy_fused_GBps",
         lib: RUCUDA,
         run: rucuda_axpy_fused,
+    });
+    cases.push(Case {
+        name: "put_f32_GBps",
+        lib: RUCUDA,
+        run: rucuda_put_f32,
     });
     cases.push(Case {
         name: "small_add_us",
@@ -64,6 +76,34 @@ fn rucuda_axpy_fused(_gpu: &Gpu, config: &Config) -> Result<Measurement> {
     let samples = array_device_seconds(&stream, config.device_copy_sampling(), || {
         drop(fuse!(x, y => 2.0 * x + y).eval::<f32>()?);
         Ok(())
+    })?;
+    Ok(Measurement::gbps(&samples, 12 * n, n as u64))
+}
+
+fn rucuda_put_f32(_gpu: &Gpu, config: &Config) -> Result<Measurement> {
+    let ctx = rucuda_context()?;
+    let stream = RucudaStream::new(&ctx, StreamFlags::NON_BLOCKING)?;
+    let n = super::reduce::array_elements(config);
+    let last = i32::try_from(n - 1).map_err(|_| Error(format!("{n} elements for i32 indices")))?;
+    let reversed: Vec<i32> = (0..=last).rev().collect();
+    let idx = GpuArray::from_slice(&stream, &reversed)?;
+    drop(reversed);
+    let host: Vec<f32> = (0..n).map(|j| (j % 4096) as f32).collect();
+    let values = GpuArray::from_slice(&stream, &host)?;
+    drop(host);
+    let dst = GpuArray::<f32>::zeros(&stream, &[n])?;
+    // Compile outside the timed runs, and check the result once: dst[n - 1 - j] = j % 4096.
+    dst.put(&idx, &values, IndexMode::Clip)?;
+    let ends = [
+        dst.slice(&[rucuda_array::SliceArg::index(0)])?.to_vec()?,
+        dst.slice(&[rucuda_array::SliceArg::index(-1)])?.to_vec()?,
+    ];
+    let want = [((n - 1) % 4096) as f32, 0.0];
+    if ends != [[want[0]], [want[1]]] {
+        return Err(Error(format!("put gave ends {ends:?}, expected {want:?}")));
+    }
+    let samples = array_device_seconds(&stream, config.device_copy_sampling(), || {
+        dst.put(&idx, &values, IndexMode::Clip)
     })?;
     Ok(Measurement::gbps(&samples, 12 * n, n as u64))
 }
