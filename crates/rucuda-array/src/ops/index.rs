@@ -6,7 +6,9 @@
 //! Several indices naming one destination element in a `put`: one of the values lands
 //! there, which one is unspecified (NumPy: the last); for elements wider than 8 bytes
 //! (`Complex<f64>`, 16-byte vectors, `Float3`, structs) each aligned word comes from one
-//! of them, so such an element may mix words of different values. This is no data race:
+//! of them, so such an element may mix words of different values. The same holds for
+//! elements aligned to less than their size (`Complex<f32>`: two 4-byte words; `Short2`,
+//! `Char3`, structs of bytes), whose aligned words are narrower. This is no data race:
 //! every scatter kernel writes with relaxed gpu-scope stores (`st.relaxed.gpu`) of the
 //! element's aligned 8-, 4-, 2- or 1-byte words (`cuda/scatter_store.cuh`), which the
 //! PTX memory model allows to conflict; before sm_70, whose PTX has no scopes, they are
@@ -67,8 +69,9 @@ impl<T: Element> GpuArray<T> {
     /// Several indices naming one element: one of the values lands there, which one is
     /// unspecified (NumPy: the last). For elements wider than 8 bytes (`Complex<f64>`,
     /// 16-byte vectors, `Float3`, structs) each aligned 8-, 4-, 2- or 1-byte word comes
-    /// from one of the values, so such an element may mix words of different values.
-    /// The writes are no data race: scatters store with relaxed gpu-scope stores
+    /// from one of the values, so such an element may mix words of different values;
+    /// so may elements aligned to less than their size (`Complex<f32>` is two 4-byte
+    /// words, `Char3` three bytes). The writes are no data race: scatters store with relaxed gpu-scope stores
     /// (`st.relaxed.gpu`, volatile stores before sm_70) of those words, which the PTX
     /// memory model lets conflict. (The same holds for [`multi_put`],
     /// [`GpuArray::put_axis`] and [`multi_take_put`](super::multi_take_put).)
@@ -151,7 +154,8 @@ pub fn multi_take<T: Element, I: Element>(
 /// `outs_k.flat[indices[j]] = values_k[j]`, `values_k` broadcast to the shape of
 /// `indices`, every destination of one length, several arrays per launch. Runs on the
 /// first destination's home stream. Repeated indices: one of the values lands (each
-/// aligned word of one, for elements wider than 8 bytes; see [`GpuArray::put`]).
+/// aligned word of one, for elements wider than 8 bytes or aligned to less than their
+/// size; see [`GpuArray::put`]).
 pub fn multi_put<T: Element, I: Element>(
     values: &[&GpuArray<T>],
     indices: &GpuArray<I>,

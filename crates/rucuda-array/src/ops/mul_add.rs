@@ -101,8 +101,8 @@ pub fn multi_take_put<T: Element, I: Element>(
 /// the destination length for a bad destination index, the source length for a bad
 /// source index plus offset). Runs on `src_indices`' home stream; non-contiguous
 /// destinations are written through contiguous copies. Repeated destination indices:
-/// one of the values lands (for elements wider than 8 bytes, each aligned word comes
-/// from one of them), with relaxed gpu-scope stores, so no data race (see
+/// one of the values lands (for elements wider than 8 bytes or aligned to less than
+/// their size, each aligned word comes from one of them), with relaxed gpu-scope stores, so no data race (see
 /// [`GpuArray::put`](crate::GpuArray::put)).
 pub fn multi_take_put_into<T: Element, I: Element>(
     arrays: &[&GpuArray<T>],

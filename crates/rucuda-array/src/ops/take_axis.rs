@@ -9,7 +9,8 @@
 //!
 //! Several indices naming one element in a `put_axis`: one of the values lands there;
 //! for elements wider than 8 bytes each aligned word comes from one of them (an element
-//! may mix words of different values). The kernel writes with relaxed gpu-scope stores
+//! may mix words of different values; so may one aligned to less than its size, as
+//! `Complex<f32>`, two 4-byte words). The kernel writes with relaxed gpu-scope stores
 //! of the element's aligned words (`cuda/scatter_store.cuh`), so the conflicting writes
 //! are no data race (see [`GpuArray::put`] for the details).
 
@@ -169,8 +170,9 @@ impl<T: Element> GpuArray<T> {
     /// to `shape[..axis] + indices.shape + shape[axis+1..]`. Indices as in
     /// [`GpuArray::take_axis`]. When several indices name one element, one of the values
     /// lands there, which one is unspecified (NumPy: the last); for elements wider than
-    /// 8 bytes each aligned word comes from one of them. In `Raise` mode the
-    /// error comes after the kernel ran: the valid indices' elements were written.
+    /// 8 bytes (or aligned to less than their size) each aligned word comes from one of
+    /// them (see [`GpuArray::put`]). In `Raise` mode the error comes after the kernel
+    /// ran: the valid indices' elements were written.
     ///
     /// ```no_run
     /// # let stream = rucuda_driver::Stream::null(&rucuda_driver::Device::get(0)?.primary_context()?);

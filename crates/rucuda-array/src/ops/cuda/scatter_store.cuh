@@ -4,7 +4,8 @@
 // so the conflicting writes are no race and one of the values lands). An element wider
 // than 8 bytes (complex128, 16-byte vectors, float3, structs) is stored as its aligned
 // 8/4/2/1-byte words, each a relaxed store: each word comes from one of the values, and
-// with repeated indices an element may mix words of different values. Before sm_70 the
+// with repeated indices an element may mix words of different values (so may one aligned
+// to less than its size: complex64 is two 4-byte words, char3 three bytes). Before sm_70 the
 // PTX memory model has no scopes: the words are volatile stores there.
 __device__ __forceinline__ void rucuda_st_relaxed(unsigned char* p, unsigned char v) {
 #if __CUDA_ARCH__ >= 700
