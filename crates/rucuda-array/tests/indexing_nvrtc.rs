@@ -334,7 +334,10 @@ fn scatter_stores_are_relaxed_gpu_scope_words_for_every_element() {
             })
             .filter(|l| l.starts_with("st."))
             .collect();
-        assert!(!stores.is_empty(), "{entry} ({dtype}) stores nothing:\n{body}");
+        assert!(
+            !stores.is_empty(),
+            "{entry} ({dtype}) stores nothing:\n{body}"
+        );
         for st in &stores {
             assert!(
                 st.starts_with(&format!("{want} ")),
