@@ -333,6 +333,21 @@ fn take_and_put_per_element_and_index_type_compile() {
         });
     }
     assert_eq!(ptx(&keys), 15 * 18);
+    // Scatters store through the relaxed gpu-scope helper, never with a plain `=` (indices
+    // may repeat; `indexing_nvrtc` checks the PTX stores themselves).
+    for key in keys.iter().filter(|k| matches!(k, OpKey::Put { .. })) {
+        let src = key
+            .spec()
+            .unwrap()
+            .render(&Variant::Contiguous)
+            .unwrap()
+            .source;
+        assert!(
+            src.contains("rucuda_scatter_store(&dst0[rucuda_j], v0[i])"),
+            "{key:?}"
+        );
+        assert!(!src.contains("dst0[rucuda_j] ="), "{key:?}");
+    }
     assert!(OpKey::Take {
         dtype: DType::F32,
         index: DType::F32,
