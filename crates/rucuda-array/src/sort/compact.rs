@@ -9,7 +9,7 @@ use rucuda_driver::{
     memset_d32_async, Access, ArgBuffer, DeviceBuffer, Function, LaunchConfig, Stream,
 };
 
-use super::engine::push_range;
+use super::engine::{push_array, push_range};
 use crate::codegen::prelude_for;
 use crate::codegen::template::render;
 use crate::compile::default_compiler;
@@ -202,12 +202,7 @@ fn compact<T: Element, M: Element>(
         let mut counter = DeviceBuffer::<u32>::uninit_async(&stream, 1)?;
         memset_d32_async(&mut counter, 0, 1, &stream)?;
         let mut buf = ArgBuffer::new();
-        push_range(
-            &mut buf,
-            x.memory().elements(x.nbytes())?,
-            &stream,
-            Access::Read,
-        )?;
+        push_array(&mut buf, &x, &stream, Access::Read)?;
         match &f {
             Some(m) => push_range(
                 &mut buf,
@@ -220,12 +215,7 @@ fn compact<T: Element, M: Element>(
             }
         }
         buf.push(n as i64);
-        push_range(
-            &mut buf,
-            selected.memory().elements(selected.nbytes())?,
-            &stream,
-            Access::Write,
-        )?;
+        push_array(&mut buf, &selected, &stream, Access::Write)?;
         match &rejected {
             Some(r) => push_range(
                 &mut buf,
@@ -239,12 +229,7 @@ fn compact<T: Element, M: Element>(
         }
         buf.push_memory(&status, &stream, Access::Write)?;
         buf.push_memory(&counter, &stream, Access::Write)?;
-        push_range(
-            &mut buf,
-            count.memory().elements(count.nbytes())?,
-            &stream,
-            Access::Write,
-        )?;
+        push_array(&mut buf, &count, &stream, Access::Write)?;
         // SAFETY: one block per tile of the n elements (tiles by ticket from the zeroed
         // counter, statuses zeroed, one 64-bit word per tile); each reads its tile of
         // `x` (and of the flags, n elements) and writes its kept elements at positions

@@ -12,8 +12,9 @@ use rucuda_driver::{
 use super::render::{SortKernelSpec, SortModule};
 use super::tuning::SortTuning;
 use crate::compile::default_compiler;
-use crate::dtype::DType;
+use crate::dtype::{DType, Element};
 use crate::error::{ArrayError, Result};
+use crate::GpuArray;
 
 /// Elements of one onesweep chunk at most: look-back counts are 30-bit.
 const CHUNK_LIMIT: usize = (1 << 30) - 1;
@@ -118,6 +119,17 @@ pub(crate) fn push_range<'a>(
 ) -> Result<()> {
     buf.push_use(r.use_on(stream, access)?);
     Ok(())
+}
+
+/// Pushes the whole of `a`'s memory (its elements from the first, `nbytes` long) as a
+/// kernel argument used as `access` on `stream`.
+pub(crate) fn push_array<'a, U: Element>(
+    buf: &mut ArgBuffer<'a>,
+    a: &'a GpuArray<U>,
+    stream: &Stream,
+    access: Access,
+) -> Result<()> {
+    push_range(buf, a.memory().elements(a.nbytes())?, stream, access)
 }
 
 pub(crate) fn too_big(what: &str, n: usize) -> ArrayError {

@@ -5,7 +5,7 @@
 
 use rucuda_driver::{Access, ArgBuffer, LaunchConfig, Stream};
 
-use super::engine::{kernels, push_range};
+use super::engine::{kernels, push_array, push_range};
 use super::keys::KeyBits;
 use super::render::{SortKernelSpec, SortModule};
 use super::SortOrder;
@@ -91,12 +91,7 @@ fn runs<T: Element>(keys: &GpuArray<T>, perm: Option<&GpuArray<i64>>) -> Result<
             let mut buf = ArgBuffer::new();
             push_range(&mut buf, kr, &stream, Access::Read)?;
             buf.push(n as i64);
-            push_range(
-                &mut buf,
-                run.memory().elements(run.nbytes())?,
-                &stream,
-                Access::Write,
-            )?;
+            push_array(&mut buf, &run, &stream, Access::Write)?;
             // SAFETY: reads n keys, writes n flags, both arrays of n elements.
             unsafe { k[1].launch_args(LaunchConfig::linear(grid(n), THREADS), &stream, &buf)? };
         }
@@ -128,12 +123,7 @@ fn runs<T: Element>(keys: &GpuArray<T>, perm: Option<&GpuArray<i64>>) -> Result<
         let mut buf = ArgBuffer::new();
         push_range(&mut buf, kr, &stream, Access::Read)?;
         buf.push(n as i64);
-        push_range(
-            &mut buf,
-            run.memory().elements(run.nbytes())?,
-            &stream,
-            Access::Read,
-        )?;
+        push_array(&mut buf, &run, &stream, Access::Read)?;
         match perm {
             Some(p) => push_range(
                 &mut buf,
@@ -146,18 +136,8 @@ fn runs<T: Element>(keys: &GpuArray<T>, perm: Option<&GpuArray<i64>>) -> Result<
             }
         }
         buf.push(total as i64);
-        push_range(
-            &mut buf,
-            values.memory().elements(values.nbytes())?,
-            &stream,
-            Access::Write,
-        )?;
-        push_range(
-            &mut buf,
-            starts.memory().elements(starts.nbytes())?,
-            &stream,
-            Access::Write,
-        )?;
+        push_array(&mut buf, &values, &stream, Access::Write)?;
+        push_array(&mut buf, &starts, &stream, Access::Write)?;
         for out in [&first, &inverse] {
             match out {
                 Some(o) => push_range(
@@ -176,20 +156,10 @@ fn runs<T: Element>(keys: &GpuArray<T>, perm: Option<&GpuArray<i64>>) -> Result<
         // only at positions below n (an array of n elements).
         unsafe { k[2].launch_args(LaunchConfig::linear(grid(n), THREADS), &stream, &buf)? };
         let mut buf = ArgBuffer::new();
-        push_range(
-            &mut buf,
-            starts.memory().elements(starts.nbytes())?,
-            &stream,
-            Access::Read,
-        )?;
+        push_array(&mut buf, &starts, &stream, Access::Read)?;
         buf.push(total as i64);
         buf.push(n as i64);
-        push_range(
-            &mut buf,
-            counts.memory().elements(counts.nbytes())?,
-            &stream,
-            Access::Write,
-        )?;
+        push_array(&mut buf, &counts, &stream, Access::Write)?;
         // SAFETY: reads and writes `total` elements of arrays of `total` elements.
         unsafe { k[3].launch_args(LaunchConfig::linear(grid(total), THREADS), &stream, &buf)? };
     }
@@ -237,26 +207,11 @@ impl<T: Element> GpuArray<T> {
         if m > 0 {
             let k = family(&stream, T::DTYPE)?;
             let mut buf = ArgBuffer::new();
-            push_range(
-                &mut buf,
-                sorted.memory().elements(sorted.nbytes())?,
-                &stream,
-                Access::Read,
-            )?;
+            push_array(&mut buf, &sorted, &stream, Access::Read)?;
             buf.push(sorted.len() as i64);
-            push_range(
-                &mut buf,
-                q.memory().elements(q.nbytes())?,
-                &stream,
-                Access::Read,
-            )?;
+            push_array(&mut buf, &q, &stream, Access::Read)?;
             buf.push(m as i64);
-            push_range(
-                &mut buf,
-                out.memory().elements(out.nbytes())?,
-                &stream,
-                Access::Write,
-            )?;
+            push_array(&mut buf, &out, &stream, Access::Write)?;
             buf.push(i32::from(side == Side::Right));
             // SAFETY: reads positions below n of the n sorted keys and m queries; writes
             // m results into an array of m elements.

@@ -6,7 +6,7 @@ use std::sync::{Mutex, OnceLock};
 
 use rucuda_driver::{Access, ArgBuffer, DeviceAttribute, Function, LaunchConfig, Stream};
 
-use super::engine::push_range;
+use super::engine::{push_array, push_range};
 use crate::codegen::prelude_for;
 use crate::codegen::template::render;
 use crate::compile::default_compiler;
@@ -169,12 +169,7 @@ fn count<T: Element>(a: &GpuArray<T>, how: Bins<'_>, bins: usize) -> Result<GpuA
         buf.push(step);
         buf.push(width);
         buf.push(i32::from(shared));
-        push_range(
-            &mut buf,
-            counts.memory().elements(counts.nbytes())?,
-            &stream,
-            Access::Write,
-        )?;
+        push_array(&mut buf, &counts, &stream, Access::Write)?;
         let config = LaunchConfig {
             grid: (grid as u32, 1, 1),
             block: (THREADS, 1, 1),
