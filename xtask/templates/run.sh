@@ -14,6 +14,9 @@
 #                               test binary, N of them at once on the GPU (default 4, or
 #                               RUCUDA_SANITIZE_JOBS); combines with filter and exclude
 #                               (lib/sanitize.sh says how)
+#   run.sh --jobs N             a plain run with N test processes at once on each device
+#                               pass (default 1, or RUCUDA_TEST_JOBS): the tests are dealt
+#                               round-robin to N workers; results and report as one run
 #   run.sh list                 the tests, without running them (after sanitize: the GPU
 #                               tests and examples it would run)
 #   run.sh bench [--quick] [--copy-mib N] [--cases PATTERN] [--no-peers]
@@ -27,6 +30,8 @@
 #   run.sh pycuda-control [PYTEST_ARGS...]
 #                               the control: PyCUDA 2026.1 built from its source package
 #                               (kept in /tmp for the next call), the same tests against it
+#   run.sh pycuda-fresh         the wheel and NumPy alone in a fresh virtual environment
+#                               (no system packages): imports pycuda.autoinit, adds arrays
 #   run.sh pycuda-bench         the Python face's bench cases (py_small_add_us, py_launch_us,
 #                               py_prepared_launch_us, py_compile_first_ms) for rucuda, CuPy
 #                               and NVIDIA's cuda-bindings
@@ -65,7 +70,7 @@ usage() {
 }
 
 MODE=test TOOL='' PATTERN='' LIST=0 JOBS_SET=0
-JOBS=${RUCUDA_SANITIZE_JOBS:-4}
+JOBS=
 EXCLUDES=()
 while (($#)); do
     case $1 in
@@ -83,17 +88,17 @@ while (($#)); do
         bench) shift; run_bench "$@"; exit ;;
         pycuda-tests) shift; run_pycuda_tests "$@"; exit ;;
         pycuda-bench) shift; run_pycuda_bench; exit ;;
+        pycuda-fresh) shift; run_pycuda_fresh; exit ;;
         pycuda-control) shift; run_pycuda_control "$@"; exit ;;
         -h | --help | help) usage ;;
         *) echo "run.sh: unknown argument '$1'" >&2; usage ;;
     esac
 done
-if [[ ! $JOBS =~ ^[1-9][0-9]*$ ]]; then
-    echo "run.sh: --jobs (or RUCUDA_SANITIZE_JOBS) needs a number of 1 or more, not '$JOBS'" >&2
-    exit 2
+if ((!JOBS_SET)); then
+    if [[ $MODE == sanitize ]]; then JOBS=${RUCUDA_SANITIZE_JOBS:-4}; else JOBS=${RUCUDA_TEST_JOBS:-1}; fi
 fi
-if ((JOBS_SET)) && [[ $MODE != sanitize ]]; then
-    echo "run.sh: --jobs is for sanitize; a plain run takes one test at a time" >&2
+if [[ ! $JOBS =~ ^[1-9][0-9]*$ ]]; then
+    echo "run.sh: --jobs (or RUCUDA_SANITIZE_JOBS, RUCUDA_TEST_JOBS) needs a number of 1 or more, not '$JOBS'" >&2
     exit 2
 fi
 

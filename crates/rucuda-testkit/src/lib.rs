@@ -48,7 +48,7 @@ pub use random::{
     base_seed, random_f32, random_f64, random_i32, seed_for, SplitMix64, TestRng, SEED_ENV,
 };
 pub use sanitizer::{
-    sanitizer, scaled_for_sanitizer, skip_under_sanitizer, skip_under_sanitizer_tools,
-    under_sanitizer, SANITIZER_ENV,
+    gpu_shared, sanitizer, scaled_for_sanitizer, skip_under_sanitizer, skip_under_sanitizer_tools,
+    under_sanitizer, SANITIZER_ENV, SHARED_GPU_ENV,
 };
 pub use skip::{skip, SkipReturn, SKIP_MARKER};

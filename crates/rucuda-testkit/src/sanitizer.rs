@@ -12,7 +12,9 @@
 //!   take a smaller size from [`scaled_for_sanitizer`]; the plain bundle run keeps the
 //!   full sizes, so the sanitizer checks the same code paths on less data;
 //! - checks of free device memory and of host timings, which other processes and the
-//!   tool's interception disturb, look at [`under_sanitizer`].
+//!   tool's interception disturb, look at [`under_sanitizer`], or at [`gpu_shared`],
+//!   which also covers a plain run with several test processes at once
+//!   (`run.sh --jobs N` exports `RUCUDA_TEST_SHARED_GPU=1`).
 
 use std::fmt::Display;
 
@@ -43,6 +45,22 @@ pub fn sanitizer() -> Option<String> {
 /// ```
 pub fn under_sanitizer() -> bool {
     sanitizer().is_some()
+}
+
+/// The variable `run.sh --jobs N` (N > 1) sets: other test processes use the GPU at the
+/// same time.
+pub const SHARED_GPU_ENV: &str = "RUCUDA_TEST_SHARED_GPU";
+
+/// True when other processes may use the GPU meanwhile: under compute-sanitizer, or in
+/// a plain run with several test processes at once. Checks of free device memory and of
+/// host timings are not meaningful then.
+///
+/// ```
+/// let check_free_memory = !rucuda_testkit::gpu_shared();
+/// # let _ = check_free_memory;
+/// ```
+pub fn gpu_shared() -> bool {
+    under_sanitizer() || std::env::var(SHARED_GPU_ENV).is_ok_and(|v| !v.is_empty() && v != "0")
 }
 
 /// `normal`, or `under_sanitizer` when this process runs under compute-sanitizer: the

@@ -44,12 +44,18 @@ impl FakeBundle {
     }
 
     fn run(&self, args: &[&str]) -> (Output, Value) {
+        self.run_with(args, &[])
+    }
+
+    fn run_with(&self, args: &[&str], env: &[(&str, &str)]) -> (Output, Value) {
         let out = Command::new("bash")
             .arg(self.dir.join("run.sh"))
             .args(args)
             .env("OUT", self.dir.join("out"))
             // One pass with no device, whatever this machine has.
             .env("CUDA_VISIBLE_DEVICES", "")
+            .env_remove("RUCUDA_TEST_JOBS")
+            .envs(env.iter().copied())
             .output()
             .unwrap();
         let summary = fs::read_to_string(self.dir.join("out/summary.json")).unwrap();

@@ -1,5 +1,5 @@
 //! `run.sh` without the sanitizer: each test in its own process, filter, exclude, list, and
-//! the checks of `--jobs`.
+//! `--jobs` (plain runs dealt to workers, and the checks of its value).
 
 use super::*;
 
@@ -95,7 +95,7 @@ fn exclude_leaves_binaries_and_examples_out() {
 }
 
 #[test]
-fn jobs_must_be_a_positive_number_and_only_for_sanitize() {
+fn jobs_must_be_a_positive_number() {
     if !have_bash_and_awk() {
         return;
     }
@@ -103,7 +103,7 @@ fn jobs_must_be_a_positive_number_and_only_for_sanitize() {
     for args in [
         &["sanitize", "--jobs", "0"][..],
         &["sanitize", "--jobs=x"],
-        &["--jobs", "2"],
+        &["--jobs", "0"],
     ] {
         let out = bundle.command(args).output().unwrap();
         assert_eq!(out.status.code(), Some(2), "{args:?}: {out:?}");
@@ -117,4 +117,42 @@ fn jobs_must_be_a_positive_number_and_only_for_sanitize() {
     assert_eq!(last_line(&out), "3 passed, 1 failed, 1 skipped", "{out:?}");
     assert_eq!(summary["tests"].as_array().unwrap().len(), 5);
     assert!(String::from_utf8_lossy(&out.stderr).contains("1 at once"));
+}
+
+#[test]
+fn a_plain_run_dealt_to_workers_gives_the_same_results_and_report() {
+    if !have_bash() {
+        return;
+    }
+    for (args, env) in [
+        (&["--jobs", "3"][..], &[][..]),
+        (&[][..], &[("RUCUDA_TEST_JOBS", "2")][..]),
+    ] {
+        let bundle = FakeBundle::new("jobs");
+        let (out, summary) = bundle.run_with(args, env);
+        assert_eq!(last_line(&out), "2 passed, 1 failed, 1 skipped", "{out:?}");
+        assert_eq!(out.status.code(), Some(1));
+        let mut names: Vec<&str> = summary["tests"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|t| t["name"].as_str().unwrap())
+            .collect();
+        names.sort_unstable();
+        assert_eq!(
+            names,
+            ["(example) --say hi", "gpu::fails", "gpu::skips", "passes"],
+            "every test once: {summary}"
+        );
+        assert_eq!(
+            (&summary["passed"], &summary["failed"], &summary["skipped"]),
+            (&2.into(), &1.into(), &1.into())
+        );
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            stdout.contains("---- FAILED fake__tests gpu::fails"),
+            "the kept failure is reported: {stdout}"
+        );
+        assert!(stdout.contains("boom"), "with its output tail: {stdout}");
+    }
 }
