@@ -7,7 +7,7 @@ use crate::dtype::Element;
 use crate::error::{ArrayError, Result};
 use crate::layout::resolve_axis;
 use crate::ordering::{after_on, before_on};
-use crate::GpuArray;
+use crate::{GpuArray, Order};
 
 /// The order of a sort.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
@@ -42,7 +42,7 @@ pub(crate) fn axis_last<T: Element>(a: &GpuArray<T>, axis: isize) -> Result<(Gpu
     let c = if moved.is_c_contiguous() {
         moved
     } else {
-        moved.copy()?
+        moved.copy_order(Order::C)?
     };
     Ok((c, ax))
 }
@@ -53,7 +53,7 @@ pub(crate) fn axis_back<U: Element>(r: GpuArray<U>, ax: usize) -> Result<GpuArra
     if ax == last {
         Ok(r)
     } else {
-        r.swap_axes(ax, last)?.copy()
+        r.swap_axes(ax, last)?.copy_order(Order::C)
     }
 }
 
@@ -98,7 +98,7 @@ impl<T: Element> GpuArray<T> {
         let out = GpuArray::<T>::empty(src.stream(), src.shape())?;
         let (rows, row_len) = rows_of(&src);
         if row_len == 1 {
-            return axis_back(src.copy()?, ax);
+            return axis_back(src.copy_order(Order::C)?, ax);
         }
         {
             let stream = src.stream();

@@ -288,7 +288,7 @@ fn sort_edge_cases_and_refusals_gpu() {
 #[ignore = "needs a CUDA device"]
 fn sort_more_than_2_pow_31_gpu() {
     if std::env::var("RUCUDA_TEST_SORT_HUGE").map_or(true, |v| v != "1") {
-        eprintln!("skipped: set RUCUDA_TEST_SORT_HUGE=1");
+        rucuda_testkit::skip("sorts 2^31 + 4099 elements (4 GiB, a minute of host time): set RUCUDA_TEST_SORT_HUGE=1");
         return;
     }
     let s = stream();
