@@ -297,8 +297,9 @@ fn toolkit_headers_resolve_for_nvrtc() {
     let c = compile(src, &o).unwrap();
     assert!(is_elf(&c.image));
     let include = format!("--include-path={}", dir.display());
-    // Without the toolkit folder NVRTC cannot find the header.
-    let err = compile(src, &o.clone().toolkit_include(false)).unwrap_err();
+    // Without the toolkit folder NVRTC cannot find the header (and nvcc, which would
+    // find it, is not asked).
+    let err = compile(src, &o.clone().toolkit_include(false).nvcc_fallback(false)).unwrap_err();
     let ce = err.as_compile_error().unwrap();
     assert!(ce.log.contains("cuda_fp16.h"), "{}", ce.log);
     assert!(!ce.command.contains(&include));
