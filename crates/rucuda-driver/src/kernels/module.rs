@@ -150,17 +150,22 @@ impl Module {
             values.push(v as *mut c_void);
         }
         let mut raw: CUmodule = std::ptr::null_mut();
-        // SAFETY: the image is NUL-terminated or self-describing; the option arrays have
-        // equal lengths; log buffers outlive the call and their sizes are given.
-        let r = unsafe {
-            call!(cuModuleLoadDataEx(
-                &mut raw,
-                image.as_ptr().cast(),
-                keys.len() as u32,
-                keys.as_mut_ptr(),
-                values.as_mut_ptr()
-            ))
-        };
+        // A kernel first used inside a capture loads its module there: the load queues
+        // no work, but the capture's thread-local mode would refuse it (and invalidate
+        // itself), so it runs with the mode relaxed.
+        let r = crate::memory::tracking::capture::with_relaxed_mode(|| {
+            // SAFETY: the image is NUL-terminated or self-describing; the option arrays
+            // have equal lengths; log buffers outlive the call and their sizes are given.
+            unsafe {
+                call!(cuModuleLoadDataEx(
+                    &mut raw,
+                    image.as_ptr().cast(),
+                    keys.len() as u32,
+                    keys.as_mut_ptr(),
+                    values.as_mut_ptr()
+                ))
+            }
+        });
         let log = JitLog {
             info: c_string_lossy(&info),
             error: c_string_lossy(&error),

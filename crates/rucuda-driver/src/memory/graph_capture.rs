@@ -155,11 +155,14 @@ impl CaptureSession {
         // A capture ended or replaced behind the session's back (the raw
         // `Stream::end_capture` / `begin_capture` are safe) would hand over a graph whose
         // work was never listed: refused, and the stream's capture is left to its owner.
-        if !capture::is_own_capture(&self.session)? {
+        // An invalidated capture is ended here: its end gives only the error, and the
+        // refusal recorded below names what invalidated it.
+        if !capture::may_end_capture(&self.session)? {
             return Err(Error::Uncapturable {
-                operation: "Stream::end_capture or Stream::begin_capture during the session"
-                    .into(),
-                problem: "the stream's capture is no longer the session's: it was ended or                           replaced outside the session, so the session has no record of                           what the work captured since uses"
+                operation: "Stream::end_capture or Stream::begin_capture during the session".into(),
+                problem: "the stream's capture is no longer the session's: it was ended or \
+                          replaced outside the session, so the session has no record of \
+                          what the work captured since uses"
                     .into(),
             });
         }

@@ -16,7 +16,7 @@
 
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
-use rucuda_driver_sys::{CUdeviceptr, CUstreamCaptureMode};
+use rucuda_driver_sys::CUdeviceptr;
 
 use crate::context::Context;
 use crate::error::{call, Error, Result};
@@ -150,17 +150,12 @@ impl GraphPool {
 /// queue no work and the memory is not used before the capture's work runs).
 fn allocate_while_capturing(ctx: &Context, bytes: usize) -> Result<CUdeviceptr> {
     ctx.make_current()?;
-    let mut mode = CUstreamCaptureMode::CU_STREAM_CAPTURE_MODE_RELAXED;
-    // SAFETY: exchanges this thread's mode; restored below.
-    unsafe { call!(cuThreadExchangeStreamCaptureMode(&mut mode))? };
-    let mut ptr: CUdeviceptr = 0;
-    // SAFETY: writes one device pointer, freed by the pool's Drop.
-    let allocated = unsafe { call!(cuMemAlloc_v2(&mut ptr, bytes.max(1))) };
-    // SAFETY: puts back the mode the exchange returned.
-    let restored = unsafe { call!(cuThreadExchangeStreamCaptureMode(&mut mode)) };
-    allocated?;
-    restored?;
-    Ok(ptr)
+    crate::memory::tracking::capture::with_relaxed_mode(|| {
+        let mut ptr: CUdeviceptr = 0;
+        // SAFETY: writes one device pointer, freed by the pool's Drop.
+        unsafe { call!(cuMemAlloc_v2(&mut ptr, bytes.max(1)))? };
+        Ok(ptr)
+    })
 }
 
 impl Drop for GraphPool {

@@ -106,8 +106,11 @@ impl MemPool {
         Self::check_supported(ctx)?;
         ctx.bind()?;
         let mut raw: CUmemoryPool = std::ptr::null_mut();
-        // SAFETY: writes one pool handle, owned elsewhere.
-        unsafe { call!(cuDeviceGetMemPool(&mut raw, ctx.device().raw()))? };
+        // Queues no work: allowed inside a capture (see `MemPool::get_u64`).
+        crate::memory::tracking::capture::with_relaxed_mode(|| {
+            // SAFETY: writes one pool handle, owned elsewhere.
+            unsafe { call!(cuDeviceGetMemPool(&mut raw, ctx.device().raw())) }
+        })?;
         Ok(MemPool {
             raw,
             ctx: ctx.clone(),
@@ -129,30 +132,39 @@ impl MemPool {
         self.raw
     }
 
+    /// Reads an attribute. A pool's attributes queue no work, so they are read with this
+    /// thread's capture mode relaxed: a kernel first used inside a capture sets up its
+    /// context's pool there (see `rucuda-array`'s scratch pools), which the capture's
+    /// thread-local mode would refuse.
     fn get_u64(&self, attr: CUmemPool_attribute) -> Result<u64> {
         self.ctx.bind()?;
         let mut value: u64 = 0;
-        // SAFETY: these attributes are cuuint64_t; writes 8 bytes.
-        unsafe {
-            call!(cuMemPoolGetAttribute(
-                self.raw,
-                attr,
-                (&mut value as *mut u64).cast()
-            ))?
-        };
+        crate::memory::tracking::capture::with_relaxed_mode(|| {
+            // SAFETY: these attributes are cuuint64_t; writes 8 bytes.
+            unsafe {
+                call!(cuMemPoolGetAttribute(
+                    self.raw,
+                    attr,
+                    (&mut value as *mut u64).cast()
+                ))
+            }
+        })?;
         Ok(value)
     }
 
+    /// Sets an attribute, with the capture mode relaxed as for [`MemPool::get_u64`].
     fn set_u64(&self, attr: CUmemPool_attribute, mut value: u64) -> Result<()> {
         self.ctx.bind()?;
-        // SAFETY: these attributes are cuuint64_t; reads 8 bytes.
-        unsafe {
-            call!(cuMemPoolSetAttribute(
-                self.raw,
-                attr,
-                (&mut value as *mut u64).cast()
-            ))
-        }
+        crate::memory::tracking::capture::with_relaxed_mode(|| {
+            // SAFETY: these attributes are cuuint64_t; reads 8 bytes.
+            unsafe {
+                call!(cuMemPoolSetAttribute(
+                    self.raw,
+                    attr,
+                    (&mut value as *mut u64).cast()
+                ))
+            }
+        })
     }
 
     /// Keeps up to `bytes` of freed memory for reuse at each synchronisation instead of

@@ -125,8 +125,10 @@ impl Stream {
     /// Stops recording and returns the graph of what was queued since
     /// [`Stream::begin_capture`] (`cuStreamEndCapture`). Fails when the capture was
     /// invalidated; the stream is no longer capturing either way.
+    /// An error queued on the context by an earlier destructor does not stop the end
+    /// (the stream would stay capturing): it is left for the next call to return.
     pub fn end_capture(&self) -> Result<Graph> {
-        self.context().bind()?;
+        self.context().make_current()?;
         let mut raw: CUgraph = std::ptr::null_mut();
         // SAFETY: writes one graph handle, destroyed by the returned Graph.
         unsafe { call!(cuStreamEndCapture(self.raw(), &mut raw))? };

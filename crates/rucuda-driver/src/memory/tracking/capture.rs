@@ -24,7 +24,7 @@ use std::collections::HashMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
-use rucuda_driver_sys::CUstreamCaptureStatus;
+use rucuda_driver_sys::{CUstreamCaptureMode, CUstreamCaptureStatus};
 
 use super::pending::Access;
 use crate::error::{call, Error, Result};
@@ -284,12 +284,35 @@ fn on_use_while_capturing(log: usize, stream: &Stream, access: Access) -> Result
     Ok(())
 }
 
-/// True while the capture in progress on `session`'s stream is the session's own (begun
-/// by it and neither ended nor replaced through the raw `Stream::begin_capture` /
-/// `Stream::end_capture` since): only then is every use of the work it holds listed.
-pub(crate) fn is_own_capture(session: &Session) -> Result<bool> {
+/// Runs `f` (which must queue no work on any stream) with this thread's capture mode
+/// relaxed: a capture in the thread-local or global mode refuses, and invalidates itself
+/// over, the calls that may synchronize or allocate (`cuMemAlloc`, `cuModuleLoadData`),
+/// even where they touch no captured stream. Allocating a capture pool's block and
+/// loading the module of a kernel first used inside a capture are such calls. The
+/// previous mode is restored whatever `f` returns.
+pub(crate) fn with_relaxed_mode<R>(f: impl FnOnce() -> Result<R>) -> Result<R> {
+    let mut mode = CUstreamCaptureMode::CU_STREAM_CAPTURE_MODE_RELAXED;
+    // SAFETY: exchanges this thread's mode (no other effect); restored below.
+    unsafe { call!(cuThreadExchangeStreamCaptureMode(&mut mode))? };
+    let r = f();
+    // SAFETY: puts back the mode the exchange returned.
+    let restored = unsafe { call!(cuThreadExchangeStreamCaptureMode(&mut mode)) };
+    let r = r?;
+    restored?;
+    Ok(r)
+}
+
+/// Whether the capture on `session`'s stream may be ended by the session: the
+/// session's own capture (begun by it, neither ended nor replaced through the raw
+/// `Stream::begin_capture` / `Stream::end_capture` since, so every use of its work is
+/// listed), or an invalidated capture, whose end hands over no graph, only the error.
+pub(crate) fn may_end_capture(session: &Session) -> Result<bool> {
     let (status, id) = capture_info(&session.stream)?;
-    Ok(status != CUstreamCaptureStatus::CU_STREAM_CAPTURE_STATUS_NONE && id == session.id)
+    Ok(match status {
+        CUstreamCaptureStatus::CU_STREAM_CAPTURE_STATUS_ACTIVE => id == session.id,
+        CUstreamCaptureStatus::CU_STREAM_CAPTURE_STATUS_INVALIDATED => true,
+        _ => false,
+    })
 }
 
 /// The capture status and id of `stream` (`cuStreamGetCaptureInfo`); the legacy streams
