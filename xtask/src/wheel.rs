@@ -135,8 +135,9 @@ fn pycuda_tests(py: &Path, target: &Path, to: &Path) -> XResult<()> {
 }
 
 /// Pure-Python packages PyCUDA's tests import besides pycuda (`pytools`, with its
-/// dependencies), and what a PyCUDA build for the control run needs (`mako`, `setuptools`).
-pub const TEST_EXTRAS: &[&str] = &["pytools", "mako", "setuptools"];
+/// dependencies), what a PyCUDA build for the control run needs (`mako`, `setuptools`),
+/// and NumPy, the one package `run.sh pycuda-fresh` installs beside the wheel.
+pub const TEST_EXTRAS: &[&str] = &["pytools", "mako", "setuptools", "numpy"];
 
 /// Downloads [`TEST_EXTRAS`] and their dependencies as wheels for the GPU machine
 /// (CPython 3.12, manylinux x86-64) into `to`; `run.sh pycuda-tests` installs them with
@@ -163,6 +164,8 @@ fn test_extras(py: &Path, to: &Path) {
                 .args([
                     "--platform",
                     "manylinux2014_x86_64",
+                    "--platform",
+                    "manylinux_2_28_x86_64",
                     "--platform",
                     "any",
                     "--dest",

@@ -16,6 +16,8 @@
 # in place under /tmp/rucuda-pycuda-control (kept: a second call skips the ~90 s build) in
 # a virtual environment with the carried pytools, mako, platformdirs and siphash24, then
 # the same three files run against it (output in $RESULTS/pycuda-control.txt).
+# pycuda-fresh: the wheel and NumPy (from python/extra/) in a virtual environment with
+# nothing else, and `import pycuda.autoinit` there.
 # pycuda-bench: py_bench.py for rucuda (in the environment), then CuPy and NVIDIA's
 # cuda-bindings (the system's Python) as references; JSON lines to
 # $RESULTS/pycuda-bench.jsonl.
@@ -33,6 +35,7 @@ pycuda_venv() {
         rm -rf -- "$work"
         return 1
     fi
+    pycuda_inherit_paths "$py" "$work/venv/bin/python"
     if compgen -G "$dir/extra/*.whl" >/dev/null; then
         "$work/venv/bin/python" -m pip install --quiet --no-index --disable-pip-version-check \
             --find-links "$dir/extra" pytools >&2 ||
@@ -50,6 +53,47 @@ PY
         return 1
     fi
     echo "$work"
+}
+
+# A virtual environment made with --system-site-packages sees the base Python's site
+# folders but not its user site (~/.local, where the GPU machine's NumPy, pytest and CuPy
+# may live) nor PYTHONPATH: the base's sys.path folders the venv lacks go into a .pth
+# file of the venv: pycuda_inherit_paths BASE_PYTHON VENV_PYTHON.
+pycuda_inherit_paths() {
+    local base=$1 venv=$2 site have
+    site=$("$venv" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])') || return 0
+    have=$("$venv" -c 'import sys; print(*sys.path, sep="\n")') || return 0
+    "$base" -c 'import sys; print(*sys.path, sep="\n")' 2>/dev/null | while IFS= read -r p; do
+        [[ -n $p && -d $p ]] || continue
+        grep -qxF -- "$p" <<<"$have" || printf '%s\n' "$p"
+    done >"$site/_rucuda_base_paths.pth"
+}
+
+# The acceptance check of a fresh install: a virtual environment with no system packages,
+# NumPy from the bundle's extra wheels and the rucuda wheel, nothing else; importing
+# pycuda.autoinit there must work (no compiler, no toolkit, no network).
+run_pycuda_fresh() {
+    local dir=$HERE/python wheel work py=${PYTHON:-python3}
+    wheel=$(pycuda_wheel "$dir") || return 2
+    work=$(mktemp -d /tmp/rucuda-pycuda-fresh.XXXXXX)
+    local rc=0
+    if ! "$py" -m venv "$work/venv" >&2 ||
+        ! "$work/venv/bin/python" -m pip install --quiet --no-index --disable-pip-version-check \
+            --find-links "$dir/extra" numpy "$wheel" >&2; then
+        echo "run.sh pycuda-fresh: could not install NumPy and $wheel into a fresh environment" >&2
+        rc=1
+    else
+        "$work/venv/bin/python" -m pip list --disable-pip-version-check 2>/dev/null
+        "$work/venv/bin/python" - <<'PY' || rc=1
+import pycuda.autoinit, pycuda.driver as drv, pycuda.gpuarray as ga, numpy as np
+a = ga.to_gpu(np.arange(8, dtype=np.float32))
+assert ((a + a).get() == 2 * np.arange(8, dtype=np.float32)).all()
+print("pycuda-fresh: pycuda.autoinit imported on", pycuda.autoinit.device.name(),
+      "with only NumPy and rucuda installed; a + a checked")
+PY
+    fi
+    rm -rf -- "$work"
+    return $rc
 }
 
 # The newest wheel in the bundle, or a message and failure.
@@ -131,6 +175,7 @@ run_pycuda_control() {
         mkdir -p "$base"
         tar -xzf "$sdist" -C "$base" || return 1
         if ! "$py" -m venv --system-site-packages "$base/venv" >&2 ||
+            ! pycuda_inherit_paths "$py" "$base/venv/bin/python" ||
             ! "$base/venv/bin/python" -m pip install --quiet --no-index \
                 --disable-pip-version-check --find-links "$dir/extra" pytools mako setuptools >&2; then
             echo "run.sh pycuda-control: could not set up the build environment" >&2
