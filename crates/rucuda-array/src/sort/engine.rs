@@ -274,7 +274,6 @@ impl<'a> SortJob<'a> {
 
         let table = chunks * passes * 256;
         let mut hist = DeviceBuffer::<u32>::uninit_async(stream, table)?;
-        memset_d32_async(&mut hist, 0, table, stream)?;
         let offsets = DeviceBuffer::<i64>::uninit_async(stream, table)?;
 
         // Launches over uniform chunks: (first element, chunk length, stride, count,
@@ -298,50 +297,60 @@ impl<'a> SortJob<'a> {
             }
         }
 
-        // Histograms.
+        // Digit counts per chunk, then each chunk's offsets. A row of one chunk is
+        // counted once for every pass (its counts do not change as the passes move its
+        // elements); a row of several chunks is counted again before each pass from
+        // that pass's input, since a chunk holds other elements after every pass.
         let target_blocks = sms * tuning.hist_blocks_per_sm as usize;
-        for &(first, seg_len, stride, segs, chunk0, _) in &launches {
-            let parts = target_blocks
-                .div_ceil(segs)
-                .clamp(1, seg_len.div_ceil(tuning.threads as usize).max(1));
-            let grid = segs
-                .checked_mul(parts)
-                .filter(|g| *g <= i32::MAX as usize)
-                .ok_or_else(|| too_big("blocks", segs))?;
-            let mut buf = ArgBuffer::new();
-            push_range(&mut buf, self.input, stream, Access::Read)?;
-            buf.push(first as i64);
-            buf.push(seg_len as i64);
-            buf.push(stride as i64);
-            buf.push(parts as u32);
-            buf.push(chunk0 as u32);
-            buf.push_memory(&hist, stream, Access::Write)?;
-            // SAFETY: reads the keys of `segs` chunks inside `input` (first + (segs - 1)
-            // × stride + seg_len ≤ rows × row_len) and adds into the histogram table of
-            // chunks chunk0.., inside `hist` (chunks × passes × 256 words).
-            unsafe {
-                histogram.launch_args(
-                    LaunchConfig::linear(grid as u32, spec.threads),
-                    stream,
-                    &buf,
-                )?
-            };
-        }
-        // Offsets.
-        {
+        let count_and_offsets = |hist: &mut DeviceBuffer<u32>,
+                                 offsets: &DeviceBuffer<i64>,
+                                 keys: DeviceRange<'_>,
+                                 twiddled: bool|
+         -> Result<()> {
+            memset_d32_async(hist, 0, table, stream)?;
+            for &(first, seg_len, stride, segs, chunk0, _) in &launches {
+                let parts = target_blocks
+                    .div_ceil(segs)
+                    .clamp(1, seg_len.div_ceil(tuning.threads as usize).max(1));
+                let grid = segs
+                    .checked_mul(parts)
+                    .filter(|g| *g <= i32::MAX as usize)
+                    .ok_or_else(|| too_big("blocks", segs))?;
+                let mut buf = ArgBuffer::new();
+                push_range(&mut buf, keys, stream, Access::Read)?;
+                buf.push(first as i64);
+                buf.push(seg_len as i64);
+                buf.push(stride as i64);
+                buf.push(parts as u32);
+                buf.push(chunk0 as u32);
+                buf.push_memory(&*hist, stream, Access::Write)?;
+                buf.push(i32::from(twiddled));
+                // SAFETY: reads the keys of `segs` chunks inside `keys` (first + (segs -
+                // 1) × stride + seg_len ≤ rows × row_len) and adds into the histogram
+                // table of chunks chunk0.., inside `hist` (chunks × passes × 256 words).
+                unsafe {
+                    histogram.launch_args(
+                        LaunchConfig::linear(grid as u32, spec.threads),
+                        stream,
+                        &buf,
+                    )?
+                };
+            }
             let grid = u32::try_from(rows)
                 .ok()
                 .filter(|g| *g <= i32::MAX as u32)
                 .ok_or_else(|| too_big("rows", rows))?;
             let mut buf = ArgBuffer::new();
-            buf.push_memory(&hist, stream, Access::Read)?;
-            buf.push_memory(&offsets, stream, Access::Write)?;
+            buf.push_memory(&*hist, stream, Access::Read)?;
+            buf.push_memory(offsets, stream, Access::Write)?;
             buf.push(per_row as u32);
             buf.push(len as i64);
             // SAFETY: block r reads and writes the tables of row r's chunks, inside both
             // buffers (chunks × passes × 256 entries).
             unsafe { offsets_k.launch_args(LaunchConfig::linear(grid, 256), stream, &buf)? };
-        }
+            Ok(())
+        };
+        count_and_offsets(&mut hist, &offsets, self.input, false)?;
 
         // Ping-pong buffers: the last pass writes `output`.
         let tmp_keys = if passes > 1 {
@@ -397,6 +406,9 @@ impl<'a> SortJob<'a> {
             } else {
                 values_dst(pass - 1)
             };
+            if pass > 0 && per_row > 1 {
+                count_and_offsets(&mut hist, &offsets, keys_src, true)?;
+            }
             let (keys_dst, values_dst) = (keys_dst(pass), values_dst(pass));
             let positions = matches!(self.values, Values::Positions { .. }) && pass == 0;
             let flags = i32::from(pass == 0)

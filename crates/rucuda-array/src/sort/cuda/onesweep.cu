@@ -12,19 +12,21 @@ union rucuda_key_vector {
   uint4 raw;
   rucuda_key_t k[RUCUDA_KEYS_PER_VECTOR];
 };
-__device__ __forceinline__ void rucuda_count_key(unsigned int *counts, rucuda_key_t key)
+__device__ __forceinline__ void rucuda_count_key(unsigned int *counts, rucuda_key_t key, int twiddled)
 {
-  const rucuda_key_t t = rucuda_twiddle(key);
+  const rucuda_key_t t = twiddled ? key : rucuda_twiddle(key);
 #pragma unroll
   for (int p = 0; p < RUCUDA_PASSES; ++p) atomicAdd(&counts[p * RUCUDA_RADIX + rucuda_digit(t, 8 * p)], 1u);
 }
 
 // Counts of every digit of every pass for each chunk: block b takes part b % parts of
 // chunk `chunk0 + b / parts`, counts in shared memory, then adds into
-// hist[chunk][pass][digit] (zeroed).
+// hist[chunk][pass][digit] (zeroed). `twiddled`: the keys are an earlier pass's output,
+// already in radix order (a row of several chunks is counted again before each pass: a
+// chunk holds other elements after every pass).
 extern "C" __global__ void __launch_bounds__(RUCUDA_THREADS) $ENTRY$_histogram(
     const rucuda_key_t *__restrict__ keys, long long first, long long seg_len, long long seg_stride,
-    unsigned int parts, unsigned int chunk0, unsigned int *__restrict__ hist)
+    unsigned int parts, unsigned int chunk0, unsigned int *__restrict__ hist, int twiddled)
 {
   __shared__ unsigned int counts[RUCUDA_PASSES * RUCUDA_RADIX];
   for (int i = threadIdx.x; i < RUCUDA_PASSES * RUCUDA_RADIX; i += RUCUDA_THREADS) counts[i] = 0u;
@@ -37,17 +39,17 @@ extern "C" __global__ void __launch_bounds__(RUCUDA_THREADS) $ENTRY$_histogram(
   // A scalar head up to a 16-byte boundary, 16-byte vectors, a scalar tail.
   long long head_end = begin;
   while (head_end < end && (reinterpret_cast<size_t>(src + head_end) & 15u) != 0u) ++head_end;
-  for (long long i = begin + threadIdx.x; i < head_end; i += RUCUDA_THREADS) rucuda_count_key(counts, src[i]);
+  for (long long i = begin + threadIdx.x; i < head_end; i += RUCUDA_THREADS) rucuda_count_key(counts, src[i], twiddled);
   const long long vectors = (end - head_end) / RUCUDA_KEYS_PER_VECTOR;
   const uint4 *vsrc = reinterpret_cast<const uint4 *>(src + head_end);
   for (long long q = threadIdx.x; q < vectors; q += RUCUDA_THREADS) {
     rucuda_key_vector v;
     v.raw = __ldcs(vsrc + q);
 #pragma unroll
-    for (int j = 0; j < RUCUDA_KEYS_PER_VECTOR; ++j) rucuda_count_key(counts, v.k[j]);
+    for (int j = 0; j < RUCUDA_KEYS_PER_VECTOR; ++j) rucuda_count_key(counts, v.k[j], twiddled);
   }
   for (long long i = head_end + vectors * RUCUDA_KEYS_PER_VECTOR + threadIdx.x; i < end; i += RUCUDA_THREADS)
-    rucuda_count_key(counts, src[i]);
+    rucuda_count_key(counts, src[i], twiddled);
   __syncthreads();
   unsigned int *out = hist + (size_t)(chunk0 + seg) * (RUCUDA_PASSES * RUCUDA_RADIX);
   for (int i = threadIdx.x; i < RUCUDA_PASSES * RUCUDA_RADIX; i += RUCUDA_THREADS) {
