@@ -123,7 +123,7 @@ def bench_raw():
         check(cu.cuCtxSynchronize())
 
     yield "py_launch_us", best_of(
-        5, lambda: cu.cuLaunchKernel(fn, 1, 1, 1, 1, 1, 1, 0, 0, None, None), 5000, sync) * 1e6, "us"
+        5, lambda: cu.cuLaunchKernel(fn, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0), 5000, sync) * 1e6, "us"
     src = SAXPY.format(tag=unique_tag())
     t0 = time.perf_counter()
     img = nvrtc_cubin(src)
