@@ -274,6 +274,53 @@ fn half_bfloat16_and_complex_arithmetic() {
     }
 }
 
+/// NumPy's complex division by zero divides each part by +0 (Smith's formula alone gives
+/// NaN for both): `(1+2j)/0 = inf+infj`, `(-1+0j)/0 = -inf+nanj`, `0/0 = nan+nanj`;
+/// PyCUDA's `test_binary_ops_with_unequal_dtypes[truediv-int32-complex64]` checks it.
+#[test]
+#[ignore = "needs a CUDA device"]
+fn complex_division_by_zero_is_numpys() {
+    let s = stream();
+    let num = [
+        Complex::new(1.0f64, 2.0),
+        Complex::new(-1.0, 0.0),
+        Complex::new(0.0, 0.0),
+        Complex::new(3.0, -4.0),
+    ];
+    let den = [
+        Complex::new(0.0f64, 0.0),
+        Complex::new(-0.0, 0.0),
+        Complex::new(0.0, -0.0),
+        Complex::new(0.0, 2.0),
+    ];
+    let a = GpuArray::from_slice(&s, &num).unwrap();
+    let b = GpuArray::from_slice(&s, &den).unwrap();
+    let mut q = GpuArray::full(&s, &[4], Complex::new(7.0, 7.0)).unwrap();
+    // SAFETY: the kernel's code touches only element i of each array argument.
+    let k = unsafe {
+        ElementwiseKernel::new(
+            "const complex<double> *a, const complex<double> *b, complex<double> *q",
+            "q[i] = a[i] / b[i]",
+            "cdiv",
+        )
+    }
+    .unwrap();
+    k.call(&s, &[(&a).into(), (&b).into(), (&mut q).into()])
+        .unwrap();
+    let got = q.to_vec().unwrap();
+    let inf = f64::INFINITY;
+    let want = [
+        (inf, inf),
+        (-inf, f64::NAN),
+        (f64::NAN, f64::NAN),
+        (-2.0, -1.5),
+    ];
+    for (k, (g, (re, im))) in got.iter().zip(want).enumerate() {
+        let same = |x: f64, y: f64| x == y || (x.is_nan() && y.is_nan());
+        assert!(same(g.re, re) && same(g.im, im), "{k}: {g} vs {re}+{im}j");
+    }
+}
+
 #[test]
 #[ignore = "needs a CUDA device"]
 fn bad_calls_name_the_argument() {

@@ -210,6 +210,23 @@ class TemplatesAreComplete(unittest.TestCase):
         with self.assertRaises(KeyError):
             kernels.render("elementwise.cu", NAME="x")
 
+    def test_multi_line_values_land_in_code_not_in_comments(self):
+        # PyCUDA's test_struct_reduce passes a multi-line preamble: a slot named in a
+        # template's comment once swallowed its first line into the comment.
+        import os
+        import re
+        folder = os.path.join(os.path.dirname(kernels.__file__), "cuda")
+        for name in sorted(os.listdir(folder)):
+            text = kernels.template(name)
+            slots = set(re.findall(r"\$([A-Z_]+)\$", text))
+            values = {k: f"/*{k}-first*/\n/*{k}-second*/" for k in slots}
+            rendered = kernels.render(name, **values)
+            for k in slots:
+                for line in rendered.splitlines():
+                    if f"/*{k}-first*/" in line:
+                        self.assertNotIn("//", line.split(f"/*{k}-first*/")[0],
+                                         f"{name}: slot {k} lands in a comment")
+
     def test_struct_of_packed_range_arguments(self):
         self.assertEqual(struct.calcsize("Pqqq"), 32)
 

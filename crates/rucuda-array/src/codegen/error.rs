@@ -66,8 +66,12 @@ pub enum CodegenError {
     /// Two arguments with one name.
     #[error("two arguments are named `{0}`")]
     DuplicateName(String),
-    /// A kernel name that is not a C identifier.
-    #[error("kernel name `{0}` is not a C identifier")]
+    /// A kernel name that is not a C identifier, or that starts with `rucuda_` (the
+    /// prefix of rucuda's own kernels, reserved so that no user kernel shadows one).
+    #[error(
+        "kernel name `{0}` is not a C identifier, or starts with `rucuda_` (reserved for \
+         rucuda's own kernels)"
+    )]
     BadKernelName(String),
     /// A kernel with no vector argument (nothing gives its length).
     #[error("kernel `{0}` has no array argument to take its length from")]

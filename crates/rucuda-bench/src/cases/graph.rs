@@ -288,7 +288,7 @@ impl Adam {
             ElementwiseKernel::new(
                 "float b, const float *g, float *m",
                 "m[i] = b * m[i] + (1.0f - b) * g[i]",
-                "rucuda_bench_adam_m",
+                "bench_adam_m",
             )
         }?;
         // SAFETY: as above.
@@ -296,7 +296,7 @@ impl Adam {
             ElementwiseKernel::new(
                 "float b, const float *g, float *v",
                 "v[i] = b * v[i] + (1.0f - b) * g[i] * g[i]",
-                "rucuda_bench_adam_v",
+                "bench_adam_v",
             )
         }?;
         // SAFETY: as above.
@@ -304,7 +304,7 @@ impl Adam {
             ElementwiseKernel::new(
                 "float lr, float eps, const float *m, const float *v, float *p",
                 "p[i] -= lr * m[i] / (sqrtf(v[i]) + eps)",
-                "rucuda_bench_adam_p",
+                "bench_adam_p",
             )
         }?;
         Ok(Adam {

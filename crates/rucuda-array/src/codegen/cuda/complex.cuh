@@ -14,8 +14,14 @@ template <typename T> struct rucuda_complex {
   friend __device__ rucuda_complex operator+(rucuda_complex a, rucuda_complex b) { return rucuda_complex(a.re + b.re, a.im + b.im); }
   friend __device__ rucuda_complex operator-(rucuda_complex a, rucuda_complex b) { return rucuda_complex(a.re - b.re, a.im - b.im); }
   friend __device__ rucuda_complex operator*(rucuda_complex a, rucuda_complex b) { return rucuda_complex(a.re * b.re - a.im * b.im, a.re * b.im + a.im * b.re); }
+  // Smith's division, as NumPy's: a zero divisor gives each part divided by +0
+  // (infinities, or NaN for a zero part), where the formula would give NaNs only.
   friend __device__ rucuda_complex operator/(rucuda_complex a, rucuda_complex b) {
     if (rucuda_fabs(b.re) >= rucuda_fabs(b.im)) {
+      if (b.re == T(0) && b.im == T(0)) {
+        const T zero = rucuda_fabs(b.re);
+        return rucuda_complex(a.re / zero, a.im / zero);
+      }
       T r = b.im / b.re, d = b.re + b.im * r;
       return rucuda_complex((a.re + a.im * r) / d, (a.im - a.re * r) / d);
     }

@@ -1,5 +1,5 @@
 // PyCUDA's elementwise kernel: OPERATION for every i of [0, n) (grid-stride loop).
-// Slots: $PREAMBLE$, $NAME$, $ARGUMENTS$, $LOOP_PREP$, $OPERATION$, $AFTER_LOOP$.
+// Slots (each between dollar signs in the code below): PREAMBLE, NAME, ARGUMENTS, LOOP_PREP, OPERATION, AFTER_LOOP.
 $PREAMBLE$
 
 extern "C" __global__ void $NAME$($ARGUMENTS$, long long n)

@@ -2,7 +2,7 @@
 // MAP_EXPR(i) with REDUCE_EXPR(a, b) in shared memory and writes one partial to out[blockIdx.x].
 // Run twice: over the input (many blocks), then over the partials (one block, the
 // "stage 2" form, whose map is in[i]).
-// Slots: $PREAMBLE$, $NAME$, $OUT_TYPE$, $ARGUMENTS$, $NEUTRAL$, $REDUCE_EXPR$, $MAP_EXPR$, $BLOCK$.
+// Slots (each between dollar signs in the code below): PREAMBLE, NAME, OUT_TYPE, ARGUMENTS, NEUTRAL, REDUCE_EXPR, MAP_EXPR, BLOCK.
 $PREAMBLE$
 
 #define REDUCE(a, b) ($REDUCE_EXPR$)

@@ -1,7 +1,7 @@
 // A scan over n elements in three passes: per-block scans (one element a thread, in
 // shared memory), a scan of the block totals (recursively, by the caller), and adding
-// each block's carry. Slots: $PREAMBLE$, $NAME$, $TYPE$, $SCAN_EXPR$, $NEUTRAL$, $BLOCK$,
-// $EXCLUSIVE$ (1 or 0).
+// each block's carry. Slots (each between dollar signs in the code below): PREAMBLE, NAME, TYPE, SCAN_EXPR, NEUTRAL, BLOCK,
+// EXCLUSIVE (1 or 0).
 $PREAMBLE$
 
 #define SCAN(a, b) ($SCAN_EXPR$)

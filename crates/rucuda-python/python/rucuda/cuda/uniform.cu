@@ -1,6 +1,6 @@
 // Uniform random numbers for curandom.rand: a counter-based generator (SplitMix64 of
 // seed and index), so every element is independent of the launch shape.
-// Slots: $NAME$, $TYPE$, $CONVERT$ (an expression of the 64 random bits `r`).
+// Slots (each between dollar signs in the code below): NAME, TYPE, CONVERT (an expression of the 64 random bits `r`).
 
 __device__ __forceinline__ unsigned long long rucuda_splitmix64(unsigned long long x)
 {

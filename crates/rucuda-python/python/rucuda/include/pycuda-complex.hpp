@@ -34,8 +34,13 @@ struct complex {
     }
     __host__ __device__ friend complex operator/(const complex &a, const complex &b)
     {
-        // Smith's algorithm: no overflow for large |b|.
-        if (::fabs(b._re) >= fabs(b._im)) {
+        // Smith's algorithm (no overflow for large |b|), as NumPy's complex division:
+        // a zero divisor gives each part divided by +0 (infinities or NaNs as NumPy's).
+        if (::fabs(b._re) >= ::fabs(b._im)) {
+            if (b._re == T(0) && b._im == T(0)) {
+                const T zero = ::fabs(b._re);
+                return complex(a._re / zero, a._im / zero);
+            }
             const T r = b._im / b._re;
             const T d = b._re + b._im * r;
             return complex((a._re + a._im * r) / d, (a._im - a._re * r) / d);
