@@ -4,7 +4,7 @@
 //! spilled locals in the common u32/f32 cases. Needs NVRTC (`cargo xtask test` installs
 //! NVIDIA's wheel).
 
-use rucuda_array::sort::{SortKernelSpec, SortModule, SortTuning};
+use rucuda_array::sort::{PeerMatch, SortKernelSpec, SortModule, SortTuning};
 use rucuda_array::{DType, JitCompiler};
 use rucuda_jit::{Arch, CompileOptions, OutputKind};
 
@@ -61,6 +61,12 @@ fn onesweep_kernels_compile_nvrtc() {
                     threads: t.threads,
                     items: t.items,
                     module: SortModule::Onesweep,
+                    // Both ways of finding a digit's lanes compile (half the cases each).
+                    peer_match: if descending {
+                        PeerMatch::Ballots
+                    } else {
+                        PeerMatch::MatchAny
+                    },
                 });
             }
         }
@@ -81,6 +87,11 @@ fn block_kernels_compile_nvrtc() {
                     threads: t.local_threads,
                     items,
                     module: SortModule::Block,
+                    peer_match: if items == 4 {
+                        PeerMatch::Ballots
+                    } else {
+                        PeerMatch::MatchAny
+                    },
                 });
                 items *= 4;
             }
@@ -101,6 +112,7 @@ fn select_kernels_compile_nvrtc() {
                     threads: t.threads,
                     items: t.items,
                     module: SortModule::Select,
+                    peer_match: t.peer_match,
                 });
             }
         }
@@ -117,6 +129,7 @@ fn family_and_histogram_kernels_compile_nvrtc() {
             threads: 256,
             items: 1,
             module: SortModule::Family,
+            peer_match: PeerMatch::MatchAny,
         });
     }
     let c = JitCompiler::with_options(
@@ -174,6 +187,7 @@ fn common_sorts_do_not_spill_nvrtc() {
                 threads,
                 items,
                 module,
+                peer_match: PeerMatch::MatchAny,
             });
             assert!(
                 !ptx.contains(".local"),

@@ -193,7 +193,13 @@ impl<'a> SortJob<'a> {
         Ok(())
     }
 
-    fn spec(&self, threads: u32, items: u32, module: SortModule) -> SortKernelSpec {
+    fn spec(
+        &self,
+        tuning: &SortTuning,
+        threads: u32,
+        items: u32,
+        module: SortModule,
+    ) -> SortKernelSpec {
         SortKernelSpec {
             key: self.key,
             descending: self.descending,
@@ -201,6 +207,7 @@ impl<'a> SortJob<'a> {
             threads,
             items,
             module,
+            peer_match: tuning.peer_match,
         }
     }
 
@@ -229,7 +236,7 @@ impl<'a> SortJob<'a> {
 
     fn run_block(&self, stream: &Stream, tuning: &SortTuning) -> Result<()> {
         let items = tuning.local_items(self.row_len);
-        let spec = self.spec(tuning.local_threads, items, SortModule::Block);
+        let spec = self.spec(tuning, tuning.local_threads, items, SortModule::Block);
         let k = kernels(stream, spec)?;
         let grid = u32::try_from(self.rows)
             .ok()
@@ -250,7 +257,7 @@ impl<'a> SortJob<'a> {
     }
 
     fn run_onesweep(&self, stream: &Stream, tuning: &SortTuning) -> Result<()> {
-        let spec = self.spec(tuning.threads, tuning.items, SortModule::Onesweep);
+        let spec = self.spec(tuning, tuning.threads, tuning.items, SortModule::Onesweep);
         let k = kernels(stream, spec)?;
         let (histogram, offsets_k, onesweep) = (&k[0], &k[1], &k[2]);
         let passes = self.key.size_bytes();

@@ -53,6 +53,7 @@ fn family(
             threads: THREADS,
             items: 1,
             module: SortModule::Family,
+            peer_match: super::PeerMatch::MatchAny,
         },
     )
 }

@@ -4,6 +4,7 @@
 
 use super::keys::KeyBits;
 use super::render::{SortKernelSpec, SortModule};
+use super::tuning::PeerMatch;
 use crate::{bf16, f16, DType};
 use std::cmp::Ordering;
 
@@ -151,7 +152,13 @@ fn every_module_renders_with_its_entries() {
         SortModule::Select,
         SortModule::Family,
     ] {
-        for key in [DType::U8, DType::I16, DType::F32, DType::F64, DType::BF16] {
+        for (key, peer_match) in [
+            (DType::U8, PeerMatch::MatchAny),
+            (DType::I16, PeerMatch::Ballots),
+            (DType::F32, PeerMatch::MatchAny),
+            (DType::F64, PeerMatch::Ballots),
+            (DType::BF16, PeerMatch::MatchAny),
+        ] {
             let spec = SortKernelSpec {
                 key,
                 descending: true,
@@ -159,6 +166,7 @@ fn every_module_renders_with_its_entries() {
                 threads: 256,
                 items: 4,
                 module,
+                peer_match,
             };
             let r = spec.render().unwrap();
             for e in &r.entries {
@@ -174,6 +182,7 @@ fn every_module_renders_with_its_entries() {
         threads: 256,
         items: 4,
         module: SortModule::Onesweep,
+        peer_match: PeerMatch::MatchAny,
     };
     assert!(bad.render().is_err());
 }

@@ -55,4 +55,4 @@ pub use histogram::histogram_source;
 pub use keys::{KeyBits, KeyKind};
 pub use merge::merge_source;
 pub use render::{RenderedSort, SortKernelSpec, SortModule};
-pub use tuning::{set_tuning_overrides, SortTuning, TuningOverrides};
+pub use tuning::{set_tuning_overrides, PeerMatch, SortTuning, TuningOverrides};

@@ -9,6 +9,7 @@ use crate::dtype::DType;
 use crate::error::Result;
 
 use super::keys::{value_c_type, KeyBits, KeyKind};
+use super::tuning::PeerMatch;
 
 const HEAD: &str = include_str!("cuda/head.cuh");
 const KEY_MAP_IDENTITY: &str = include_str!("cuda/key_map_identity.cuh");
@@ -46,6 +47,8 @@ pub struct SortKernelSpec {
     pub items: u32,
     /// Which kernels.
     pub module: SortModule,
+    /// How the ranking warps find their digit's lanes.
+    pub peer_match: PeerMatch,
 }
 
 /// A rendered module: source and entry points.
@@ -61,24 +64,32 @@ impl SortKernelSpec {
     /// The entry points' common prefix.
     pub fn name(&self) -> String {
         format!(
-            "rucuda_sort_{}_{}_v{}_{}x{}",
+            "rucuda_sort_{}_{}_v{}_{}x{}{}",
             self.key.to_string().to_lowercase(),
             if self.descending { 'd' } else { 'a' },
             self.value_size,
             self.threads,
-            self.items
+            self.items,
+            match self.peer_match {
+                PeerMatch::MatchAny => "",
+                PeerMatch::Ballots => "_b",
+            }
         )
     }
 
     /// The source.
     ///
     /// ```
-    /// use rucuda_array::{DType, sort::{SortKernelSpec, SortModule}};
+    /// use rucuda_array::{DType, sort::{PeerMatch, SortKernelSpec, SortModule}};
     /// let s = SortKernelSpec { key: DType::F32, descending: false, value_size: 4,
-    ///     threads: 256, items: 16, module: SortModule::Onesweep };
+    ///     threads: 256, items: 16, module: SortModule::Onesweep,
+    ///     peer_match: PeerMatch::MatchAny };
     /// let r = s.render()?;
     /// assert_eq!(r.entries.len(), 3);
-    /// assert!(r.source.contains("__match_any_sync"));
+    /// assert!(r.source.contains("#define RUCUDA_PEER_MATCH 0"));
+    /// let b = SortKernelSpec { peer_match: PeerMatch::Ballots, ..s }.render()?;
+    /// assert!(b.source.contains("#define RUCUDA_PEER_MATCH 1"));
+    /// assert_ne!(b.entries, r.entries);
     /// # Ok::<(), rucuda_array::ArrayError>(())
     /// ```
     pub fn render(&self) -> Result<RenderedSort> {
@@ -131,6 +142,13 @@ impl SortKernelSpec {
                 ("VALUES", if self.value_size > 0 { "1" } else { "0" }),
                 ("THREADS", &self.threads.to_string()),
                 ("ITEMS", &self.items.to_string()),
+                (
+                    "PEER_MATCH",
+                    match self.peer_match {
+                        PeerMatch::MatchAny => "0",
+                        PeerMatch::Ballots => "1",
+                    },
+                ),
                 ("INF_BITS", &format!("{:#x}ull", key.inf_bits)),
                 ("KEY_MAP", KEY_MAP_IDENTITY),
                 ("ENTRY", &name),

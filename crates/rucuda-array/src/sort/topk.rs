@@ -94,6 +94,7 @@ fn select_into<T: Element, P: Element>(
         threads: tuning.threads,
         items: tuning.items,
         module: SortModule::Select,
+        peer_match: tuning.peer_match,
     };
     let kern = kernels(stream, spec)?;
     let grid_rows = u32::try_from(rows)

@@ -17,6 +17,7 @@ const STATIC_SHARED: usize = 48 * 1024;
 /// | `local_max` | `RUCUDA_SORT_LOCAL_MAX` | 4096 (fewer when shared memory is short) |
 /// | `hist_blocks_per_sm` | `RUCUDA_SORT_HIST_BLOCKS_PER_SM` | 4 |
 /// | `table_budget` | `RUCUDA_SORT_TABLE_MIB` (MiB) | 256 MiB |
+/// | `peer_match` | `RUCUDA_SORT_PEER_MATCH` (`match_any`, `ballots`) | `match_any` |
 ///
 /// The defaults are fitted to the device ([`SortTuning::for_device`]: its shared memory
 /// and threads per multiprocessor) before the overrides apply.
@@ -48,6 +49,38 @@ pub struct SortTuning {
     /// Bytes of per-row digit tables one onesweep launch may use (more rows of more
     /// than `local_max` elements go in batches).
     pub table_budget: usize,
+    /// How the ranking warps find the lanes holding their digit.
+    pub peer_match: PeerMatch,
+}
+
+/// How a warp ranking a tile finds the lanes that hold the same digit.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
+pub enum PeerMatch {
+    /// The hardware's `__match_any_sync` (the default: every sort test on the H200 ran
+    /// with it).
+    #[default]
+    MatchAny,
+    /// One `__ballot_sync` per digit bit, the lanes that agree on every bit kept (the way
+    /// CUB's onesweep finds peers); the bench's `sort_tune_*_ballots` cases compare it.
+    Ballots,
+}
+
+impl PeerMatch {
+    /// The `RUCUDA_SORT_PEER_MATCH` spelling: `match_any` or `ballots`.
+    ///
+    /// ```
+    /// use rucuda_array::sort::PeerMatch;
+    /// assert_eq!(PeerMatch::parse("ballots"), Some(PeerMatch::Ballots));
+    /// assert_eq!(PeerMatch::parse("match_any"), Some(PeerMatch::MatchAny));
+    /// assert_eq!(PeerMatch::parse("other"), None);
+    /// ```
+    pub fn parse(s: &str) -> Option<PeerMatch> {
+        match s.trim() {
+            "match_any" => Some(PeerMatch::MatchAny),
+            "ballots" => Some(PeerMatch::Ballots),
+            _ => None,
+        }
+    }
 }
 
 /// Process-wide overrides of [`SortTuning`]'s fields (`None`: keep the default), applied
@@ -67,6 +100,8 @@ pub struct TuningOverrides {
     pub hist_blocks_per_sm: Option<u32>,
     /// [`SortTuning::table_budget`].
     pub table_budget: Option<usize>,
+    /// [`SortTuning::peer_match`].
+    pub peer_match: Option<PeerMatch>,
 }
 
 static OVERRIDES: std::sync::RwLock<TuningOverrides> = std::sync::RwLock::new(TuningOverrides {
@@ -76,6 +111,7 @@ static OVERRIDES: std::sync::RwLock<TuningOverrides> = std::sync::RwLock::new(Tu
     local_max: None,
     hist_blocks_per_sm: None,
     table_budget: None,
+    peer_match: None,
 });
 
 /// Sets the process-wide [`TuningOverrides`] (sorts started afterwards use them; checked
@@ -130,6 +166,7 @@ impl SortTuning {
             local_max,
             hist_blocks_per_sm: 4,
             table_budget: 256 << 20,
+            peer_match: PeerMatch::MatchAny,
         }
     }
 
@@ -207,6 +244,9 @@ impl SortTuning {
         if let Some(v) = o.table_budget {
             t.table_budget = v;
         }
+        if let Some(v) = o.peer_match {
+            t.peer_match = v;
+        }
         if let Some(v) = env_u32("RUCUDA_SORT_THREADS") {
             t.threads = v;
         }
@@ -224,6 +264,12 @@ impl SortTuning {
         }
         if let Some(v) = env_u32("RUCUDA_SORT_TABLE_MIB") {
             t.table_budget = (v as usize) << 20;
+        }
+        if let Some(v) = std::env::var("RUCUDA_SORT_PEER_MATCH")
+            .ok()
+            .and_then(|v| PeerMatch::parse(&v))
+        {
+            t.peer_match = v;
         }
         t
     }

@@ -383,6 +383,52 @@ fn sort_rows_in_batches_gpu() {
     set_tuning_overrides(TuningOverrides::default());
 }
 
+/// The ballot way of finding a digit's lanes (`PeerMatch::Ballots`, a tuning option)
+/// ranks exactly as `__match_any_sync` does: whole arrays (onesweep, with a partial last
+/// tile whose padding digit needs the ninth bit), short rows (one block each), pairs
+/// (stability), descending.
+#[test]
+#[ignore = "needs a CUDA device"]
+fn ballots_rank_like_match_any_gpu() {
+    use rucuda_array::sort::{set_tuning_overrides, PeerMatch, TuningOverrides};
+    set_tuning_overrides(TuningOverrides {
+        peer_match: Some(PeerMatch::Ballots),
+        ..Default::default()
+    });
+    let s = stream();
+    let mut rng = Rng::fresh();
+    let n = (1usize << 20) + 4099;
+    let data = draw::<f32>(&mut rng, n, Dist::Special);
+    check(&s, &data, &[n], -1, false, "ballots: f32 onesweep");
+    check(
+        &s,
+        &data,
+        &[n],
+        -1,
+        true,
+        "ballots: f32 onesweep descending",
+    );
+    let rows = draw::<u32>(&mut rng, 64 * 1000, Dist::FewDistinct);
+    check(
+        &s,
+        &rows,
+        &[64, 1000],
+        -1,
+        false,
+        "ballots: u32 rows, one block each",
+    );
+    let keys = draw::<u16>(&mut rng, n, Dist::FewDistinct);
+    let values: Vec<u32> = (0..n as u32).collect();
+    let (wk, wp) = reference(&keys, n, false);
+    let gk = GpuArray::from_slice(&s, &keys).unwrap();
+    let gv = GpuArray::from_slice(&s, &values).unwrap();
+    let (k, v) = gk.sort_by_key(&gv, -1, SortOrder::Ascending).unwrap();
+    assert_keys(&k.to_vec().unwrap(), &wk, "ballots: pairs keys");
+    let want: Vec<u32> = wp.iter().map(|&p| p as u32).collect();
+    assert_eq!(v.to_vec().unwrap(), want, "ballots: pairs values (stable)");
+    set_tuning_overrides(TuningOverrides::default());
+}
+
 /// The merge sort by a comparison: complex numbers lexicographically, integers by their
 /// low byte (ties keep their order), rows and another axis.
 #[test]

@@ -37,7 +37,8 @@ type Run = fn(&Gpu, &Config) -> Result<Measurement>;
 
 /// One point of the tuning sweep (`RUCUDA_BENCH_SORT_SWEEP=1`): case name, what it sorts,
 /// and the overrides (0: the default; `onesweep` 1: rows of 4096 take the onesweep passes
-/// instead of one block each).
+/// instead of one block each; `ballots`: the ranking warps find their digit's lanes
+/// with ballots instead of `__match_any_sync`).
 struct TunePoint {
     name: &'static str,
     what: Tuned,
@@ -45,6 +46,7 @@ struct TunePoint {
     items: u32,
     onesweep: u32,
     hist_blocks_per_sm: u32,
+    ballots: bool,
 }
 
 #[derive(Clone, Copy)]
@@ -72,10 +74,16 @@ const fn point(
         items,
         onesweep,
         hist_blocks_per_sm: hist,
+        ballots: false,
     }
 }
 
-const TUNE: [TunePoint; 18] = [
+/// [`point`] with the ranking warps' ballots.
+const fn ballots(p: TunePoint) -> TunePoint {
+    TunePoint { ballots: true, ..p }
+}
+
+const TUNE: [TunePoint; 22] = [
     point("sort_tune_u32_t256x8_GKps", Tuned::Keys, 256, 8, 0, 0),
     point("sort_tune_u32_t256x12_GKps", Tuned::Keys, 256, 12, 0, 0),
     point("sort_tune_u32_t256x16_GKps", Tuned::Keys, 256, 16, 0, 0),
@@ -94,11 +102,43 @@ const TUNE: [TunePoint; 18] = [
     point("sort_tune_pairs_t512x8_GKps", Tuned::Pairs, 512, 8, 0, 0),
     point("segsort_tune_block_GKps", Tuned::Rows, 0, 0, 0, 0),
     point("segsort_tune_onesweep_GKps", Tuned::Rows, 0, 0, 1, 0),
+    ballots(point(
+        "sort_tune_u32_t256x16_ballots_GKps",
+        Tuned::Keys,
+        256,
+        16,
+        0,
+        0,
+    )),
+    ballots(point(
+        "sort_tune_u32_t384x16_ballots_GKps",
+        Tuned::Keys,
+        384,
+        16,
+        0,
+        0,
+    )),
+    ballots(point(
+        "sort_tune_pairs_t256x16_ballots_GKps",
+        Tuned::Pairs,
+        256,
+        16,
+        0,
+        0,
+    )),
+    ballots(point(
+        "segsort_tune_block_ballots_GKps",
+        Tuned::Rows,
+        0,
+        0,
+        0,
+        0,
+    )),
 ];
 
 /// One checked sweep point: the result must be sorted.
 fn tune_point(config: &Config, index: usize) -> Result<Measurement> {
-    use rucuda_array::sort::{set_tuning_overrides, TuningOverrides};
+    use rucuda_array::sort::{set_tuning_overrides, PeerMatch, TuningOverrides};
     let p = &TUNE[index];
     let some = |v: u32| (v > 0).then_some(v);
     set_tuning_overrides(TuningOverrides {
@@ -108,6 +148,7 @@ fn tune_point(config: &Config, index: usize) -> Result<Measurement> {
         local_max: (p.onesweep == 1).then_some(0),
         hist_blocks_per_sm: some(p.hist_blocks_per_sm),
         table_budget: None,
+        peer_match: p.ballots.then_some(PeerMatch::Ballots),
     });
     let result = (|| {
         let stream = bench_stream()?;
@@ -166,8 +207,8 @@ macro_rules! tune_runs {
     };
 }
 
-const TUNE_RUNS: [Run; 18] =
-    tune_runs!(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17);
+const TUNE_RUNS: [Run; 22] =
+    tune_runs!(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21);
 
 /// Registers the sort cases, and with `RUCUDA_BENCH_SORT_SWEEP` set, the tuning sweep
 /// (each result checked).

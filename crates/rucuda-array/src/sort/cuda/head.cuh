@@ -11,6 +11,8 @@ typedef $VALUE_T$ rucuda_value_t;
 #define RUCUDA_VALUES $VALUES$
 #define RUCUDA_THREADS $THREADS$
 #define RUCUDA_ITEMS $ITEMS$
+// How a warp finds the lanes holding its digit: 0 __match_any_sync, 1 one ballot per bit.
+#define RUCUDA_PEER_MATCH $PEER_MATCH$
 #define RUCUDA_WARPS (RUCUDA_THREADS / 32)
 #define RUCUDA_TILE (RUCUDA_THREADS * RUCUDA_ITEMS)
 #define RUCUDA_RADIX 256

@@ -2,13 +2,33 @@
 // j of lane l in warp w is element w * 32 * ITEMS + j * 32 + l of the tile, so the order
 // (warp, j, lane) is the elements' order.
 //
-// Each warp ranks its items with __match_any_sync (the lanes holding the same digit
-// learn each other; the highest of them bumps the warp's counter for the digit in
-// shared memory), so `rank[j]` is the counter's value before the call plus the item's
+// Each warp ranks its items with rucuda_peers (the lanes holding the same digit learn
+// each other; the highest of them bumps the warp's counter for the digit in shared
+// memory), so `rank[j]` is the counter's value before the call plus the item's
 // position among its warp's items of its digit: with counters zeroed, the rank within
 // the warp (the one-block sort); with counters set to the warp's first position of each
 // digit in the tile, the item's position in the sorted tile (onesweep, after its early
 // counts). Digits of RUCUDA_RADIX or more (padding) are not counted.
+// The lanes of this warp whose digit equals `d` (digits 0..RUCUDA_RADIX, the last one
+// padding). RUCUDA_PEER_MATCH 0: the hardware's __match_any_sync; 1: one __ballot_sync
+// per bit of the digit and one for the padding bit, the lanes agreeing on every bit
+// kept (the way CUB's onesweep finds peers: __match_any_sync is a slow instruction on
+// some GPUs). The bench's sort_tune cases compare them.
+__device__ __forceinline__ unsigned int rucuda_peers(unsigned int d)
+{
+#if RUCUDA_PEER_MATCH == 1
+  unsigned int peers = RUCUDA_FULL_MASK;
+#pragma unroll
+  for (int b = 0; b <= 8; ++b) {
+    const bool set = ((d >> b) & 1u) != 0u;
+    const unsigned int ones = __ballot_sync(RUCUDA_FULL_MASK, set);
+    peers &= set ? ones : ~ones;
+  }
+  return peers;
+#else
+  return __match_any_sync(RUCUDA_FULL_MASK, d);
+#endif
+}
 __device__ __forceinline__ void rucuda_rank_warp(const unsigned int (&digit)[RUCUDA_ITEMS], unsigned int (&rank)[RUCUDA_ITEMS], unsigned int *hist)
 {
   const unsigned int lane = threadIdx.x & 31u, warp = threadIdx.x >> 5;
@@ -17,7 +37,7 @@ __device__ __forceinline__ void rucuda_rank_warp(const unsigned int (&digit)[RUC
 #pragma unroll
   for (int j = 0; j < RUCUDA_ITEMS; ++j) {
     const unsigned int d = digit[j];
-    const unsigned int peers = __match_any_sync(RUCUDA_FULL_MASK, d);
+    const unsigned int peers = rucuda_peers(d);
     const unsigned int leader = 31u - (unsigned int)__clz((int)peers);
     unsigned int before = 0u;
     if (lane == leader && d < RUCUDA_RADIX) {
