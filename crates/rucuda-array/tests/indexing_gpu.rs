@@ -251,6 +251,64 @@ fn nonzero_and_count_nonzero_match_numpy_on_strided_arrays() {
     assert!(scalar.nonzero().is_err());
 }
 
+/// `count_nonzero` along axes (NumPy's `axis=`, `keepdims=`) on a 3-D i16 array with
+/// many zeros, seen whole and transposed (strided), against a CPU count.
+#[test]
+#[ignore = "needs a CUDA device"]
+fn count_nonzero_along_axes_matches_numpy() {
+    let mut rng = Rng::fresh();
+    let s = stream();
+    let shape = [7usize, 33, 65];
+    let n: usize = shape.iter().product();
+    let d: Vec<i16> = (0..n)
+        .map(|_| {
+            if rng.chance(0.6) {
+                0
+            } else {
+                rng.below(200) as i16 - 100
+            }
+        })
+        .collect();
+    let a = up(&s, &shape, &d);
+    let at = |i: usize, j: usize, k: usize| d[(i * shape[1] + j) * shape[2] + k] != 0;
+    // axis 1: [7, 65]
+    let mut want1 = vec![0i64; shape[0] * shape[2]];
+    for i in 0..shape[0] {
+        for j in 0..shape[1] {
+            for k in 0..shape[2] {
+                want1[i * shape[2] + k] += i64::from(at(i, j, k));
+            }
+        }
+    }
+    let got1 = a.count_nonzero_axes(&[1], false).unwrap();
+    assert_eq!(got1.shape(), &[shape[0], shape[2]]);
+    assert_eq!(got1.to_vec().unwrap(), want1);
+    // axes (0, -1), keepdims: [1, 33, 1]
+    let want02: Vec<i64> = (0..shape[1])
+        .map(|j| {
+            (0..shape[0])
+                .flat_map(|i| (0..shape[2]).map(move |k| (i, k)))
+                .filter(|&(i, k)| at(i, j, k))
+                .count() as i64
+        })
+        .collect();
+    let got02 = a.count_nonzero_axes(&[0, -1], true).unwrap();
+    assert_eq!(got02.shape(), &[1, shape[1], 1]);
+    assert_eq!(got02.to_vec().unwrap(), want02);
+    // The transpose ([65, 33, 7], strided) along its axis 0 is the original along axis 2.
+    let t = a.transpose();
+    let want_t: Vec<i64> = (0..shape[1])
+        .flat_map(|j| (0..shape[0]).map(move |i| (j, i)))
+        .map(|(j, i)| (0..shape[2]).filter(|&k| at(i, j, k)).count() as i64)
+        .collect();
+    assert_eq!(
+        t.count_nonzero_axes(&[0], false).unwrap().to_vec().unwrap(),
+        want_t
+    );
+    // A bad axis is a typed error.
+    assert!(a.count_nonzero_axes(&[3], false).is_err());
+}
+
 #[test]
 #[ignore = "needs a CUDA device"]
 fn take_axis_gathers_along_every_axis_in_every_mode() {

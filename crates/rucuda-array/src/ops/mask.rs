@@ -202,6 +202,21 @@ impl<T: Element> GpuArray<T> {
     pub fn count_nonzero(&self) -> Result<GpuArray<i64>> {
         self.astype::<bool>()?.sum_as::<i64>()
     }
+
+    /// NumPy's `count_nonzero(a, axis=axes, keepdims=...)`: the nonzero elements (NaN
+    /// counts) along `axes` (negative counts from the end), as `i64`. One cast to `bool`
+    /// and one axis reduction ([`GpuArray::sum_axes`]).
+    ///
+    /// ```no_run
+    /// # let stream = rucuda_driver::Stream::null(&rucuda_driver::Device::get(0)?.primary_context()?);
+    /// let a = rucuda_array::GpuArray::from_slice(&stream, &[0, 1, 2, 0, 0, 5])?.reshape(&[2, 3])?;
+    /// assert_eq!(a.count_nonzero_axes(&[0], false)?.to_vec()?, vec![0, 1, 2]);
+    /// assert_eq!(a.count_nonzero_axes(&[-1], true)?.shape(), &[2, 1]);
+    /// # Ok::<(), rucuda_array::ArrayError>(())
+    /// ```
+    pub fn count_nonzero_axes(&self, axes: &[isize], keepdims: bool) -> Result<GpuArray<i64>> {
+        self.astype::<bool>()?.sum_axes(axes, keepdims)
+    }
 }
 
 /// NumPy's `nonzero(a)`: see [`GpuArray::nonzero`].

@@ -32,6 +32,7 @@
 //! - [`crate::array::GpuArray::copy`]
 //! - [`crate::array::GpuArray::copy_order`]
 //! - [`crate::array::GpuArray::count_nonzero`]
+//! - [`crate::array::GpuArray::count_nonzero_axes`]
 //! - [`crate::array::GpuArray::dot`]
 //! - [`crate::array::GpuArray::dot_with`]
 //! - [`crate::array::GpuArray::empty`]
