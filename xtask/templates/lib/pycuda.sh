@@ -140,7 +140,8 @@ run_pycuda_bench() {
 }
 
 # The shared pytest run: the three files copied to $1 and run there with $2 (a Python);
-# the output goes to $3; the remaining arguments go to pytest.
+# the output goes to $3 (with the reason of every failure, error and skip: -rfEs); the
+# remaining arguments go to pytest.
 pycuda_pytest() {
     local work=$1 python=$2 out=$3
     shift 3
@@ -151,7 +152,7 @@ pycuda_pytest() {
     fi
     local start end rc
     start=$(date +%s)
-    (cd "$work" && "$python" -m pytest -p no:cacheprovider -rfE "${xdist[@]}" \
+    (cd "$work" && "$python" -m pytest -p no:cacheprovider -rfEs "${xdist[@]}" \
         test_driver.py test_gpuarray.py test_cumath.py "$@") >"$out" 2>&1
     rc=$?
     end=$(date +%s)
