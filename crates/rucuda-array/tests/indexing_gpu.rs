@@ -309,6 +309,121 @@ fn count_nonzero_along_axes_matches_numpy() {
     assert!(a.count_nonzero_axes(&[3], false).is_err());
 }
 
+/// `take_along_axis` / `put_along_axis` (NumPy's) on a non-contiguous 3-D view along
+/// every axis, with broadcast index arrays, negative and out-of-range indices in each
+/// mode, the `argsort` round trip, and the shape errors, against CPU gathers.
+#[test]
+#[ignore = "needs a CUDA device"]
+fn take_and_put_along_axis_match_numpy() {
+    let mut rng = Rng::fresh();
+    let s = stream();
+    let shape = [5, 6, 7];
+    let data = rng.vec::<f64>(210);
+    let base = up(&s, &[7, 6, 5], &transpose3(&data, &shape))
+        .permute(&[2, 1, 0])
+        .unwrap();
+    let st = strides(&shape);
+    for axis in [0isize, 1, 2, -1] {
+        let ax = axis.rem_euclid(3) as usize;
+        let len = shape[ax] as i64;
+        // Indices of length 4 along the axis, broadcast along the first other axis.
+        let mut ishape = shape.to_vec();
+        ishape[ax] = 4;
+        let bcast = if ax == 0 { 1 } else { 0 };
+        ishape[bcast] = 1;
+        let icount: usize = ishape.iter().product();
+        let idx: Vec<i64> = (0..icount).map(|_| rng.range(-2 * len, 2 * len)).collect();
+        let ix = up(&s, &ishape, &idx);
+        let mut out_shape = shape.to_vec();
+        out_shape[ax] = 4;
+        let ist = strides(&ishape);
+        for mode in [TakeMode::Wrap, TakeMode::Clip] {
+            let got = base.take_along_axis(&ix, axis, mode).unwrap();
+            assert_eq!(got.shape(), &out_shape[..]);
+            let want: Vec<f64> = (0..out_shape.iter().product())
+                .map(|f| {
+                    let oc = unravel(f, &out_shape);
+                    let mut ic = oc.clone();
+                    ic[bcast] = 0;
+                    let raw = idx[ic.iter().zip(&ist).map(|(a, b)| a * b).sum::<usize>()];
+                    let j = match mode {
+                        TakeMode::Wrap => raw.rem_euclid(len),
+                        _ => raw.clamp(0, len - 1),
+                    } as usize;
+                    let mut c = oc.clone();
+                    c[ax] = j;
+                    data[c.iter().zip(&st).map(|(a, b)| a * b).sum::<usize>()]
+                })
+                .collect();
+            assert_eq!(got.to_vec().unwrap(), want, "take along {axis} {mode:?}");
+        }
+        // Raise: an out-of-range index is an error naming the axis; in-range indices
+        // (negative ones included) give what Wrap gives.
+        let raised = base.take_along_axis(&ix, axis, TakeMode::Raise);
+        if idx.iter().any(|&v| v < -len || v >= len) {
+            let e = raised.map(drop).unwrap_err();
+            assert!(
+                matches!(e, ArrayError::IndexOutOfBounds { axis: a, size, .. }
+                         if a == ax && size == shape[ax]),
+                "{e}"
+            );
+        } else {
+            let wrapped = base.take_along_axis(&ix, axis, TakeMode::Wrap).unwrap();
+            assert_eq!(raised.unwrap().to_vec().unwrap(), wrapped.to_vec().unwrap());
+        }
+        let in_range: Vec<i64> = idx.iter().map(|&v| v.rem_euclid(len) - len).collect();
+        let ok = up(&s, &ishape, &in_range);
+        assert_eq!(
+            base.take_along_axis(&ok, axis, TakeMode::Raise)
+                .unwrap()
+                .to_vec()
+                .unwrap(),
+            base.take_along_axis(&ix, axis, TakeMode::Wrap)
+                .unwrap()
+                .to_vec()
+                .unwrap(),
+            "negative in-range indices under Raise"
+        );
+    }
+    // The argsort round trip: sorting each row by its order.
+    let rows: Vec<f32> = rng.vec::<f32>(8 * 300);
+    let a = up(&s, &[8, 300], &rows);
+    let order = a.argsort().unwrap();
+    let sorted = a.take_along_axis(&order, -1, TakeMode::Raise).unwrap();
+    assert_eq!(
+        sorted.to_vec().unwrap(),
+        a.sort().unwrap().to_vec().unwrap(),
+        "take_along_axis(a, argsort(a)) == sort(a)"
+    );
+    // put_along_axis: a distinct column per row (no repeats), values broadcast over rows.
+    let dst = GpuArray::<f64>::zeros(&s, &[6, 9]).unwrap();
+    let cols: Vec<i32> = (0..6).map(|r: i32| (r * 4) % 9 - 9 * (r % 2)).collect();
+    let at = up(&s, &[6, 1], &cols);
+    let v = up(&s, &[1, 1], &[2.5f64]);
+    dst.put_along_axis(&at, &v, 1, TakeMode::Raise).unwrap();
+    let mut want = vec![0.0f64; 54];
+    for (r, &c) in cols.iter().enumerate() {
+        want[r * 9 + (c as i64).rem_euclid(9) as usize] = 2.5;
+    }
+    assert_eq!(dst.to_vec().unwrap(), want);
+    // Into a transposed (non-contiguous) destination.
+    let t = GpuArray::<f64>::zeros(&s, &[9, 6]).unwrap().transpose();
+    let vals = up(&s, &[6, 1], &[1.0f64, 2.0, 3.0, 4.0, 5.0, 6.0]);
+    t.put_along_axis(&at, &vals, 1, TakeMode::Wrap).unwrap();
+    let mut want_t = vec![0.0f64; 54];
+    for (r, &c) in cols.iter().enumerate() {
+        want_t[r * 9 + (c as i64).rem_euclid(9) as usize] = (r + 1) as f64;
+    }
+    assert_eq!(t.to_vec().unwrap(), want_t);
+    // Shape errors: other axis counts, indices that do not broadcast.
+    assert!(a
+        .take_along_axis(&up(&s, &[3], &[0i64, 1, 2]), 1, TakeMode::Raise)
+        .is_err());
+    assert!(a
+        .take_along_axis(&up(&s, &[3, 2], &[0i64; 6]), 1, TakeMode::Raise)
+        .is_err());
+}
+
 #[test]
 #[ignore = "needs a CUDA device"]
 fn take_axis_gathers_along_every_axis_in_every_mode() {

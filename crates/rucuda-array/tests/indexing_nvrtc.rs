@@ -130,6 +130,16 @@ fn axis_kernels_compile_for_every_type_index_and_mode() {
                 mode,
                 arrays: 3,
             });
+            keys.push(IndexingKey::TakeAlong {
+                dtype: DType::C64,
+                index,
+                mode,
+            });
+            keys.push(IndexingKey::PutAlong {
+                dtype: DType::U8,
+                index,
+                mode,
+            });
         }
         for d in DType::ALL {
             keys.push(IndexingKey::TakeAxis {

@@ -99,6 +99,25 @@ pub enum IndexingKey {
         /// Out-of-range indices.
         mode: TakeMode,
     },
+    /// `out[pre, q, post] = src[pre, idx[pre, q, post], post]` (NumPy's
+    /// `take_along_axis`): the index array has the iteration shape (broadcast).
+    TakeAlong {
+        /// Element type.
+        dtype: DType,
+        /// Index type (an integer type).
+        index: DType,
+        /// Out-of-range indices.
+        mode: TakeMode,
+    },
+    /// `dst[pre, idx[pre, q, post], post] = v[pre, q, post]` (NumPy's `put_along_axis`).
+    PutAlong {
+        /// Element type.
+        dtype: DType,
+        /// Index type (an integer type).
+        index: DType,
+        /// Out-of-range indices.
+        mode: TakeMode,
+    },
     /// `dst_k[didx[i]] = src_k[off_k + sidx[i]]` for `arrays` arrays (PyCUDA's
     /// `multi_take_put`).
     TakePut {
@@ -179,8 +198,13 @@ fn err_arg(mode: TakeMode) -> Option<ArgSpec> {
     (mode == TakeMode::Raise).then(|| ArgSpec::vector("err", DType::U64))
 }
 
+/// The kernels of one axis' integer indexing: a gather (`gather`) or a scatter, with one
+/// index per position along the axis (`along` false: `idx[q]`, NumPy's `take` with an
+/// axis) or one per element of the iteration shape (`along`: `idx[i]`, NumPy's
+/// `take_along_axis`).
 fn axis_kernel(
     gather: bool,
+    along: bool,
     dtype: DType,
     index: DType,
     mode: TakeMode,
@@ -191,14 +215,14 @@ fn axis_kernel(
         args.push(ArgSpec::const_vector("src", dtype));
         args.push(ArgSpec::const_vector("idx", index));
         (
-            "take_axis",
+            if along { "take_along" } else { "take_axis" },
             "out[i] = src[(rucuda_pre * src_len + rucuda_j) * inner + rucuda_post]",
         )
     } else {
         args.push(ArgSpec::const_vector("v", dtype));
         args.push(ArgSpec::const_vector("idx", index));
         (
-            "put_axis",
+            if along { "put_along" } else { "put_axis" },
             "rucuda_scatter_store(&dst[(rucuda_pre * src_len + rucuda_j) * inner + rucuda_post], v[i])",
         )
     };
@@ -216,7 +240,12 @@ fn axis_kernel(
         &[
             (
                 "NORMALIZE",
-                &normalize(&index_value("idx[rucuda_q]", index), "src_len", mode, 0),
+                &normalize(
+                    &index_value(if along { "idx[i]" } else { "idx[rucuda_q]" }, index),
+                    "src_len",
+                    mode,
+                    0,
+                ),
             ),
             ("MOVE", moves),
         ],
@@ -295,8 +324,18 @@ impl IndexingKey {
                     &[dtype],
                 )
             }
-            IndexingKey::TakeAxis { dtype, index, mode } => axis_kernel(true, dtype, index, mode),
-            IndexingKey::PutAxis { dtype, index, mode } => axis_kernel(false, dtype, index, mode),
+            IndexingKey::TakeAxis { dtype, index, mode } => {
+                axis_kernel(true, false, dtype, index, mode)
+            }
+            IndexingKey::PutAxis { dtype, index, mode } => {
+                axis_kernel(false, false, dtype, index, mode)
+            }
+            IndexingKey::TakeAlong { dtype, index, mode } => {
+                axis_kernel(true, true, dtype, index, mode)
+            }
+            IndexingKey::PutAlong { dtype, index, mode } => {
+                axis_kernel(false, true, dtype, index, mode)
+            }
             IndexingKey::TakePut {
                 dtype,
                 index,
@@ -426,6 +465,33 @@ mod tests {
                 assert!(s.contains("rucuda_scatter_store(&dst2[rucuda_d], src2["));
             }
         }
+        // Along an axis: one index per element of the iteration shape, read as idx[i]
+        // (in the strided variant through the index array's own strides).
+        let along = IndexingKey::TakeAlong {
+            dtype: F32,
+            index: I64,
+            mode: TakeMode::Wrap,
+        };
+        let s = source(along, &Variant::Contiguous);
+        assert!(s.contains("rucuda_axis_wrap(((long long)(idx[i]))"), "{s}");
+        assert!(s.contains("take_along"), "{s}");
+        let strided_idx = Variant::Strided {
+            ndim: 2,
+            strided: vec![false, true, false],
+        };
+        let s = source(along, &strided_idx);
+        assert!(
+            !s.contains("(idx[i])"),
+            "the strided index array is not read as idx[i]: {s}"
+        );
+        let put = IndexingKey::PutAlong {
+            dtype: C128,
+            index: U16,
+            mode: TakeMode::Raise,
+        };
+        let s = source(put, &Variant::Contiguous);
+        assert!(s.contains("rucuda_scatter_store(&dst[(rucuda_pre * src_len + rucuda_j)"));
+        assert!(s.contains("put_along"), "{s}");
         let s = source(
             IndexingKey::NonzeroCoords {
                 dtype: F32,

@@ -76,5 +76,6 @@ pub use indexing_key::{IndexingKey, TakeMode};
 pub(crate) mod mask;
 pub use mask::{count_nonzero, nonzero, where_nonzero};
 pub(crate) mod mul_add;
+pub(crate) mod take_along;
 pub(crate) mod take_axis;
 pub use mul_add::{multi_take_put, multi_take_put_into};
