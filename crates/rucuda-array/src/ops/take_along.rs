@@ -8,16 +8,11 @@
 //! where the array's length is 1; that is refused here with a
 //! [`LayoutError::BroadcastTo`] (broadcast the array first).
 
-use super::engine::{run, Arg};
-use super::indexing_key::{IndexingKey, TakeMode};
-use super::key::OpKey;
-use super::take_axis::{contiguous, RaiseFlag};
-use crate::convert::{check_writable, contiguous_copy};
+use super::indexing_key::TakeMode;
+use super::take_axis::{gather, scatter};
 use crate::dtype::Element;
-use crate::elementwise::ScalarValue;
 use crate::error::{ArrayError, Result};
 use crate::layout::{broadcast_shapes, LayoutError};
-use crate::ordering::{after_on, before_on};
 use crate::GpuArray;
 
 /// The iteration shape of an along-axis operation on an array of `shape` with indices of
@@ -70,46 +65,8 @@ impl<T: Element> GpuArray<T> {
             return Err(ArrayError::ContextMismatch);
         }
         let ax = self.layout().axis(axis)?;
-        let shape = self.shape();
-        let out_shape = along_shape(shape, indices.shape(), ax)?;
-        let size = shape[ax];
-        let inner: usize = shape[ax + 1..].iter().product();
-        let stream = self.stream();
-        let out = GpuArray::<T>::empty(stream, &out_shape)?;
-        if out.is_empty() {
-            return Ok(out);
-        }
-        if size == 0 {
-            return Err(ArrayError::InvalidArgument(format!(
-                "cannot take along axis {ax}, which is empty"
-            )));
-        }
-        let src = contiguous(self)?;
-        let flag = RaiseFlag::new(stream, mode, 1)?;
-        let homes = [src.stream(), indices.stream()];
-        before_on(stream, &homes)?;
-        {
-            let idx = indices.as_ref();
-            let o = out.as_ref();
-            let mut args = vec![
-                Arg::Whole { mem: src.memory() },
-                idx.as_in(),
-                Arg::Scalar(ScalarValue::new(inner as i64)),
-                Arg::Scalar(ScalarValue::new(out_shape[ax] as i64)),
-                Arg::Scalar(ScalarValue::new(size as i64)),
-                o.as_out(),
-            ];
-            args.extend(flag.arg());
-            let key = IndexingKey::TakeAlong {
-                dtype: T::DTYPE,
-                index: I::DTYPE,
-                mode,
-            };
-            run(stream, OpKey::Indexing(key), &out_shape, &args)?;
-        }
-        after_on(stream, &homes)?;
-        flag.check(&[(ax, size)])?;
-        Ok(out)
+        let out_shape = along_shape(self.shape(), indices.shape(), ax)?;
+        gather(self, indices, ax, &out_shape, out_shape[ax], true, mode)
     }
 
     /// NumPy's `put_along_axis(a, indices, values, axis)`: `self[pre, indices[pre, j,
@@ -140,66 +97,8 @@ impl<T: Element> GpuArray<T> {
             return Err(ArrayError::ContextMismatch);
         }
         let ax = self.layout().axis(axis)?;
-        let shape = self.shape();
-        let vshape = along_shape(shape, indices.shape(), ax)?;
-        if broadcast_shapes(values.shape(), &vshape)? != vshape {
-            return Err(LayoutError::BroadcastTo {
-                from: values.shape().to_vec(),
-                to: vshape,
-            }
-            .into());
-        }
-        check_writable(self.layout())?;
-        if vshape.iter().product::<usize>() == 0 {
-            return Ok(());
-        }
-        let size = shape[ax];
-        if size == 0 {
-            return Err(ArrayError::InvalidArgument(format!(
-                "cannot put along axis {ax}, which is empty"
-            )));
-        }
-        let inner: usize = shape[ax + 1..].iter().product();
-        let stream = self.stream();
-        let dst = contiguous(self)?;
-        // Values or indices sharing memory with the destination are copied first.
-        let vals = if values.shares_buffer_with(self) {
-            contiguous_copy(values)?
-        } else {
-            values.view()
-        };
-        let idx = if indices.shares_buffer_with(self) {
-            contiguous_copy(indices)?
-        } else {
-            indices.view()
-        };
-        let flag = RaiseFlag::new(stream, mode, 1)?;
-        let homes = [vals.stream(), idx.stream(), dst.stream()];
-        before_on(stream, &homes)?;
-        {
-            let v = vals.as_ref();
-            let ix = idx.as_ref();
-            let mut args = vec![
-                v.as_in(),
-                ix.as_in(),
-                Arg::Scalar(ScalarValue::new(inner as i64)),
-                Arg::Scalar(ScalarValue::new(vshape[ax] as i64)),
-                Arg::Scalar(ScalarValue::new(size as i64)),
-                Arg::WholeOut { mem: dst.memory() },
-            ];
-            args.extend(flag.arg());
-            let key = IndexingKey::PutAlong {
-                dtype: T::DTYPE,
-                index: I::DTYPE,
-                mode,
-            };
-            run(stream, OpKey::Indexing(key), &vshape, &args)?;
-        }
-        after_on(stream, &homes)?;
-        if !self.is_c_contiguous() {
-            self.copy_from(&dst)?;
-        }
-        flag.check(&[(ax, size)])
+        let vshape = along_shape(self.shape(), indices.shape(), ax)?;
+        scatter(self, indices, values, ax, &vshape, vshape[ax], true, mode)
     }
 }
 

@@ -125,44 +125,8 @@ impl<T: Element> GpuArray<T> {
             return Err(ArrayError::ContextMismatch);
         }
         let ax = self.layout().axis(axis)?;
-        let shape = self.shape();
-        let size = shape[ax];
-        let inner: usize = shape[ax + 1..].iter().product();
-        let out_shape = splice_shape(shape, ax, indices.shape());
-        let stream = self.stream();
-        let out = GpuArray::<T>::empty(stream, &out_shape)?;
-        if out.is_empty() {
-            return Ok(out);
-        }
-        if size == 0 {
-            return Err(empty_axis_error("take", ax));
-        }
-        let src = contiguous(self)?;
-        let idx = contiguous(indices)?;
-        let flag = RaiseFlag::new(stream, mode, 1)?;
-        let homes = [src.stream(), idx.stream()];
-        before_on(stream, &homes)?;
-        {
-            let o = out.as_ref();
-            let mut args = vec![
-                Arg::Whole { mem: src.memory() },
-                Arg::Whole { mem: idx.memory() },
-                Arg::Scalar(ScalarValue::new(inner as i64)),
-                Arg::Scalar(ScalarValue::new(indices.len() as i64)),
-                Arg::Scalar(ScalarValue::new(size as i64)),
-                o.as_out(),
-            ];
-            args.extend(flag.arg());
-            let key = IndexingKey::TakeAxis {
-                dtype: T::DTYPE,
-                index: I::DTYPE,
-                mode,
-            };
-            run(stream, OpKey::Indexing(key), &out_shape, &args)?;
-        }
-        after_on(stream, &homes)?;
-        flag.check(&[(ax, size)])?;
-        Ok(out)
+        let out_shape = splice_shape(self.shape(), ax, indices.shape());
+        gather(self, indices, ax, &out_shape, indices.len(), false, mode)
     }
 
     /// Integer-array assignment along one axis, NumPy's `a[:, idx] = values` (for axis
@@ -195,64 +159,156 @@ impl<T: Element> GpuArray<T> {
             return Err(ArrayError::ContextMismatch);
         }
         let ax = self.layout().axis(axis)?;
-        let shape = self.shape();
-        let size = shape[ax];
-        let inner: usize = shape[ax + 1..].iter().product();
-        let vshape = splice_shape(shape, ax, indices.shape());
-        if broadcast_shapes(values.shape(), &vshape)? != vshape {
-            return Err(LayoutError::BroadcastTo {
-                from: values.shape().to_vec(),
-                to: vshape,
-            }
-            .into());
-        }
-        check_writable(self.layout())?;
-        if vshape.iter().product::<usize>() == 0 {
-            return Ok(());
-        }
-        if size == 0 {
-            return Err(empty_axis_error("put", ax));
-        }
-        let stream = self.stream();
-        let dst = contiguous(self)?;
-        // Values or indices sharing memory with the destination are copied first.
-        let vals = if values.shares_buffer_with(self) {
-            contiguous_copy(values)?
-        } else {
-            values.view()
-        };
-        let idx = if indices.shares_buffer_with(self) {
-            contiguous_copy(indices)?
-        } else {
-            contiguous(indices)?
-        };
-        let flag = RaiseFlag::new(stream, mode, 1)?;
-        let homes = [vals.stream(), idx.stream(), dst.stream()];
-        before_on(stream, &homes)?;
-        {
-            let v = vals.as_ref();
-            let mut args = vec![
-                v.as_in(),
-                Arg::Whole { mem: idx.memory() },
-                Arg::Scalar(ScalarValue::new(inner as i64)),
-                Arg::Scalar(ScalarValue::new(indices.len() as i64)),
-                Arg::Scalar(ScalarValue::new(size as i64)),
-                Arg::WholeOut { mem: dst.memory() },
-            ];
-            args.extend(flag.arg());
-            let key = IndexingKey::PutAxis {
-                dtype: T::DTYPE,
-                index: I::DTYPE,
-                mode,
-            };
-            run(stream, OpKey::Indexing(key), &vshape, &args)?;
-        }
-        after_on(stream, &homes)?;
-        if !self.is_c_contiguous() {
-            self.copy_from(&dst)?;
-        }
-        flag.check(&[(ax, size)])
+        let vshape = splice_shape(self.shape(), ax, indices.shape());
+        scatter(
+            self,
+            indices,
+            values,
+            ax,
+            &vshape,
+            indices.len(),
+            false,
+            mode,
+        )
     }
+}
+
+/// The gather along axis `ax` of `take_axis` (`along` false: `ni` indices, one per
+/// position along the output's index axes, read as a contiguous list) and of
+/// `take_along_axis` (`along`: one index per element of `out_shape`, read through the
+/// index array's own layout, broadcast). `out_shape` is `a`'s shape with the indices'
+/// axes (or their length) at `ax`; its other axes are `a`'s.
+pub(crate) fn gather<T: Element, I: Element>(
+    a: &GpuArray<T>,
+    indices: &GpuArray<I>,
+    ax: usize,
+    out_shape: &[usize],
+    ni: usize,
+    along: bool,
+    mode: TakeMode,
+) -> Result<GpuArray<T>> {
+    let size = a.shape()[ax];
+    let inner: usize = a.shape()[ax + 1..].iter().product();
+    let stream = a.stream();
+    let out = GpuArray::<T>::empty(stream, out_shape)?;
+    if out.is_empty() {
+        return Ok(out);
+    }
+    if size == 0 {
+        return Err(empty_axis_error("take", ax));
+    }
+    let src = contiguous(a)?;
+    let idx = if along {
+        indices.view()
+    } else {
+        contiguous(indices)?
+    };
+    let flag = RaiseFlag::new(stream, mode, 1)?;
+    let homes = [src.stream(), idx.stream()];
+    before_on(stream, &homes)?;
+    {
+        let (o, ix) = (out.as_ref(), idx.as_ref());
+        let mut args = vec![
+            Arg::Whole { mem: src.memory() },
+            if along {
+                ix.as_in()
+            } else {
+                Arg::Whole { mem: idx.memory() }
+            },
+            Arg::Scalar(ScalarValue::new(inner as i64)),
+            Arg::Scalar(ScalarValue::new(ni as i64)),
+            Arg::Scalar(ScalarValue::new(size as i64)),
+            o.as_out(),
+        ];
+        args.extend(flag.arg());
+        let (dtype, index) = (T::DTYPE, I::DTYPE);
+        let key = if along {
+            IndexingKey::TakeAlong { dtype, index, mode }
+        } else {
+            IndexingKey::TakeAxis { dtype, index, mode }
+        };
+        run(stream, OpKey::Indexing(key), out_shape, &args)?;
+    }
+    after_on(stream, &homes)?;
+    flag.check(&[(ax, size)])?;
+    Ok(out)
+}
+
+/// The scatter into `a` along axis `ax` of `put_axis` and `put_along_axis` (`along`, `ni`
+/// as for [`gather`]): `values` broadcast to `vshape`, the iteration shape.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn scatter<T: Element, I: Element>(
+    a: &GpuArray<T>,
+    indices: &GpuArray<I>,
+    values: &GpuArray<T>,
+    ax: usize,
+    vshape: &[usize],
+    ni: usize,
+    along: bool,
+    mode: TakeMode,
+) -> Result<()> {
+    if broadcast_shapes(values.shape(), vshape)? != vshape {
+        return Err(LayoutError::BroadcastTo {
+            from: values.shape().to_vec(),
+            to: vshape.to_vec(),
+        }
+        .into());
+    }
+    check_writable(a.layout())?;
+    if vshape.iter().product::<usize>() == 0 {
+        return Ok(());
+    }
+    let size = a.shape()[ax];
+    if size == 0 {
+        return Err(empty_axis_error("put", ax));
+    }
+    let inner: usize = a.shape()[ax + 1..].iter().product();
+    let stream = a.stream();
+    let dst = contiguous(a)?;
+    // Values or indices sharing memory with the destination are copied first.
+    let vals = if values.shares_buffer_with(a) {
+        contiguous_copy(values)?
+    } else {
+        values.view()
+    };
+    let idx = if indices.shares_buffer_with(a) {
+        contiguous_copy(indices)?
+    } else if along {
+        indices.view()
+    } else {
+        contiguous(indices)?
+    };
+    let flag = RaiseFlag::new(stream, mode, 1)?;
+    let homes = [vals.stream(), idx.stream(), dst.stream()];
+    before_on(stream, &homes)?;
+    {
+        let (v, ix) = (vals.as_ref(), idx.as_ref());
+        let mut args = vec![
+            v.as_in(),
+            if along {
+                ix.as_in()
+            } else {
+                Arg::Whole { mem: idx.memory() }
+            },
+            Arg::Scalar(ScalarValue::new(inner as i64)),
+            Arg::Scalar(ScalarValue::new(ni as i64)),
+            Arg::Scalar(ScalarValue::new(size as i64)),
+            Arg::WholeOut { mem: dst.memory() },
+        ];
+        args.extend(flag.arg());
+        let (dtype, index) = (T::DTYPE, I::DTYPE);
+        let key = if along {
+            IndexingKey::PutAlong { dtype, index, mode }
+        } else {
+            IndexingKey::PutAxis { dtype, index, mode }
+        };
+        run(stream, OpKey::Indexing(key), vshape, &args)?;
+    }
+    after_on(stream, &homes)?;
+    if !a.is_c_contiguous() {
+        a.copy_from(&dst)?;
+    }
+    flag.check(&[(ax, size)])
 }
 
 #[cfg(test)]
