@@ -1,7 +1,8 @@
 //! GPU tests of use tracking through arrays: an array that sees another's memory as
 //! another type (`reinterpret`, `real`) hands out a buffer whose uses must reach the
 //! owner's log, so that the owner's stream-ordered free waits for work queued through it;
-//! work on other streams and from other threads is ordered after the writes noted first.
+//! work on other streams and from other threads is ordered after the writes noted first;
+//! index and value arrays dropped right after a gather or scatter that reads them.
 
 mod common;
 #[path = "../../rucuda-driver/tests/kernels/spin.rs"]
@@ -143,5 +144,85 @@ fn a_read_on_another_thread_waits_for_a_write_noted_but_not_yet_queued() {
         "the read did not wait for the write noted before it ({} of {N} elements old)",
         got.iter().filter(|&&v| v != 2.0).count()
     );
+    c.check_deferred_errors().unwrap();
+}
+
+/// `take_along_axis` queued behind a busy stream reads an index array that lives on
+/// another stream; the index array is dropped right after the call (its memory freed on
+/// its own stream) and that stream at once fills fresh arrays of the same size. The
+/// gather must still read the indices it was given: their free waits for it.
+#[test]
+#[ignore = "needs a CUDA device"]
+fn indices_dropped_right_after_take_along_axis_are_kept_until_it_reads_them() {
+    use rucuda_array::ops::TakeMode;
+    let c = common::ctx();
+    let m = spin::core_kernels(&c);
+    let home = Stream::new(&c, StreamFlags::NON_BLOCKING).unwrap();
+    let other = Stream::new(&c, StreamFlags::NON_BLOCKING).unwrap();
+    let (rows, cols) = (1024usize, 1024usize);
+    let values: Vec<u32> = (0..(rows * cols) as u32).collect();
+    let a = GpuArray::from_shape_slice(&home, &[rows, cols], &values).unwrap();
+    // Each row reversed: index cols - 1 - j, the indices made on `other`.
+    let rev: Vec<i64> = (0..rows * cols)
+        .map(|k| (cols - 1 - k % cols) as i64)
+        .collect();
+    let idx = GpuArray::from_shape_slice(&other, &[rows, cols], &rev).unwrap();
+    home.synchronize().unwrap();
+    other.synchronize().unwrap();
+    spin::spin(&m, &home);
+    // Wrap: no wait on the host (Raise reads its flag back, which would wait).
+    let out = a.take_along_axis(&idx, 1, TakeMode::Wrap);
+    drop(idx); // freed on `other` while the gather waits behind the spin on `home`
+    let reuse: Vec<GpuArray<i64>> = (0..4)
+        .map(|_| GpuArray::full(&other, &[rows, cols], -7i64).unwrap())
+        .collect();
+    let got = out.unwrap().to_vec().unwrap();
+    let want: Vec<u32> = values
+        .chunks(cols)
+        .flat_map(|r| r.iter().rev().copied())
+        .collect();
+    assert_eq!(got, want, "the gather read indices freed under it");
+    drop(reuse);
+    c.check_deferred_errors().unwrap();
+}
+
+/// `put_along_axis` into an array on a busy stream, with values and indices from another
+/// stream dropped right after the call and their memory reused there: the scatter writes
+/// what it was given, and a host read right after sees it.
+#[test]
+#[ignore = "needs a CUDA device"]
+fn values_and_indices_dropped_right_after_put_along_axis_are_kept_until_it_runs() {
+    use rucuda_array::ops::TakeMode;
+    let c = common::ctx();
+    let m = spin::core_kernels(&c);
+    let home = Stream::new(&c, StreamFlags::NON_BLOCKING).unwrap();
+    let other = Stream::new(&c, StreamFlags::NON_BLOCKING).unwrap();
+    let (rows, cols) = (1024usize, 512usize);
+    let dst = GpuArray::<f32>::zeros(&home, &[rows, cols]).unwrap();
+    // Row r gets r + 0.5 at column (3 r) mod cols.
+    let at: Vec<i32> = (0..rows).map(|r| ((3 * r) % cols) as i32).collect();
+    let v: Vec<f32> = (0..rows).map(|r| r as f32 + 0.5).collect();
+    let idx = GpuArray::from_shape_slice(&other, &[rows, 1], &at).unwrap();
+    let vals = GpuArray::from_shape_slice(&other, &[rows, 1], &v).unwrap();
+    home.synchronize().unwrap();
+    other.synchronize().unwrap();
+    spin::spin(&m, &home);
+    // Wrap: no wait on the host (Raise reads its flag back, which would wait).
+    dst.put_along_axis(&idx, &vals, 1, TakeMode::Wrap).unwrap();
+    drop(idx);
+    drop(vals);
+    let reuse: Vec<GpuArray<f32>> = (0..4)
+        .map(|_| GpuArray::full(&other, &[rows, 1], -1.0f32).unwrap())
+        .collect();
+    let got = dst.to_vec().unwrap(); // a host read right after: waits for the scatter
+    let mut want = vec![0.0f32; rows * cols];
+    for r in 0..rows {
+        want[r * cols + (3 * r) % cols] = r as f32 + 0.5;
+    }
+    assert_eq!(
+        got, want,
+        "the scatter used values or indices freed under it"
+    );
+    drop(reuse);
     c.check_deferred_errors().unwrap();
 }
