@@ -48,6 +48,19 @@ fn random_mask(rng: &mut Rng, n: usize, p: f64) -> Vec<bool> {
     (0..n).map(|_| rng.chance(p)).collect()
 }
 
+/// `n` values, each 0 with probability `p_zero`, else in `-half..half`.
+fn sparse_i16(rng: &mut Rng, n: usize, p_zero: f64, half: u64) -> Vec<i16> {
+    (0..n)
+        .map(|_| {
+            if rng.chance(p_zero) {
+                0
+            } else {
+                rng.below(2 * half) as i16 - half as i16
+            }
+        })
+        .collect()
+}
+
 #[test]
 #[ignore = "needs a CUDA device"]
 fn masks_select_in_row_major_order_from_any_layout() {
@@ -217,15 +230,7 @@ fn nonzero_and_count_nonzero_match_numpy_on_strided_arrays() {
     // 3-D i16 over several scan tiles; 1-D bool.
     let shape = [17, 64, 97];
     let n: usize = shape.iter().product();
-    let d3: Vec<i16> = (0..n)
-        .map(|_| {
-            if rng.chance(0.7) {
-                0
-            } else {
-                rng.below(100) as i16 - 50
-            }
-        })
-        .collect();
+    let d3 = sparse_i16(&mut rng, n, 0.7, 50);
     let nz = up(&s, &shape, &d3).nonzero().unwrap();
     let flat: Vec<usize> = (0..n).filter(|&k| d3[k] != 0).collect();
     for (axis, got) in nz.iter().enumerate() {
@@ -260,15 +265,7 @@ fn count_nonzero_along_axes_matches_numpy() {
     let s = stream();
     let shape = [7usize, 33, 65];
     let n: usize = shape.iter().product();
-    let d: Vec<i16> = (0..n)
-        .map(|_| {
-            if rng.chance(0.6) {
-                0
-            } else {
-                rng.below(200) as i16 - 100
-            }
-        })
-        .collect();
+    let d = sparse_i16(&mut rng, n, 0.6, 100);
     let a = up(&s, &shape, &d);
     let at = |i: usize, j: usize, k: usize| d[(i * shape[1] + j) * shape[2] + k] != 0;
     // axis 1: [7, 65]
