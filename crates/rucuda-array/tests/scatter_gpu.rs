@@ -230,13 +230,25 @@ fn multi_put_with_repeated_indices_lands_one_value_in_every_destination() {
     let idx = random_indices(&mut rng);
     let gi = up(&s, &[MANY], &idx);
     // Three arrays in one launch, f16 and complex128.
-    let hv: Vec<Vec<f16>> = (0..3).map(|_| rng.vec::<f16>(MANY)).collect();
-    let init: Vec<Vec<f16>> = (0..3).map(|_| rng.vec::<f16>(DST)).collect();
-    let gv: Vec<GpuArray<f16>> = hv.iter().map(|h| up(&s, &[MANY], h)).collect();
-    let outs: Vec<GpuArray<f16>> = init.iter().map(|h| up(&s, &[DST], h)).collect();
+    multi_put_case::<f16>(&mut rng, &s, &idx, &gi);
+    multi_put_case::<Complex<f64>>(&mut rng, &s, &idx, &gi);
+}
+
+/// `multi_put` of three random `T` arrays through the indices `idx` (on the device as
+/// `gi`), each destination checked word by word against its candidates.
+fn multi_put_case<T: RandomElement + Element + Copy + Debug>(
+    rng: &mut Rng,
+    s: &Stream,
+    idx: &[i32],
+    gi: &GpuArray<i32>,
+) {
+    let hv: Vec<Vec<T>> = (0..3).map(|_| rng.vec::<T>(MANY)).collect();
+    let init: Vec<Vec<T>> = (0..3).map(|_| rng.vec::<T>(DST)).collect();
+    let gv: Vec<GpuArray<T>> = hv.iter().map(|h| up(s, &[MANY], h)).collect();
+    let outs: Vec<GpuArray<T>> = init.iter().map(|h| up(s, &[DST], h)).collect();
     ops::multi_put(
         &gv.iter().collect::<Vec<_>>(),
-        &gi,
+        gi,
         &outs.iter().collect::<Vec<_>>(),
         IndexMode::Wrap,
     )
@@ -247,30 +259,7 @@ fn multi_put_with_repeated_indices_lands_one_value_in_every_destination() {
             cands[wrap(i.into(), DST)].push(hv[k][j]);
         }
         check_words(
-            &format!("multi_put f16 array {k}"),
-            &outs[k].to_vec().unwrap(),
-            &init[k],
-            &cands,
-        );
-    }
-    let hv: Vec<Vec<Complex<f64>>> = (0..3).map(|_| rng.vec(MANY)).collect();
-    let init: Vec<Vec<Complex<f64>>> = (0..3).map(|_| rng.vec(DST)).collect();
-    let gv: Vec<GpuArray<Complex<f64>>> = hv.iter().map(|h| up(&s, &[MANY], h)).collect();
-    let outs: Vec<GpuArray<Complex<f64>>> = init.iter().map(|h| up(&s, &[DST], h)).collect();
-    ops::multi_put(
-        &gv.iter().collect::<Vec<_>>(),
-        &gi,
-        &outs.iter().collect::<Vec<_>>(),
-        IndexMode::Wrap,
-    )
-    .unwrap();
-    for k in 0..3 {
-        let mut cands = vec![Vec::new(); DST];
-        for (j, &i) in idx.iter().enumerate() {
-            cands[wrap(i.into(), DST)].push(hv[k][j]);
-        }
-        check_words(
-            &format!("multi_put complex128 array {k}"),
+            &format!("multi_put {} array {k}", T::DTYPE.name()),
             &outs[k].to_vec().unwrap(),
             &init[k],
             &cands,
