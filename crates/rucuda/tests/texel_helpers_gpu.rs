@@ -246,6 +246,34 @@ fn arrays_of_doubles_and_complex_read_through_the_helpers_in_both_orders() {
     assert_eq!(bits64(&out.to_vec().unwrap()), bits64(&host), "double, 3D");
 }
 
+/// Runs kernel `name(surf, w, h)` of `m` over a `w` × `h` grid on a surface object of
+/// `a` (borrowed mutably for the launch), then waits for it.
+///
+/// # Safety
+/// The kernel reads and writes only elements (x < w, y < h) of its surface.
+unsafe fn on_surface(
+    ctx: &Context,
+    m: &SourceModule,
+    name: &str,
+    a: &mut CudaArray,
+    w: usize,
+    h: usize,
+) {
+    let surf = SurfaceObject::new(a).unwrap();
+    let f = m.function(name).unwrap();
+    // SAFETY: the caller's contract: the kernel stays inside the surface's w × h
+    // elements, whose array `surf` borrows mutably.
+    unsafe {
+        f.launch(
+            grid(w, h, 1),
+            &Stream::null(ctx),
+            (surf.handle(), w as u32, h as u32),
+        )
+        .unwrap()
+    };
+    ctx.synchronize().unwrap();
+}
+
 #[test]
 #[ignore = "needs a CUDA device"]
 fn surfaces_of_doubles_and_complex_round_trip_through_the_helpers() {
@@ -256,21 +284,8 @@ fn surfaces_of_doubles_and_complex_round_trip_through_the_helpers() {
 
     let host = doubles(&mut rng, h * w);
     let mut a = host_to_array(&ctx, &host, &[h, w], Order::C, Array3DFlags::SURFACE_LDST).unwrap();
-    {
-        let surf = SurfaceObject::new(&mut a).unwrap();
-        let f = m.function("surf2d_f64_affine").unwrap();
-        // SAFETY: surf2d_f64_affine(surf, w, h) reads and writes elements (x < w, y < h)
-        // of the surface's array, borrowed mutably by `surf`.
-        unsafe {
-            f.launch(
-                grid(w, h, 1),
-                &Stream::null(&ctx),
-                (surf.handle(), w as u32, h as u32),
-            )
-            .unwrap()
-        };
-        ctx.synchronize().unwrap();
-    }
+    // SAFETY: surf2d_f64_affine(surf, w, h) reads and writes elements (x < w, y < h).
+    unsafe { on_surface(&ctx, &m, "surf2d_f64_affine", &mut a, w, h) };
     let want: Vec<f64> = host.iter().map(|v| 2.0 * v + 1.0).collect();
     assert_eq!(
         bits64(&a.to_host_vec::<f64>().unwrap()),
@@ -280,20 +295,8 @@ fn surfaces_of_doubles_and_complex_round_trip_through_the_helpers() {
 
     let host = complex128(&mut rng, h * w);
     let mut a = host_to_array(&ctx, &host, &[h, w], Order::C, Array3DFlags::SURFACE_LDST).unwrap();
-    {
-        let surf = SurfaceObject::new(&mut a).unwrap();
-        let f = m.function("surf2d_c128_affine").unwrap();
-        // SAFETY: as above, complex double elements.
-        unsafe {
-            f.launch(
-                grid(w, h, 1),
-                &Stream::null(&ctx),
-                (surf.handle(), w as u32, h as u32),
-            )
-            .unwrap()
-        };
-        ctx.synchronize().unwrap();
-    }
+    // SAFETY: as above, complex double elements.
+    unsafe { on_surface(&ctx, &m, "surf2d_c128_affine", &mut a, w, h) };
     let want: Vec<Complex<f64>> = host
         .iter()
         .map(|z| Complex::new(z.re + 1.0, 2.0 * z.im))
