@@ -195,6 +195,16 @@ class GeneratedKernelsCompile(unittest.TestCase):
                 np.dtype(dt)), CONVERT=curandom._convert(np.dtype(dt)))
             kernels.module_for(src)
 
+    def test_curandom_helper_kernels(self):
+        # The in-place Poisson fill and the 64-to-32-bit truncation of raw outputs.
+        from pycuda import curandom
+        for dt in (np.float32, np.float64, np.uint32):
+            k = curandom._poisson_inplace_kernel(np.dtype(dt))
+            k(FakeArray((10,), dt), FakeArray((10,), np.uint64))
+        for dt in (np.int32, np.uint32):
+            curandom._truncate(FakeArray((10,), dt), FakeArray((10,), np.uint64), None)
+        self.assertEqual(len(self.launched), 5)
+
     def test_vector_type_arguments(self):
         from pycuda.elementwise import ElementwiseKernel
         dt = np.dtype([("x", np.float32), ("y", np.float32), ("z", np.float32)])

@@ -174,6 +174,42 @@ class Pools(unittest.TestCase):
         self.assertEqual(dtypes.alloc_size(dtypes.bin_number(1024)), 1087)
 
 
+class Curandom(unittest.TestCase):
+    """pycuda.curandom's generator classes and tables (rucuda-rand's), without a GPU."""
+
+    def test_version_enables_every_generator_class(self):
+        from pycuda import curandom
+        self.assertGreaterEqual(curandom.get_curand_version(), (5, 0, 0))
+        for name in ["XORWOWRandomNumberGenerator", "MRG32k3aRandomNumberGenerator",
+                     "Sobol32RandomNumberGenerator", "ScrambledSobol32RandomNumberGenerator",
+                     "Sobol64RandomNumberGenerator", "ScrambledSobol64RandomNumberGenerator"]:
+            cls = getattr(curandom, name)
+            for method in ["fill_uniform", "gen_uniform", "fill_normal", "gen_normal",
+                           "fill_log_normal", "gen_log_normal", "fill_poisson",
+                           "gen_poisson", "call_skip_ahead"]:
+                self.assertTrue(callable(getattr(cls, method)), f"{name}.{method}")
+
+    def test_direction_vectors_are_sobol_numbers_and_repeat_past_the_table(self):
+        from pycuda import curandom
+        v32 = curandom._direction_vectors_host(3, 32)
+        self.assertEqual(v32.shape, (3, 32))
+        self.assertEqual(v32.dtype, np.uint32)
+        # Dimension 0 is the van der Corput sequence: v_j = 2^(31 - j).
+        self.assertEqual(list(v32[0]), [1 << (31 - j) for j in range(32)])
+        v64 = curandom._direction_vectors_host(2, 64)
+        self.assertEqual(list(v64[0]), [1 << (63 - j) for j in range(64)])
+        big = curandom._direction_vectors_host(curandom._TABLE_DIMENSIONS + 2, 32)
+        self.assertEqual(big.shape[0], curandom._TABLE_DIMENSIONS + 2)
+        self.assertTrue((big[curandom._TABLE_DIMENSIONS] == big[0]).all())
+        with self.assertRaises(ValueError):
+            __import__("rucuda._native", fromlist=["x"]).sobol_direction_vectors(16, 1)
+
+    def test_poisson_in_place_kernel_source(self):
+        from pycuda import curandom
+        self.assertIn("normcdfinv", curandom._POISSON_PREAMBLE)
+        self.assertIn("exp(-lambda)", curandom._POISSON_PREAMBLE)
+
+
 class Exceptions(unittest.TestCase):
     def test_hierarchy(self):
         self.assertTrue(issubclass(_errors.MemoryError, builtins.MemoryError))
