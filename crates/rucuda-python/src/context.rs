@@ -130,6 +130,17 @@ impl Context {
     }
 }
 
+/// `current_context_handle()`: the raw handle of this thread's current context (0 when
+/// there is none): the key of the Python side's per-context caches, asked on every array
+/// operation, so it makes no object.
+#[pyfunction]
+pub fn current_context_handle() -> PyResult<usize> {
+    let mut ctx: rucuda_driver::sys::CUcontext = std::ptr::null_mut();
+    // SAFETY: writes one handle.
+    unsafe { cu!(cuCtxGetCurrent(&mut ctx)) }.or_raise()?;
+    Ok(ctx as usize)
+}
+
 /// Runs `f` with `ctx` pushed on this thread's context stack, then pops it: how a
 /// destructor or a free works in its own context without disturbing the caller's stack
 /// (rucuda's own release paths make their context current, which on a PyCUDA-style

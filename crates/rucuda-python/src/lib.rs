@@ -9,6 +9,7 @@
 //! - `stream`: `Stream`, `Event`;
 //! - `module`: `Module`, `Function` and launches of PyCUDA's packed argument buffers;
 //! - `compile`: CUDA C++ to cubin through NVRTC (or nvcc);
+//! - `random`: rucuda-rand's generators (`pycuda.curandom`'s classes);
 //! - `errors`: rucuda's errors as PyCUDA's exception classes.
 //!
 //! Python code passes device memory as integers, as in PyCUDA: the functions that take
@@ -29,6 +30,8 @@ mod device;
 mod errors;
 mod memory;
 mod module;
+mod pack;
+mod random;
 mod stream;
 
 /// The module's contents.
@@ -40,6 +43,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(device::device_attribute_members, m)?)?;
     m.add_class::<device::Device>()?;
     m.add_class::<context::Context>()?;
+    m.add_function(wrap_pyfunction!(context::current_context_handle, m)?)?;
     m.add_class::<memory::DeviceAllocation>()?;
     m.add_class::<memory::HostAllocation>()?;
     m.add_function(wrap_pyfunction!(memory::mem_alloc, m)?)?;
@@ -59,6 +63,10 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(module::module_from_file, m)?)?;
     m.add_function(wrap_pyfunction!(module::link_sources, m)?)?;
     m.add_class::<module::Linker>()?;
+    m.add_function(wrap_pyfunction!(pack::_pack_format, m)?)?;
+    m.add_function(wrap_pyfunction!(pack::_pack_call, m)?)?;
+    m.add_class::<random::RandomGeneratorCore>()?;
+    m.add_function(wrap_pyfunction!(random::sobol_direction_vectors, m)?)?;
     m.add_function(wrap_pyfunction!(compile::compile, m)?)?;
     m.add_function(wrap_pyfunction!(compile::nvrtc_status, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;

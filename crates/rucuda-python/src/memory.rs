@@ -31,6 +31,11 @@ pub struct DeviceAllocation {
 }
 
 impl DeviceAllocation {
+    /// The device address.
+    pub(crate) fn address(&self) -> CUdeviceptr {
+        self.ptr
+    }
+
     fn release(&mut self) -> rucuda_driver::Result<()> {
         if let Some(ctx) = self.ctx.take() {
             let ptr = self.ptr;

@@ -4,6 +4,7 @@
 use std::ffi::{c_void, CString};
 
 use pyo3::prelude::*;
+use pyo3::types::PyTuple;
 use rucuda_driver::sys::{
     CUdeviceptr, CUfunction_attribute, CU_LAUNCH_PARAM_BUFFER_POINTER_AS_INT,
     CU_LAUNCH_PARAM_BUFFER_SIZE_AS_INT,
@@ -12,6 +13,7 @@ use rucuda_driver::LaunchConfig;
 
 use crate::context::{current, with_pushed, InContext};
 use crate::errors::{cu, raise, OrRaise};
+use crate::pack::{pack_call, packed_size, Format};
 
 /// A loaded module (PyCUDA's `Module`); it holds its context.
 #[pyclass(module = "rucuda._native", frozen)]
@@ -50,6 +52,7 @@ impl Module {
         let ctx = self.inner.context();
         let f = with_pushed(ctx, || self.inner.function(name)).or_raise()?;
         Ok(Function {
+            format: std::sync::Mutex::new(None),
             inner: InContext::new(self.inner.context().clone(), f),
         })
     }
@@ -82,25 +85,26 @@ impl Module {
 #[pyclass(module = "rucuda._native", frozen, dict, weakref)]
 pub struct Function {
     inner: InContext<rucuda_driver::Function>,
+    /// The `prepare` format, parsed for the Rust packer (None: not prepared, or a format
+    /// only the Python path packs).
+    format: std::sync::Mutex<Option<std::sync::Arc<Format>>>,
 }
 
-/// `cuLaunchKernel` with a packed argument buffer (`CU_LAUNCH_PARAM_BUFFER_POINTER`).
+/// `cuLaunchKernel` with `size` bytes of arguments packed in `words`
+/// (`CU_LAUNCH_PARAM_BUFFER_POINTER`).
 ///
 /// # Safety
 /// The kernel's accesses are not checked; the caller vouches for the arguments.
-unsafe fn launch_packed(
+/// `size <= 8 * words.len()`.
+unsafe fn launch_words(
     f: &rucuda_driver::Function,
     cfg: &LaunchConfig,
-    args: &[u8],
+    words: &mut [u64],
+    size: usize,
     stream: usize,
 ) -> rucuda_driver::Result<()> {
-    // 8-byte aligned copy of the arguments.
-    let mut words = vec![0u64; args.len().div_ceil(8).max(1)];
-    // SAFETY: `words` holds at least `args.len()` bytes.
-    unsafe {
-        std::ptr::copy_nonoverlapping(args.as_ptr(), words.as_mut_ptr().cast::<u8>(), args.len())
-    };
-    let mut size = args.len();
+    debug_assert!(size <= words.len() * 8);
+    let mut size = size;
     let mut extra: [*mut c_void; 5] = [
         std::ptr::without_provenance_mut(CU_LAUNCH_PARAM_BUFFER_POINTER_AS_INT as usize),
         words.as_mut_ptr().cast(),
@@ -108,7 +112,7 @@ unsafe fn launch_packed(
         (&mut size as *mut usize).cast(),
         std::ptr::null_mut(), // CU_LAUNCH_PARAM_END (0)
     ];
-    let no_extra = args.is_empty();
+    let no_extra = size == 0;
     // SAFETY: `extra` and the buffers it points to live across the call; the caller
     // vouches for the kernel's accesses.
     unsafe {
@@ -129,6 +133,71 @@ unsafe fn launch_packed(
                 extra.as_mut_ptr()
             }
         ))
+    }
+}
+
+/// A grid or block given as a sequence of 1 to 3 integers, padded with ones (PyCUDA's
+/// `grid=(n, 1)`, `block=(256, 1, 1)`).
+fn dims3(obj: &Bound<'_, PyAny>, what: &str) -> PyResult<(u32, u32, u32)> {
+    let bad = || {
+        pyo3::exceptions::PyValueError::new_err(format!(
+            "{what} must have 1 to 3 dimensions of non-negative integers, got {obj}"
+        ))
+    };
+    let seq = obj.try_iter().map_err(|_| bad())?;
+    let mut d = [1u32; 3];
+    let mut n = 0;
+    for item in seq {
+        if n == 3 {
+            return Err(bad());
+        }
+        d[n] = item?.extract::<u32>().map_err(|_| bad())?;
+        n += 1;
+    }
+    if n == 0 {
+        return Err(bad());
+    }
+    Ok((d[0], d[1], d[2]))
+}
+
+impl Function {
+    /// Launches `size` bytes of packed arguments; the kernel's time in seconds when
+    /// `timed`.
+    ///
+    /// # Safety
+    /// PyCUDA's contract: the caller vouches for the arguments.
+    unsafe fn run(
+        &self,
+        py: Python<'_>,
+        cfg: &LaunchConfig,
+        words: &mut [u64],
+        size: usize,
+        stream: usize,
+        timed: bool,
+    ) -> PyResult<Option<f64>> {
+        if !timed {
+            // SAFETY: the caller's contract.
+            unsafe { launch_words(&self.inner, cfg, words, size, stream) }.or_raise()?;
+            return Ok(None);
+        }
+        let ctx = InContext::context(&self.inner).clone();
+        // Events are made and released with the kernel's context pushed, so that the
+        // caller's context stack is left as it was.
+        let ms = with_pushed(&ctx, || -> rucuda_driver::Result<f32> {
+            let start = rucuda_driver::Event::new(&ctx, rucuda_driver::EventFlags::DEFAULT)?;
+            let end = rucuda_driver::Event::new(&ctx, rucuda_driver::EventFlags::DEFAULT)?;
+            // SAFETY: the stream handle is the caller's live stream (or 0, the null
+            // stream); the wrapper does not destroy it.
+            let s = unsafe { rucuda_driver::Stream::from_raw(&ctx, stream as _) };
+            start.record(&s)?;
+            // SAFETY: the caller's contract.
+            unsafe { launch_words(&self.inner, cfg, words, size, stream) }?;
+            end.record(&s)?;
+            py.allow_threads(|| end.synchronize())?;
+            end.time_since(&start)
+        })
+        .or_raise()?;
+        Ok(Some(f64::from(ms) / 1e3))
     }
 }
 
@@ -160,29 +229,124 @@ impl Function {
         if let Some(sizes) = sizes {
             self.inner.check_launch(&cfg, &sizes).or_raise()?;
         }
-        if !timed {
-            // SAFETY: PyCUDA's contract: the caller vouches for the arguments.
-            unsafe { launch_packed(&self.inner, &cfg, args, stream) }.or_raise()?;
-            return Ok(None);
+        let mut words = vec![0u64; args.len().div_ceil(8).max(1)];
+        for (i, b) in args.iter().enumerate() {
+            words[i / 8] |= u64::from(*b) << ((i % 8) * 8);
         }
-        let ctx = InContext::context(&self.inner).clone();
-        // Events are made and released with the kernel's context pushed, so that the
-        // caller's context stack is left as it was.
-        let ms = with_pushed(&ctx, || -> rucuda_driver::Result<f32> {
-            let start = rucuda_driver::Event::new(&ctx, rucuda_driver::EventFlags::DEFAULT)?;
-            let end = rucuda_driver::Event::new(&ctx, rucuda_driver::EventFlags::DEFAULT)?;
-            // SAFETY: the stream handle is the caller's live stream (or 0, the null
-            // stream); the wrapper does not destroy it.
-            let s = unsafe { rucuda_driver::Stream::from_raw(&ctx, stream as _) };
-            start.record(&s)?;
-            // SAFETY: PyCUDA's contract: the caller vouches for the arguments.
-            unsafe { launch_packed(&self.inner, &cfg, args, stream) }?;
-            end.record(&s)?;
-            py.allow_threads(|| end.synchronize())?;
-            end.time_since(&start)
-        })
-        .or_raise()?;
-        Ok(Some(f64::from(ms) / 1e3))
+        // SAFETY: PyCUDA's contract: the caller vouches for the arguments.
+        unsafe { self.run(py, &cfg, &mut words, args.len(), stream, timed) }
+    }
+
+    /// Parses `prepare`'s format for the Rust packer; a format it does not handle leaves
+    /// `_prepared_launch` to answer `NotImplemented` (the Python path packs it).
+    fn _set_format(&self, fmt: &str) {
+        let parsed = Format::parse(fmt).map(std::sync::Arc::new);
+        *self.format.lock().unwrap_or_else(|e| e.into_inner()) = parsed;
+    }
+
+    /// `prepared_call` packed and launched here: `NotImplemented` when the format or an
+    /// argument needs the Python path, else None (the time in seconds when `timed`).
+    ///
+    /// Like PyCUDA's, this trusts the arguments: device addresses are not checked.
+    #[pyo3(signature = (grid, block, args, stream = 0, shared = 0, timed = false))]
+    #[allow(clippy::too_many_arguments)]
+    fn _prepared_launch(
+        &self,
+        py: Python<'_>,
+        grid: &Bound<'_, PyAny>,
+        block: &Bound<'_, PyAny>,
+        args: &Bound<'_, PyTuple>,
+        stream: usize,
+        shared: u32,
+        timed: bool,
+    ) -> PyResult<PyObject> {
+        let format = self
+            .format
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone();
+        let Some(format) = format else {
+            return Ok(py.NotImplemented());
+        };
+        let Some(mut words) = format.pack(args) else {
+            return Ok(py.NotImplemented());
+        };
+        let cfg = LaunchConfig {
+            grid: dims3(grid, "grid")?,
+            block: dims3(block, "block")?,
+            shared_mem_bytes: shared,
+        };
+        let size = format.byte_size();
+        // SAFETY: PyCUDA's contract: the caller vouches for the arguments.
+        let t = unsafe { self.run(py, &cfg, &mut words, size, stream, timed) }?;
+        Ok(t.into_pyobject(py)?.into_any().unbind())
+    }
+
+    /// `Function.__call__`'s common arguments (NumPy scalars, allocations, arrays)
+    /// packed, checked against the kernel's parameters and launched here;
+    /// `NotImplemented` when one needs the Python path.
+    ///
+    /// Like PyCUDA's, this trusts the arguments: device addresses are not checked.
+    #[pyo3(signature = (args, grid, block, stream = 0, shared = 0, timed = false))]
+    #[allow(clippy::too_many_arguments)]
+    fn _call_launch(
+        &self,
+        py: Python<'_>,
+        args: &Bound<'_, PyTuple>,
+        grid: &Bound<'_, PyAny>,
+        block: &Bound<'_, PyAny>,
+        stream: usize,
+        shared: u32,
+        timed: bool,
+    ) -> PyResult<PyObject> {
+        let Some((mut words, sizes)) = pack_call(args) else {
+            return Ok(py.NotImplemented());
+        };
+        let cfg = LaunchConfig {
+            grid: dims3(grid, "grid")?,
+            block: dims3(block, "block")?,
+            shared_mem_bytes: shared,
+        };
+        self.inner.check_launch(&cfg, &sizes).or_raise()?;
+        let size = packed_size(&sizes);
+        // SAFETY: PyCUDA's contract: the caller vouches for the arguments.
+        let t = unsafe { self.run(py, &cfg, &mut words, size, stream, timed) }?;
+        Ok(t.into_pyobject(py)?.into_any().unbind())
+    }
+
+    /// A 1-D launch of 8-byte arguments (addresses and 64-bit integers), as the array
+    /// operations' generated kernels take them: their fastest path, on the null stream.
+    ///
+    /// Like PyCUDA's, this trusts the arguments: device addresses are not checked.
+    #[pyo3(signature = (grid_x, block_x, *words))]
+    fn _launch_words(
+        &self,
+        py: Python<'_>,
+        grid_x: u32,
+        block_x: u32,
+        words: &Bound<'_, PyTuple>,
+    ) -> PyResult<()> {
+        let mut w: Vec<u64> = Vec::with_capacity(words.len().max(1));
+        for x in words.iter() {
+            w.push(match x.downcast::<crate::memory::DeviceAllocation>() {
+                Ok(a) => a.borrow().address(),
+                Err(_) => x
+                    .extract::<i64>()
+                    .map(|v| v as u64)
+                    .or_else(|_| x.extract::<u64>())?,
+            });
+        }
+        let size = w.len() * 8;
+        if w.is_empty() {
+            w.push(0);
+        }
+        let cfg = LaunchConfig {
+            grid: (grid_x, 1, 1),
+            block: (block_x, 1, 1),
+            shared_mem_bytes: 0,
+        };
+        // SAFETY: PyCUDA's contract: the caller vouches for the arguments.
+        unsafe { self.run(py, &cfg, &mut w, size, 0, false) }.map(|_| ())
     }
 
     /// The bytes of each kernel parameter, when the driver can tell (CUDA 12.4+).

@@ -19,10 +19,21 @@ finally:
 
 
 class Recorder:
-    """What pycuda.driver's front-ends need of a Function."""
+    """What pycuda.driver's front-ends need of a Function. Its Rust fast paths answer
+    NotImplemented, so the Python packing path is what is recorded (the Rust packer is
+    checked against struct.pack in `NativePacker`)."""
 
     def __init__(self):
         self.calls = []
+
+    def _call_launch(self, *args):
+        return NotImplemented
+
+    def _prepared_launch(self, *args):
+        return NotImplemented
+
+    def _set_format(self, fmt):
+        self.format = fmt
 
     def _launch(self, grid, block, args, sizes=None, stream=0, shared=0, timed=False):
         self.calls.append(dict(grid=grid, block=block, args=args, sizes=sizes,
@@ -94,6 +105,50 @@ class Prepared(unittest.TestCase):
     def test_unprepared_is_a_logic_error(self):
         with self.assertRaises(drv.LogicError):
             drv._function_prepared_call(Recorder(), (1, 1), (1, 1, 1))
+
+
+class NativePacker(unittest.TestCase):
+    """The Rust packer behind prepared_call and __call__ gives struct.pack's bytes, and
+    leaves to Python what it does not handle."""
+
+    def setUp(self):
+        from rucuda import _native
+        self.native = _native
+
+    def test_prepared_formats_match_struct(self):
+        cases = [
+            ("iPfd?h", (np.int32(-3), 0x1234_5678_9ABC, 1.5, np.float64(-2.25), True, -7)),
+            ("@3ix2Q", (1, 2, 3, 2 ** 64 - 1, np.uint64(5))),
+            ("bBhHiIlLqQ", (-1, 255, -300, 65535, -(2 ** 31), 2 ** 32 - 1, -5, 6, -7, 8)),
+            ("", ()),
+        ]
+        for fmt, args in cases:
+            self.assertEqual(self.native._pack_format(fmt, args), struct.pack(fmt, *args),
+                             fmt)
+
+    def test_prepared_pointer_from_allocation_like_objects(self):
+        class Arr:
+            gpudata = 0x4000
+
+        self.assertEqual(self.native._pack_format("P", (Arr(),)), struct.pack("P", 0x4000))
+
+    def test_what_python_packs(self):
+        for fmt, args in [("<i", (1,)), ("4s", (b"abcd",)), ("e", (1.0,)),
+                          ("I", (-1,)), ("i", (1.5,)), ("ii", (1,)), ("P", (object(),))]:
+            self.assertIsNone(self.native._pack_format(fmt, args), fmt)
+
+    def test_call_arguments_match_struct(self):
+        class Arr:
+            gpudata = 0x5000
+
+        args = (np.float32(1.5), np.int8(-2), np.intp(0x1000), Arr(), np.uint16(9),
+                np.float64(3.0), np.bool_(True))
+        packed, sizes = self.native._pack_call(args)
+        self.assertEqual(packed, struct.pack("fblPHd?", 1.5, -2, 0x1000, 0x5000, 9, 3.0,
+                                             True))
+        self.assertEqual(sizes, [4, 1, 8, 8, 2, 8, 1])
+        for other in [(7,), (1.5,), (np.zeros(3),), (np.complex64(1),), (object(),)]:
+            self.assertIsNone(self.native._pack_call(other), repr(other))
 
 
 class Constants(unittest.TestCase):

@@ -8,6 +8,7 @@ import numpy as np
 
 from pycuda.elementwise import ElementwiseKernel
 from pycuda.reduction import ReductionKernel
+from rucuda import _native, kernels
 from rucuda.dtypes import dtype_to_ctype
 
 _KERNELS = {}
@@ -77,6 +78,54 @@ def _expr(op, x, y, ct):
     return f"(({ct})({x})) {op} (({ct})({y}))"
 
 
+def binary_kernel(op, a_dtype, b_dtype, compute, result_dtype, reverse=False):
+    """The kernel ``z[i] = a[i] op b[i]`` (computed in ``compute``), memoized:
+    ``(z, a, b, n)``, every argument one 8-byte word."""
+    key = ("bin", op, a_dtype, b_dtype, result_dtype, reverse)
+    ct = _ct(compute)
+    x, y = ("b[i]", "a[i]") if reverse else ("a[i]", "b[i]")
+    return _kernel(key, lambda: ElementwiseKernel(
+        f"{_ct(result_dtype)} *z, const {_ct(a_dtype)} *a, const {_ct(b_dtype)} *b",
+        f"z[i] = {_convert(f'({_expr(op, x, y, ct)})', compute, result_dtype)}",
+        "rucuda_binary_op"))
+
+
+# The fast path of `a op b` between two C-contiguous GPUArrays of one dtype and shape:
+# (context handle, op, dtype) -> (kernel, most blocks). Everything else takes `binary`.
+_FAST = {}
+kernels.remember_cache(_FAST)
+_FAST_DTYPES = {np.dtype(t) for t in (np.float32, np.float64, np.int32, np.int64,
+                                      np.uint32, np.uint64)}
+
+
+def _fast_entry(key, op, dt):
+    if dt not in _FAST_DTYPES or (op == "/" and dt.kind != "f"):
+        return None
+    plain, _ranged, sms = binary_kernel(op, dt, dt, dt, dt)._functions()
+    entry = _FAST[key] = (plain, sms * 16)
+    return entry
+
+
+def fast_binary(a, b, op):
+    """``a op b`` for two GPUArrays of one dtype and shape, both C-contiguous, with the
+    result allocated by ``a``'s allocator: one allocation and one launch, the argument
+    words packed in Rust. None when the operands need the general path."""
+    dt = a.dtype
+    n = a.size
+    if b.dtype != dt or a.shape != b.shape or not n or not (
+            a.flags.c_contiguous and b.flags.c_contiguous):
+        return None
+    key = (_native.current_context_handle(), op, dt)
+    entry = _FAST.get(key) or _fast_entry(key, op, dt)
+    if entry is None:
+        return None
+    func, most = entry
+    blocks = (n + 255) >> 8
+    z = a.allocator(a.nbytes)
+    func._launch_words(blocks if blocks < most else most, 256, z, a.gpudata, b.gpudata, n)
+    return a._like_me_over(z)
+
+
 def binary(a, b, op, reverse=False, out=None):
     if _is_array(b) and a.shape != b.shape and (b.shape == () or a.shape == ()):
         return _binary_0d(a, b, op, reverse, out)
@@ -90,13 +139,7 @@ def binary(a, b, op, reverse=False, out=None):
             result_dtype = out.dtype
         if op in _ORDERED:
             _require_complex_free(a.dtype, b.dtype)
-        ct = _ct(compute)
-        x, y = ("b[i]", "a[i]") if reverse else ("a[i]", "b[i]")
-        key = ("bin", op, a.dtype, b.dtype, result_dtype, reverse)
-        k = _kernel(key, lambda: ElementwiseKernel(
-            f"{_ct(result_dtype)} *z, const {_ct(a.dtype)} *a, const {_ct(b.dtype)} *b",
-            f"z[i] = {_convert(f'({_expr(op, x, y, ct)})', compute, result_dtype)}",
-        "rucuda_binary_op"))
+        k = binary_kernel(op, a.dtype, b.dtype, compute, result_dtype, reverse)
         z = out if out is not None else a._new_like_me(result_dtype)
         k(z, a, b)
         return z

@@ -387,24 +387,24 @@ def _block3(block):
     return (block + (1, 1))[:3]
 
 
-def _function_call(func, *args, **kwargs):
-    grid = kwargs.pop("grid", (1, 1))
-    stream = kwargs.pop("stream", None)
-    block = kwargs.pop("block", None)
-    shared = kwargs.pop("shared", 0)
-    texrefs = kwargs.pop("texrefs", [])
-    time_kernel = kwargs.pop("time_kernel", False)
+def _function_call(func, *args, grid=(1, 1), stream=None, block=None, shared=0,
+                   texrefs=(), time_kernel=False, **kwargs):
     if kwargs:
-        raise ValueError(
-            "extra keyword arguments: " + ", ".join(sorted(kwargs)))
+        raise ValueError("extra keyword arguments: " + ", ".join(sorted(kwargs)))
     if block is None:
         raise ValueError("must specify block size")
     if texrefs:
         raise LogicError("texture references do not exist in CUDA 12 and later: "
                          "use texture objects")
+    handle = 0 if stream is None else _stream_handle(stream)
+    # NumPy scalars, allocations and arrays are packed and launched in Rust; anything
+    # else (In/Out handlers, values by their bytes) takes the Python path below.
+    t = func._call_launch(args, grid, block, handle, shared, time_kernel)
+    if t is not NotImplemented:
+        return t
     buf, sizes, handlers = build_arg_buf(args, mem_alloc, memcpy_htod)
-    t = func._launch(_grid3(grid), _block3(block), buf, sizes,
-                     _stream_handle(stream) or 0, int(shared), bool(time_kernel))
+    t = func._launch(_grid3(grid), _block3(block), buf, sizes, handle, int(shared),
+                     bool(time_kernel))
     for h in handlers:
         h.post_call(memcpy_dtoh)
     return t
@@ -414,6 +414,9 @@ def _function_prepare(func, arg_types, texrefs=()):
     if texrefs:
         raise LogicError("texture references do not exist in CUDA 12 and later")
     func.arg_format = prepare_format(arg_types)
+    # Parsed once for the Rust packer (which leaves formats it does not handle to
+    # pack_prepared).
+    func._set_format(func.arg_format)
     return func
 
 
@@ -424,30 +427,26 @@ def _fmt_of(func):
         raise LogicError("call prepare() before prepared_call()") from None
 
 
-def _function_prepared_call(func, grid, block, *args, **kwargs):
-    shared_size = kwargs.pop("shared_size", 0)
-    if kwargs:
-        raise TypeError("unknown keyword arguments: " + ", ".join(sorted(kwargs)))
+def _prepared(func, grid, block, args, stream, shared_size, timed=False):
+    t = func._prepared_launch(grid, block, args, stream, shared_size, timed)
+    if t is not NotImplemented:
+        return t
     buf = pack_prepared(_fmt_of(func), args)
-    func._launch(_grid3(grid), _block3(block), buf, None, 0, int(shared_size))
+    return func._launch(_grid3(grid), _block3(block), buf, None, stream, int(shared_size),
+                        timed)
 
 
-def _function_prepared_timed_call(func, grid, block, *args, **kwargs):
-    shared_size = kwargs.pop("shared_size", 0)
-    if kwargs:
-        raise TypeError("unknown keyword arguments: " + ", ".join(sorted(kwargs)))
-    buf = pack_prepared(_fmt_of(func), args)
-    t = func._launch(_grid3(grid), _block3(block), buf, None, 0, int(shared_size), True)
+def _function_prepared_call(func, grid, block, *args, shared_size=0):
+    _prepared(func, grid, block, args, 0, shared_size)
+
+
+def _function_prepared_timed_call(func, grid, block, *args, shared_size=0):
+    t = _prepared(func, grid, block, args, 0, shared_size, True)
     return lambda: t
 
 
-def _function_prepared_async_call(func, grid, block, stream, *args, **kwargs):
-    shared_size = kwargs.pop("shared_size", 0)
-    if kwargs:
-        raise TypeError("unknown keyword arguments: " + ", ".join(sorted(kwargs)))
-    buf = pack_prepared(_fmt_of(func), args)
-    func._launch(_grid3(grid), _block3(block), buf, None,
-                 _stream_handle(stream) or 0, int(shared_size))
+def _function_prepared_async_call(func, grid, block, stream, *args, shared_size=0):
+    _prepared(func, grid, block, args, _stream_handle(stream) or 0, shared_size)
 
 
 def _function_getattr(func, name):

@@ -12,6 +12,7 @@ import numbers
 import numpy as np
 
 import pycuda.driver as drv
+from pycuda import _ops
 from rucuda import kernels
 from rucuda.dtypes import dtype_to_ctype, get_or_register_dtype, register_dtype
 
@@ -275,6 +276,17 @@ class GPUArray:
 
     # {{{ construction helpers
 
+    def _like_me_over(self, gpudata):
+        """A new array of this one's shape, dtype, strides and allocator over
+        ``gpudata`` (the operators' fast path: no checks, the shape is known good)."""
+        new = object.__new__(GPUArray)
+        d = self.__dict__
+        new.__dict__.update(shape=d["shape"], dtype=d["dtype"], size=d["size"],
+                            nbytes=d["nbytes"], strides=d["strides"],
+                            allocator=d["allocator"], gpudata=gpudata, base=None,
+                            mem_size=d["size"])
+        return new
+
     def _new_like_me(self, dtype=None, order="C"):
         dtype = self.dtype if dtype is None else np.dtype(dtype)
         if self.flags.f_contiguous and not self.flags.c_contiguous:
@@ -290,24 +302,40 @@ class GPUArray:
         return _ops.binary(self, other, op, reverse, out)
 
     def __add__(self, other):
+        if type(other) is GPUArray and type(self) is GPUArray:
+            r = _ops.fast_binary(self, other, "+")
+            if r is not None:
+                return r
         return self._elwise(other, "+")
 
     def __radd__(self, other):
         return self._elwise(other, "+", True)
 
     def __sub__(self, other):
+        if type(other) is GPUArray and type(self) is GPUArray:
+            r = _ops.fast_binary(self, other, "-")
+            if r is not None:
+                return r
         return self._elwise(other, "-")
 
     def __rsub__(self, other):
         return self._elwise(other, "-", True)
 
     def __mul__(self, other):
+        if type(other) is GPUArray and type(self) is GPUArray:
+            r = _ops.fast_binary(self, other, "*")
+            if r is not None:
+                return r
         return self._elwise(other, "*")
 
     def __rmul__(self, other):
         return self._elwise(other, "*", True)
 
     def __truediv__(self, other):
+        if type(other) is GPUArray and type(self) is GPUArray:
+            r = _ops.fast_binary(self, other, "/")
+            if r is not None:
+                return r
         return self._elwise(other, "/")
 
     def __rtruediv__(self, other):

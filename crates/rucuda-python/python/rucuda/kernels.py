@@ -13,9 +13,18 @@ _MODULES = {}
 _HOLDERS = weakref.WeakSet()
 
 
+# Other per-context dicts (keyed by context handle first), cleared with the modules.
+_CACHES = []
+
+
 def remember_holder(obj):
     """Registers ``obj``'s ``_by_context`` cache for :func:`clear`."""
     _HOLDERS.add(obj)
+
+
+def remember_cache(cache):
+    """Registers a per-context dict for :func:`clear`."""
+    _CACHES.append(cache)
 _SLOT = re.compile(r"\$([A-Z_]+)\$")
 
 
@@ -54,8 +63,7 @@ def with_headers(source):
 def context_key():
     """The current context's handle (None without one): the key of per-context caches."""
     from rucuda import _native
-    ctx = _native.Context.get_current()
-    return None if ctx is None else ctx.handle
+    return _native.current_context_handle() or None
 
 
 def module_for(source, options=(), include_dirs=()):
@@ -75,6 +83,8 @@ def clear():
     ``clear_context_caches``."""
     _MODULES.clear()
     _SM_COUNT.clear()
+    for cache in _CACHES:
+        cache.clear()
     for holder in list(_HOLDERS):
         holder.__dict__.pop("_by_context", None)
 
