@@ -26,7 +26,7 @@
 //!   in one read (privatized in shared memory), a small kernel turns the counts into
 //!   each row's digit offsets, then one kernel per 8-bit digit: each block takes a tile
 //!   (by ticket, so it waits only for running blocks), ranks its keys by the digit with
-//!   `__match_any_sync` per warp and counters in shared memory, publishes its digit
+//!   one ballot per digit bit in each warp and counters in shared memory, publishes its digit
 //!   counts and looks back over the earlier tiles' (decoupled look-back, as
 //!   [`crate::scan`]), and scatters keys and values through shared memory so that
 //!   writes of one digit are contiguous. Rows past 2^30 elements go in chunks (the

@@ -1,5 +1,5 @@
 //! CUDA source of the radix sort kernels (`cuda/`): `head.cuh` (key types and the key
-//! transform), `rank.cuh` (ranking a tile by one digit with `__match_any_sync`),
+//! transform), `rank.cuh` (ranking a tile by one digit with ballots or `__match_any_sync`),
 //! `onesweep.cu` (histogram, offsets and one digit pass with decoupled look-back),
 //! `block_sort.cu` (one block per short row), `select.cu` (top-k by radix select), `family.cu` (searchsorted, runs for unique and
 //! run-length encoding). Pure text, compiled with NVRTC in CI.

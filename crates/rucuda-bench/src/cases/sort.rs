@@ -38,7 +38,7 @@ type Run = fn(&Gpu, &Config) -> Result<Measurement>;
 /// One point of the tuning sweep (`RUCUDA_BENCH_SORT_SWEEP=1`): case name, what it sorts,
 /// and the overrides (0: the default; `onesweep` 1: rows of 4096 take the onesweep passes
 /// instead of one block each; `ballots`: the ranking warps find their digit's lanes
-/// with ballots instead of `__match_any_sync`).
+/// with ballots, else with `__match_any_sync`).
 struct TunePoint {
     name: &'static str,
     what: Tuned,
@@ -148,7 +148,13 @@ fn tune_point(config: &Config, index: usize) -> Result<Measurement> {
         local_max: (p.onesweep == 1).then_some(0),
         hist_blocks_per_sm: some(p.hist_blocks_per_sm),
         table_budget: None,
-        peer_match: p.ballots.then_some(PeerMatch::Ballots),
+        // Explicit both ways, so that a point measures the same kernels whatever the
+        // default (ballots since 2026-11-27; the plain points keep `__match_any_sync`).
+        peer_match: Some(if p.ballots {
+            PeerMatch::Ballots
+        } else {
+            PeerMatch::MatchAny
+        }),
     });
     let result = (|| {
         let stream = bench_stream()?;
