@@ -146,6 +146,13 @@ pub fn current_context_handle() -> PyResult<usize> {
 /// (rucuda's own release paths make their context current, which on a PyCUDA-style
 /// stack would replace whatever context is on top).
 pub fn with_pushed<R>(ctx: &rucuda_driver::Context, f: impl FnOnce() -> R) -> R {
+    // Already current (the common case: an array freed in the context it was made in):
+    // nothing to push, and the stack stays as it is either way.
+    let mut now: rucuda_driver::sys::CUcontext = std::ptr::null_mut();
+    // SAFETY: writes one handle.
+    if unsafe { cu!(cuCtxGetCurrent(&mut now)) }.is_ok() && now == ctx.raw() {
+        return f();
+    }
     let pushed = ctx.push().is_ok();
     let r = f();
     if pushed {

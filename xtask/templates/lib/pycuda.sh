@@ -19,7 +19,8 @@
 # pycuda-fresh: the wheel and NumPy (from python/extra/) in a virtual environment with
 # nothing else, and `import pycuda.autoinit` there.
 # pycuda-bench: py_bench.py for rucuda (in the environment), then CuPy and NVIDIA's
-# cuda-bindings (the system's Python) as references; JSON lines to
+# cuda-bindings (the system's Python) as references, and PyCUDA itself where
+# pycuda-control built it on this machine; JSON lines to
 # $RESULTS/pycuda-bench.jsonl.
 
 # Makes the virtual environment in a new folder whose path it prints; fails saying why.
@@ -134,13 +135,22 @@ run_pycuda_bench() {
         "$py" "$dir/py_bench.py" --impl "$impl" | tee -a "$out" ||
             echo "run.sh pycuda-bench: the $impl reference failed (not installed?)" >&2
     done
+    # PyCUDA itself, where `run.sh pycuda-control` built it on this machine.
+    local control=/tmp/rucuda-pycuda-control src
+    if [[ -f $control/.built ]]; then
+        src=$(ls -d "$control"/pycuda-*/ 2>/dev/null | head -n 1)
+        PYTHONPATH=$src "$control/venv/bin/python" "$dir/py_bench.py" --impl pycuda \
+            --label pycuda | tee -a "$out" ||
+            echo "run.sh pycuda-bench: PyCUDA's own run failed" >&2
+    fi
     echo "pycuda-bench: $out"
     rm -rf -- "$work"
     return $rc
 }
 
 # The shared pytest run: the three files copied to $1 and run there with $2 (a Python);
-# the output goes to $3 (with the reason of every failure, error and skip: -rfEs); the
+# the output goes to $3 (with the reason of every failure, error and skip: -rfEs, and the
+# 15 slowest tests, so that runs under rucuda and under PyCUDA compare test by test); the
 # remaining arguments go to pytest.
 pycuda_pytest() {
     local work=$1 python=$2 out=$3
@@ -152,7 +162,7 @@ pycuda_pytest() {
     fi
     local start end rc
     start=$(date +%s)
-    (cd "$work" && "$python" -m pytest -p no:cacheprovider -rfEs "${xdist[@]}" \
+    (cd "$work" && "$python" -m pytest -p no:cacheprovider -rfEs --durations=15 "${xdist[@]}" \
         test_driver.py test_gpuarray.py test_cumath.py "$@") >"$out" 2>&1
     rc=$?
     end=$(date +%s)
