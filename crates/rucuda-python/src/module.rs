@@ -160,6 +160,18 @@ fn dims3(obj: &Bound<'_, PyAny>, what: &str) -> PyResult<(u32, u32, u32)> {
     Ok((d[0], d[1], d[2]))
 }
 
+/// One 8-byte kernel argument: an allocation's address, or an integer (anything with
+/// `__index__`; negative values as two's complement).
+fn word_of(x: &Bound<'_, PyAny>) -> PyResult<u64> {
+    match x.downcast::<crate::memory::DeviceAllocation>() {
+        Ok(a) => Ok(a.borrow().address()),
+        Err(_) => x
+            .extract::<i64>()
+            .map(|v| v as u64)
+            .or_else(|_| x.extract::<u64>()),
+    }
+}
+
 impl Function {
     /// Launches `size` bytes of packed arguments; the kernel's time in seconds when
     /// `timed`.
@@ -328,13 +340,7 @@ impl Function {
     ) -> PyResult<()> {
         let mut w: Vec<u64> = Vec::with_capacity(words.len().max(1));
         for x in words.iter() {
-            w.push(match x.downcast::<crate::memory::DeviceAllocation>() {
-                Ok(a) => a.borrow().address(),
-                Err(_) => x
-                    .extract::<i64>()
-                    .map(|v| v as u64)
-                    .or_else(|_| x.extract::<u64>())?,
-            });
+            w.push(word_of(&x)?);
         }
         let size = w.len() * 8;
         if w.is_empty() {
@@ -347,6 +353,40 @@ impl Function {
         };
         // SAFETY: PyCUDA's contract: the caller vouches for the arguments.
         unsafe { self.run(py, &cfg, &mut w, size, 0, false) }.map(|_| ())
+    }
+
+    /// [`_launch_words`](Self::_launch_words) with a new stream-ordered allocation of
+    /// `nbytes` (`mem_alloc_async`'s) as the first argument, which it returns: the array
+    /// operators' result and launch in one call. The allocation is freed if the launch
+    /// fails.
+    ///
+    /// Like PyCUDA's, this trusts the arguments: device addresses are not checked.
+    #[pyo3(signature = (nbytes, grid_x, block_x, *words))]
+    fn _launch_new(
+        &self,
+        py: Python<'_>,
+        nbytes: usize,
+        grid_x: u32,
+        block_x: u32,
+        words: &Bound<'_, PyTuple>,
+    ) -> PyResult<crate::memory::DeviceAllocation> {
+        let out = crate::memory::mem_alloc_async(nbytes)?;
+        let mut w: Vec<u64> = Vec::with_capacity(words.len() + 1);
+        w.push(out.address());
+        for x in words.iter() {
+            w.push(word_of(&x)?);
+        }
+        let size = w.len() * 8;
+        let cfg = LaunchConfig {
+            grid: (grid_x, 1, 1),
+            block: (block_x, 1, 1),
+            shared_mem_bytes: 0,
+        };
+        // SAFETY: PyCUDA's contract: the caller vouches for the arguments; the first is
+        // the new allocation, which lives on in the returned object (or is freed, in
+        // stream order, after a failed launch).
+        unsafe { self.run(py, &cfg, &mut w, size, 0, false) }?;
+        Ok(out)
     }
 
     /// The bytes of each kernel parameter, when the driver can tell (CUDA 12.4+).

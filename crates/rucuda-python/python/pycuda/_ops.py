@@ -121,8 +121,14 @@ def fast_binary(a, b, op):
         return None
     func, most = entry
     blocks = (n + 255) >> 8
-    z = a.allocator(a.nbytes)
-    func._launch_words(blocks if blocks < most else most, 256, z, a.gpudata, b.gpudata, n)
+    if blocks > most:
+        blocks = most
+    if a.allocator is _native.mem_alloc_async:
+        # The default allocator: allocation and launch in one native call.
+        z = func._launch_new(a.nbytes, blocks, 256, a.gpudata, b.gpudata, n)
+    else:
+        z = a.allocator(a.nbytes)
+        func._launch_words(blocks, 256, z, a.gpudata, b.gpudata, n)
     return a._like_me_over(z)
 
 
