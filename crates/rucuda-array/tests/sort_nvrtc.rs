@@ -140,8 +140,18 @@ fn family_and_histogram_kernels_compile_nvrtc() {
     );
     for dtype in all_keys() {
         let src = rucuda_array::sort::histogram_source(dtype).unwrap();
-        c.compile_for(&src, Arch::SM_90)
+        let ptx = c
+            .compile_for(&src, Arch::SM_90)
             .unwrap_or_else(|e| panic!("histogram {dtype}: {e}\n{src}"));
+        // The classic kernel and the lanes kernels of the four modes.
+        let text = String::from_utf8_lossy(&ptx.image);
+        assert!(text.contains("_histogram("), "{dtype}");
+        for m in 0..4 {
+            assert!(
+                text.contains(&format!("_histogram_lanes_m{m}(")),
+                "{dtype}: lanes kernel of mode {m}"
+            );
+        }
     }
     for (dtype, less) in [
         (DType::F32, "a < b"),

@@ -40,6 +40,11 @@ pub fn histogram_source(dtype: DType) -> Result<String> {
         DTypeKind::Float => ("(double)(x)", "(long long)(x)"),
         _ => ("(double)(x)", "(long long)(x)"),
     };
+    let float_input = if matches!(dtype, DType::F32 | DType::F16 | DType::BF16) {
+        "1"
+    } else {
+        "0"
+    };
     Ok(render(
         SOURCE,
         &[
@@ -47,33 +52,151 @@ pub fn histogram_source(dtype: DType) -> Result<String> {
             ("T", dtype.c_type()),
             ("TO_DOUBLE", to_double),
             ("TO_INT", to_int),
+            ("FLOAT_INPUT", float_input),
             ("ENTRY", &entry(dtype)),
         ],
     )?)
+}
+
+/// Which histogram kernel counts (`RUCUDA_HISTOGRAM_VARIANT`: `classic` or `lanes`; or
+/// [`set_histogram_variant`] for the whole process, as the bench's sweep does).
+///
+/// ```
+/// use rucuda_array::sort::HistogramVariant;
+/// assert_eq!(HistogramVariant::parse("lanes"), Some(HistogramVariant::Lanes));
+/// assert_eq!(HistogramVariant::default(), HistogramVariant::Classic);
+/// ```
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
+pub enum HistogramVariant {
+    /// One copy of the bins per block in shared memory, the mode chosen at run time (every
+    /// histogram test on the H200 ran with it).
+    #[default]
+    Classic,
+    /// 32 copies of the bins per block (lane j of each warp counts into copy j: no bank or
+    /// address conflicts among a warp's atomics), one kernel per mode, and for float
+    /// inputs in even bins a float estimate of the bin that takes the exact double path
+    /// only near an edge. Used where the copies fit 48 KiB of shared memory (up to 384
+    /// bins); elsewhere the classic kernel counts.
+    Lanes,
+}
+
+impl HistogramVariant {
+    /// The `RUCUDA_HISTOGRAM_VARIANT` spelling: `classic` or `lanes`.
+    pub fn parse(s: &str) -> Option<HistogramVariant> {
+        match s.trim() {
+            "classic" => Some(HistogramVariant::Classic),
+            "lanes" => Some(HistogramVariant::Lanes),
+            _ => None,
+        }
+    }
+}
+
+/// 0: no override; 1: classic; 2: lanes.
+static VARIANT_OVERRIDE: std::sync::atomic::AtomicU8 = std::sync::atomic::AtomicU8::new(0);
+
+/// Sets (or with `None` clears) the histogram kernel for the whole process, ahead of
+/// `RUCUDA_HISTOGRAM_VARIANT`.
+pub fn set_histogram_variant(variant: Option<HistogramVariant>) {
+    let v = match variant {
+        None => 0,
+        Some(HistogramVariant::Classic) => 1,
+        Some(HistogramVariant::Lanes) => 2,
+    };
+    VARIANT_OVERRIDE.store(v, std::sync::atomic::Ordering::Relaxed);
+}
+
+fn variant() -> HistogramVariant {
+    match VARIANT_OVERRIDE.load(std::sync::atomic::Ordering::Relaxed) {
+        1 => HistogramVariant::Classic,
+        2 => HistogramVariant::Lanes,
+        _ => {
+            static ENV: OnceLock<HistogramVariant> = OnceLock::new();
+            *ENV.get_or_init(|| {
+                std::env::var("RUCUDA_HISTOGRAM_VARIANT")
+                    .ok()
+                    .and_then(|v| HistogramVariant::parse(&v))
+                    .unwrap_or_default()
+            })
+        }
+    }
+}
+
+/// Bins the lanes kernels hold: 32 copies of 32-bit counters in 48 KiB.
+const LANES_MAX_BINS: usize = 48 * 1024 / (32 * 4);
+
+/// The float estimate's inputs for even bins over [lo, hi] (the lanes kernels' `fast`,
+/// `lo_f`, `hi_f`, `lo32`, `norm32`): the smallest float at or above `lo`, the largest at
+/// or below `hi` (so that a float compares with them as with the doubles), `lo` and
+/// `bins / (hi - lo)` rounded to float; `fast` only when the estimate's error, bounded
+/// from the magnitudes, stays below a quarter of the kernel's margin (2^-10 bins).
+fn float_estimate(lo: f64, hi: f64, bins: usize) -> (bool, f32, f32, f32, f32) {
+    let norm = bins as f64 / (hi - lo);
+    let (lo32, norm32) = (lo as f32, norm as f32);
+    let lo_f = if (lo32 as f64) < lo {
+        next_float_up(lo32)
+    } else {
+        lo32
+    };
+    let hi32 = hi as f32;
+    let hi_f = if (hi32 as f64) > hi {
+        next_float_down(hi32)
+    } else {
+        hi32
+    };
+    // Each float step (the subtraction, lo's and norm's rounding, the product) is off by
+    // at most 2^-24 of its magnitude; 2^-22 covers them together.
+    let error = (norm * (lo.abs() + hi.abs()) + bins as f64) * (-22f64).exp2();
+    let fast = error < (-12f64).exp2()
+        && bins < (1 << 24)
+        && [lo_f, hi_f, lo32, norm32].iter().all(|v| v.is_finite())
+        && lo_f <= hi_f;
+    (fast, lo_f, hi_f, lo32, norm32)
+}
+
+/// The next float above a finite `x` (`f32::next_up`, which our minimum Rust lacks).
+fn next_float_up(x: f32) -> f32 {
+    if x == 0.0 {
+        return f32::from_bits(1);
+    }
+    let b = x.to_bits();
+    f32::from_bits(if x > 0.0 { b + 1 } else { b - 1 })
+}
+
+/// The next float below a finite `x`.
+fn next_float_down(x: f32) -> f32 {
+    -next_float_up(-x)
 }
 
 fn entry(dtype: DType) -> String {
     format!("rucuda_histogram_{}", dtype.to_string().to_lowercase())
 }
 
-fn kernel(stream: &Stream, dtype: DType) -> Result<Function> {
-    static CACHE: OnceLock<Mutex<HashMap<(u64, DType), Function>>> = OnceLock::new();
+/// The classic kernel, then the lanes kernels of modes 0 to 3.
+fn kernels(stream: &Stream, dtype: DType) -> Result<std::sync::Arc<Vec<Function>>> {
+    type Cache = HashMap<(u64, DType), std::sync::Arc<Vec<Function>>>;
+    static CACHE: OnceLock<Mutex<Cache>> = OnceLock::new();
     let cache = CACHE.get_or_init(|| Mutex::new(HashMap::new()));
     let key = (stream.context().id(), dtype);
     if let Some(f) = cache.lock().unwrap_or_else(|p| p.into_inner()).get(&key) {
         return Ok(f.clone());
     }
     let source = histogram_source(dtype)?;
-    let name = format!("{}_histogram", entry(dtype));
-    let loaded = default_compiler().load(stream.context(), &source, &[&name])?;
-    let f = loaded
-        .functions
-        .into_iter()
-        .next()
-        .ok_or_else(|| ArrayError::Compile {
-            kernel: name,
-            message: "no kernel returned".into(),
-        })?;
+    let e = entry(dtype);
+    let mut names = vec![format!("{e}_histogram")];
+    names.extend((0..4).map(|m| format!("{e}_histogram_lanes_m{m}")));
+    let refs: Vec<&str> = names.iter().map(String::as_str).collect();
+    let loaded = default_compiler().load(stream.context(), &source, &refs)?;
+    if loaded.functions.len() != names.len() {
+        return Err(ArrayError::Compile {
+            kernel: names[0].clone(),
+            message: format!(
+                "{} kernels returned, {} expected",
+                loaded.functions.len(),
+                names.len()
+            ),
+        });
+    }
+    let f = std::sync::Arc::new(loaded.functions);
     cache
         .lock()
         .unwrap_or_else(|p| p.into_inner())
@@ -124,7 +247,7 @@ fn count<T: Element>(a: &GpuArray<T>, how: Bins<'_>, bins: usize) -> Result<GpuA
     };
     let n = x.len();
     if n > 0 && bins > 0 {
-        let f = kernel(&stream, T::DTYPE)?;
+        let fns = kernels(&stream, T::DTYPE)?;
         // Only explicit edges travel to the device.
         let edges_dev = if mode == 1 {
             Some(GpuArray::<f64>::from_slice(&stream, edges)?)
@@ -144,6 +267,7 @@ fn count<T: Element>(a: &GpuArray<T>, how: Bins<'_>, bins: usize) -> Result<GpuA
         let grid = (sms * per_sm).min(n.div_ceil(THREADS as usize)).max(1);
         // Shared counters are 32-bit: each block must count fewer than 2^32 elements.
         let shared = bins <= SHARED_BINS && n / grid < u32::MAX as usize;
+        let lanes = shared && bins <= LANES_MAX_BINS && variant() == HistogramVariant::Lanes;
         let mem = x.memory();
         let vectorized = mem.is_aligned(16) && T::DTYPE.size_bytes() <= 16;
         let xr = mem.elements(x.nbytes())?;
@@ -168,17 +292,37 @@ fn count<T: Element>(a: &GpuArray<T>, how: Bins<'_>, bins: usize) -> Result<GpuA
         buf.push(hi);
         buf.push(step);
         buf.push(width);
-        buf.push(i32::from(shared));
+        if lanes {
+            let (fast, lo_f, hi_f, lo32, norm32) = if mode == 0 {
+                float_estimate(lo, hi, bins)
+            } else {
+                (false, 0.0, 0.0, 0.0, 0.0)
+            };
+            buf.push(i32::from(fast));
+            buf.push(lo_f);
+            buf.push(hi_f);
+            buf.push(lo32);
+            buf.push(norm32);
+        } else {
+            buf.push(i32::from(shared));
+        }
         push_array(&mut buf, &counts, &stream, Access::Write)?;
+        let (f, shared_bytes) = if lanes {
+            (&fns[1 + mode as usize], bins * 32 * 4)
+        } else {
+            (&fns[0], if shared { bins * 4 } else { 0 })
+        };
         let config = LaunchConfig {
             grid: (grid as u32, 1, 1),
             block: (THREADS, 1, 1),
-            shared_mem_bytes: if shared { (bins * 4) as u32 } else { 0 },
+            shared_mem_bytes: shared_bytes as u32,
         };
         // SAFETY: reads the n elements of `x` (16-byte loads only when aligned, whole
         // vectors below n) and, in mode 1 only, the bins + 1 explicit edges; counts only
         // bins 0..bins into `counts` (bins elements) and the shared counters (bins of
-        // them when `shared`).
+        // them when `shared`; 32 copies of them, bins * 32 words, for the lanes kernels,
+        // whose parameters the arguments above follow: `fast`, the four floats, then
+        // `counts`, where the classic kernel takes `shared`, then `counts`).
         unsafe { f.launch_args(config, &stream, &buf)? };
     }
     counts.reinterpret::<i64>()
@@ -320,6 +464,36 @@ impl<T: Element> GpuArray<T> {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn float_bounds_compare_as_the_doubles() {
+        for (lo, hi) in [(0.0, 1.0), (0.1, 0.7), (-3.3, 1e-3), (1e6 + 0.1, 1e6 + 0.3)] {
+            let (_, lo_f, hi_f, _, _) = super::float_estimate(lo, hi, 256);
+            assert!(lo_f as f64 >= lo && (super::next_float_down(lo_f) as f64) < lo);
+            assert!(hi_f as f64 <= hi && (super::next_float_up(hi_f) as f64) > hi);
+        }
+        assert_eq!(super::next_float_up(0.0), f32::from_bits(1));
+        assert_eq!(super::next_float_up(-1.0), -(1.0 - f32::EPSILON / 2.0));
+        assert_eq!(super::next_float_down(1.0), 1.0 - f32::EPSILON / 2.0);
+    }
+
+    #[test]
+    fn the_float_estimate_only_where_its_error_is_small() {
+        // [0, 1] in 256 bins: error about 1.2e-4 bins, below 2^-12.
+        assert!(super::float_estimate(0.0, 1.0, 256).0);
+        // A narrow range far from zero: floats cannot place values in it.
+        assert!(!super::float_estimate(1e6, 1e6 + 1.0, 256).0);
+        // Too many bins for the margin.
+        assert!(!super::float_estimate(0.0, 1.0, 1 << 20).0);
+    }
+
+    #[test]
+    fn variants_parse() {
+        use super::HistogramVariant as V;
+        assert_eq!(V::parse(" classic"), Some(V::Classic));
+        assert_eq!(V::parse("lanes"), Some(V::Lanes));
+        assert_eq!(V::parse("other"), None);
+    }
+
     #[test]
     fn even_edges_match_numpy_linspace() {
         assert_eq!(

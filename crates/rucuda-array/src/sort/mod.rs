@@ -51,7 +51,7 @@ mod keys_tests;
 pub use api::SortOrder;
 pub use compact::compact_source;
 pub use family::{Side, Unique};
-pub use histogram::histogram_source;
+pub use histogram::{histogram_source, set_histogram_variant, HistogramVariant};
 pub use keys::{KeyBits, KeyKind};
 pub use merge::merge_source;
 pub use render::{RenderedSort, SortKernelSpec, SortModule};

@@ -249,3 +249,112 @@ fn histogram_and_bincount_gpu() {
     assert!(neg.bincount(0).is_err());
     assert!(g.histogram_edges(&[1.0, 0.0]).is_err());
 }
+
+/// f32 values that put the float estimate to the test: every edge of `bins` even bins
+/// over [lo, hi] (NumPy's linspace, as the library computes it), the floats just below
+/// and above each, the range's ends and beyond, NaN and infinities, then uniform values.
+fn edge_heavy_f32(rng: &mut Rng, n: usize, bins: usize, lo: f64, hi: f64) -> Vec<f32> {
+    let step = (hi - lo) / bins as f64;
+    let mut v = Vec::with_capacity(n);
+    for k in 0..=bins {
+        let e = if k == bins { hi } else { k as f64 * step + lo } as f32;
+        v.extend([
+            e,
+            f32::from_bits(e.to_bits().wrapping_sub(1)),
+            f32::from_bits(e.to_bits() + 1),
+        ]);
+    }
+    v.extend([
+        f32::NAN,
+        f32::INFINITY,
+        f32::NEG_INFINITY,
+        lo as f32 - 1.0,
+        hi as f32 + 1.0,
+    ]);
+    while v.len() < n {
+        let u = (rng.next_u64() >> 40) as f64 / (1u64 << 24) as f64;
+        v.push((lo + (hi - lo) * (u * 1.2 - 0.1)) as f32);
+    }
+    v
+}
+
+#[test]
+#[ignore = "needs a CUDA device"]
+fn histogram_lanes_variant_matches_numpy_gpu() {
+    use rucuda_array::sort::{set_histogram_variant, HistogramVariant};
+    let s = stream();
+    let mut rng = Rng::fresh();
+    for n in [1000usize, 100_003, (1 << 22) + 5] {
+        let bytes: Vec<u8> = (0..n).map(|_| rng.next_u64() as u8).collect();
+        let a = GpuArray::from_slice(&s, &bytes).unwrap();
+        let xs: Vec<f64> = bytes.iter().map(|&b| b as f64).collect();
+        let floats = edge_heavy_f32(&mut rng, n, 256, 0.0, 1.0);
+        let g = GpuArray::from_slice(&s, &floats).unwrap();
+        let fx: Vec<f64> = floats.iter().map(|&v| v as f64).collect();
+        let odd = edge_heavy_f32(&mut rng, n, 100, -3.3, 7.1);
+        let h = GpuArray::from_slice(&s, &odd).unwrap();
+        let hx: Vec<f64> = odd.iter().map(|&v| v as f64).collect();
+        let halves: Vec<f16> = floats.iter().map(|&v| f16::from_f32(v)).collect();
+        let hh = GpuArray::from_slice(&s, &halves).unwrap();
+        let hhx: Vec<f64> = halves.iter().map(|v| v.to_f64()).collect();
+        let mut results = Vec::new();
+        for variant in [HistogramVariant::Lanes, HistogramVariant::Classic] {
+            set_histogram_variant(Some(variant));
+            let what = |case: &str| format!("{variant:?} n {n} {case}");
+            let mut got = Vec::new();
+            // Modes 3 (integers, integral bins) and 0 (integers, other bins).
+            for (bins, range) in [(256usize, (0.0, 256.0)), (7, (10.0, 200.0))] {
+                let c = a.histogram(bins, Some(range)).unwrap().0.to_vec().unwrap();
+                assert_positions(
+                    &c,
+                    &host_histogram(&xs, bins, range.0, range.1),
+                    &what("u8"),
+                );
+                got.push(c);
+            }
+            // Mode 0 on floats: the float estimate, edges and specials.
+            for (arr, x, bins, range, case) in [
+                (&g, &fx, 256, (0.0, 1.0), "f32 [0, 1]"),
+                (&h, &hx, 100, (-3.3, 7.1), "f32 [-3.3, 7.1]"),
+            ] {
+                let c = arr
+                    .histogram(bins, Some(range))
+                    .unwrap()
+                    .0
+                    .to_vec()
+                    .unwrap();
+                assert_positions(&c, &host_histogram(x, bins, range.0, range.1), &what(case));
+                got.push(c);
+            }
+            let c = hh
+                .histogram(256, Some((0.0, 1.0)))
+                .unwrap()
+                .0
+                .to_vec()
+                .unwrap();
+            assert_positions(&c, &host_histogram(&hhx, 256, 0.0, 1.0), &what("f16"));
+            got.push(c);
+            // Mode 1 (explicit edges) and mode 2 (bincount).
+            let edges = [-1.0, 0.0, 0.25, 0.5, 0.9, 1.0];
+            let c = g.histogram_edges(&edges).unwrap().to_vec().unwrap();
+            let mut want = vec![0i64; 5];
+            for &v in &fx {
+                if v >= edges[0] && v <= edges[5] {
+                    want[edges.partition_point(|&e| e <= v).saturating_sub(1).min(4)] += 1;
+                }
+            }
+            assert_positions(&c, &want, &what("explicit edges"));
+            got.push(c);
+            let c = a.bincount(300).unwrap().to_vec().unwrap();
+            let mut want = vec![0i64; 300];
+            for &b in &bytes {
+                want[b as usize] += 1;
+            }
+            assert_positions(&c, &want, &what("bincount"));
+            got.push(c);
+            results.push(got);
+        }
+        set_histogram_variant(None);
+        assert_eq!(results[0], results[1], "n {n}: lanes and classic differ");
+    }
+}
