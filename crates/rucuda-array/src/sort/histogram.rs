@@ -264,10 +264,25 @@ fn count<T: Element>(a: &GpuArray<T>, how: Bins<'_>, bins: usize) -> Result<GpuA
             .and_then(|v| v.parse::<usize>().ok())
             .unwrap_or(8)
             .max(1);
-        let grid = (sms * per_sm).min(n.div_ceil(THREADS as usize)).max(1);
+        let grid_of = |per_sm: usize| (sms * per_sm).min(n.div_ceil(THREADS as usize)).max(1);
+        let mut grid = grid_of(per_sm);
         // Shared counters are 32-bit: each block must count fewer than 2^32 elements.
         let shared = bins <= SHARED_BINS && n / grid < u32::MAX as usize;
-        let lanes = shared && bins <= LANES_MAX_BINS && variant() == HistogramVariant::Lanes;
+        let mut lanes = shared && bins <= LANES_MAX_BINS && variant() == HistogramVariant::Lanes;
+        if lanes {
+            // 32 copies of the bins take bins * 128 bytes a block: no more blocks than fit
+            // a multiprocessor at once (a second wave would double the grid-stride loop).
+            let fit = fns[1].max_active_blocks_per_multiprocessor(
+                THREADS,
+                bins * 32 * 4,
+                rucuda_driver::OccupancyFlags::DEFAULT,
+            )? as usize;
+            grid = grid_of(per_sm.min(fit.max(1)));
+            lanes = n / grid < u32::MAX as usize;
+            if !lanes {
+                grid = grid_of(per_sm);
+            }
+        }
         let mem = x.memory();
         let vectorized = mem.is_aligned(16) && T::DTYPE.size_bytes() <= 16;
         let xr = mem.elements(x.nbytes())?;
