@@ -172,7 +172,42 @@ fn word_of(x: &Bound<'_, PyAny>) -> PyResult<u64> {
     }
 }
 
+/// A launch's shape as Python gives it: grid and block sequences, shared bytes, stream.
+struct Shape<'a, 'py> {
+    grid: &'a Bound<'py, PyAny>,
+    block: &'a Bound<'py, PyAny>,
+    shared: u32,
+    stream: usize,
+}
+
 impl Function {
+    /// [`run`](Self::run) on a [`Shape`], first checked against the kernel's parameters
+    /// when `sizes` (each argument's bytes) is given; the time (or None) for Python.
+    ///
+    /// # Safety
+    /// As [`run`](Self::run).
+    unsafe fn run_shaped(
+        &self,
+        py: Python<'_>,
+        shape: &Shape<'_, '_>,
+        words: &mut [u64],
+        size: usize,
+        sizes: Option<&[usize]>,
+        timed: bool,
+    ) -> PyResult<PyObject> {
+        let cfg = LaunchConfig {
+            grid: dims3(shape.grid, "grid")?,
+            block: dims3(shape.block, "block")?,
+            shared_mem_bytes: shape.shared,
+        };
+        if let Some(sizes) = sizes {
+            self.inner.check_launch(&cfg, sizes).or_raise()?;
+        }
+        // SAFETY: the caller's contract.
+        let t = unsafe { self.run(py, &cfg, words, size, shape.stream, timed) }?;
+        Ok(t.into_pyobject(py)?.into_any().unbind())
+    }
+
     /// Launches `size` bytes of packed arguments; the kernel's time in seconds when
     /// `timed`.
     ///
@@ -283,15 +318,15 @@ impl Function {
         let Some(mut words) = format.pack(args) else {
             return Ok(py.NotImplemented());
         };
-        let cfg = LaunchConfig {
-            grid: dims3(grid, "grid")?,
-            block: dims3(block, "block")?,
-            shared_mem_bytes: shared,
-        };
         let size = format.byte_size();
+        let shape = Shape {
+            grid,
+            block,
+            shared,
+            stream,
+        };
         // SAFETY: PyCUDA's contract: the caller vouches for the arguments.
-        let t = unsafe { self.run(py, &cfg, &mut words, size, stream, timed) }?;
-        Ok(t.into_pyobject(py)?.into_any().unbind())
+        unsafe { self.run_shaped(py, &shape, &mut words, size, None, timed) }
     }
 
     /// `Function.__call__`'s common arguments (NumPy scalars, allocations, arrays)
@@ -314,16 +349,15 @@ impl Function {
         let Some((mut words, sizes)) = pack_call(args) else {
             return Ok(py.NotImplemented());
         };
-        let cfg = LaunchConfig {
-            grid: dims3(grid, "grid")?,
-            block: dims3(block, "block")?,
-            shared_mem_bytes: shared,
-        };
-        self.inner.check_launch(&cfg, &sizes).or_raise()?;
         let size = packed_size(&sizes);
+        let shape = Shape {
+            grid,
+            block,
+            shared,
+            stream,
+        };
         // SAFETY: PyCUDA's contract: the caller vouches for the arguments.
-        let t = unsafe { self.run(py, &cfg, &mut words, size, stream, timed) }?;
-        Ok(t.into_pyobject(py)?.into_any().unbind())
+        unsafe { self.run_shaped(py, &shape, &mut words, size, Some(&sizes), timed) }
     }
 
     /// A 1-D launch of 8-byte arguments (addresses and 64-bit integers), as the array

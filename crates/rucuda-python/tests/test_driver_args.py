@@ -8,14 +8,9 @@ import unittest
 
 import numpy as np
 
-import rucuda
+from nodriver import import_without_driver
 
-_saved = rucuda.driver_problem
-rucuda.driver_problem = lambda: None
-try:
-    import pycuda.driver as drv
-finally:
-    rucuda.driver_problem = _saved
+(drv,) = import_without_driver("pycuda.driver")
 
 
 class Recorder:

@@ -7,16 +7,10 @@ import unittest
 
 import numpy as np
 
-import rucuda
+from nodriver import import_without_driver
 
-_saved = rucuda.driver_problem
-rucuda.driver_problem = lambda: None
-try:
-    import pycuda.driver as drv
-    import pycuda.gpuarray as gpuarray
-    from pycuda import _ops
-finally:
-    rucuda.driver_problem = _saved
+drv, gpuarray, _ops = import_without_driver("pycuda.driver", "pycuda.gpuarray",
+                                            "pycuda._ops")
 
 
 class FakeFunction:

@@ -11,14 +11,9 @@ import unittest
 
 import numpy as np
 
-import rucuda
+from nodriver import import_without_driver
 
-_saved = rucuda.driver_problem
-rucuda.driver_problem = lambda: None
-try:
-    import pycuda.gpuarray as gpuarray
-finally:
-    rucuda.driver_problem = _saved
+(gpuarray,) = import_without_driver("pycuda.gpuarray")
 
 BASE = 1 << 20
 

@@ -281,10 +281,11 @@ class GPUArray:
         ``gpudata`` (the operators' fast path: no checks, the shape is known good)."""
         new = object.__new__(GPUArray)
         d = self.__dict__
-        new.__dict__.update(shape=d["shape"], dtype=d["dtype"], size=d["size"],
-                            nbytes=d["nbytes"], strides=d["strides"],
-                            allocator=d["allocator"], gpudata=gpudata, base=None,
-                            mem_size=d["size"])
+        # A dict literal assigned whole: half the time of update() with keywords.
+        new.__dict__ = {"shape": d["shape"], "dtype": d["dtype"], "size": d["size"],
+                        "nbytes": d["nbytes"], "strides": d["strides"],
+                        "allocator": d["allocator"], "gpudata": gpudata, "base": None,
+                        "mem_size": d["size"]}
         return new
 
     def _new_like_me(self, dtype=None, order="C"):

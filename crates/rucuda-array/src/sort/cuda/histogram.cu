@@ -119,6 +119,9 @@ extern "C" __global__ void __launch_bounds__(RUCUDA_THREADS) $ENTRY$_histogram(
 // host proved the estimate's error below a quarter of RUCUDA_LANES_MARGIN bins): a
 // position more than the margin inside a bin is that bin whatever the rounding; one
 // nearer an edge takes the exact double path above.
+// The loops repeat the classic kernel's on purpose while the lanes kernels are opt-in: the
+// classic kernel stays the code every GPU test ran; once the bench has compared the two,
+// one of them goes.
 #define RUCUDA_LANES_MARGIN 0x1p-10f
 
 template <int MODE>
