@@ -137,27 +137,19 @@ unsafe fn launch_words(
 }
 
 /// A grid or block given as a sequence of 1 to 3 integers, padded with ones (PyCUDA's
-/// `grid=(n, 1)`, `block=(256, 1, 1)`).
-fn dims3(obj: &Bound<'_, PyAny>, what: &str) -> PyResult<(u32, u32, u32)> {
-    let bad = || {
-        pyo3::exceptions::PyValueError::new_err(format!(
-            "{what} must have 1 to 3 dimensions of non-negative integers, got {obj}"
-        ))
-    };
-    let seq = obj.try_iter().map_err(|_| bad())?;
+/// `grid=(n, 1)`, `block=(256, 1, 1)`); None for anything else, which the Python path
+/// converts (`int()` of each item) or refuses with PyCUDA's messages.
+fn dims3(obj: &Bound<'_, PyAny>) -> Option<(u32, u32, u32)> {
     let mut d = [1u32; 3];
     let mut n = 0;
-    for item in seq {
+    for item in obj.try_iter().ok()? {
         if n == 3 {
-            return Err(bad());
+            return None;
         }
-        d[n] = item?.extract::<u32>().map_err(|_| bad())?;
+        d[n] = item.ok()?.extract::<u32>().ok()?;
         n += 1;
     }
-    if n == 0 {
-        return Err(bad());
-    }
-    Ok((d[0], d[1], d[2]))
+    (n > 0).then_some((d[0], d[1], d[2]))
 }
 
 /// One 8-byte kernel argument: an allocation's address, or an integer (anything with
@@ -182,7 +174,8 @@ struct Shape<'a, 'py> {
 
 impl Function {
     /// [`run`](Self::run) on a [`Shape`], first checked against the kernel's parameters
-    /// when `sizes` (each argument's bytes) is given; the time (or None) for Python.
+    /// when `sizes` (each argument's bytes) is given; the time (or None) for Python, or
+    /// `NotImplemented` when the grid or block needs the Python path's conversions.
     ///
     /// # Safety
     /// As [`run`](Self::run).
@@ -195,9 +188,12 @@ impl Function {
         sizes: Option<&[usize]>,
         timed: bool,
     ) -> PyResult<PyObject> {
+        let (Some(grid), Some(block)) = (dims3(shape.grid), dims3(shape.block)) else {
+            return Ok(py.NotImplemented());
+        };
         let cfg = LaunchConfig {
-            grid: dims3(shape.grid, "grid")?,
-            block: dims3(shape.block, "block")?,
+            grid,
+            block,
             shared_mem_bytes: shape.shared,
         };
         if let Some(sizes) = sizes {
