@@ -17,12 +17,16 @@ NVRTC_OK, NVRTC_WHY = _native.nvrtc_status()
 
 
 class _FakeFunction:
+    # Every launch's stream handle, in order (shared by all fake functions).
+    streams = []
+
     def __init__(self, name, log):
         self.name = name
         self.log = log
 
     def _launch(self, grid, block, args, sizes=None, stream=0, shared=0, timed=False):
         self.log.append((self.name, grid, block, len(args)))
+        self.streams.append(stream)
 
 
 class _FakeModule:
@@ -204,6 +208,21 @@ class GeneratedKernelsCompile(unittest.TestCase):
         for dt in (np.int32, np.uint32):
             curandom._truncate(FakeArray((10,), dt), FakeArray((10,), np.uint64), None)
         self.assertEqual(len(self.launched), 5)
+
+    def test_fill_astype_any_all_run_on_the_given_stream(self):
+        from pycuda import _ops
+
+        class FakeStream:
+            handle = 0xBEEF
+
+        _FakeFunction.streams.clear()
+        a = FakeArray((10,), np.float32)
+        _ops.fill(a, 1.5, FakeStream())
+        _ops.astype(a, np.float64, FakeStream())
+        _ops.reduce(a, "any", FakeStream())
+        self.assertTrue(_FakeFunction.streams)
+        self.assertTrue(all(s == 0xBEEF for s in _FakeFunction.streams),
+                        _FakeFunction.streams)
 
     def test_vector_type_arguments(self):
         from pycuda.elementwise import ElementwiseKernel

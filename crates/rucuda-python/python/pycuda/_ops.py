@@ -255,7 +255,7 @@ def unary(a, op, out=None):
     return z
 
 
-def fill(a, value):
+def fill(a, value, stream=None):
     if a.size == 0:
         return
     if not a.flags.forc:
@@ -263,15 +263,15 @@ def fill(a, value):
     if a.dtype.char == "V":
         raw = np.asarray(value, a.dtype).tobytes()
         host = np.frombuffer(raw * a.size, a.dtype).reshape(a.shape)
-        a.set(host)
+        a.set(host, async_=stream is not None, stream=stream)
         return
     t = _ct(a.dtype)
     k = _kernel(("fill", a.dtype), lambda: ElementwiseKernel(
         f"{t} *z, {t} v", "z[i] = v", "rucuda_fill"))
-    k(a, a.dtype.type(value))
+    k(a, a.dtype.type(value), stream=stream)
 
 
-def astype(a, dtype):
+def astype(a, dtype, stream=None):
     dtype = np.dtype(dtype)
     k = _kernel(("astype", a.dtype, dtype), lambda: ElementwiseKernel(
         f"{_ct(dtype)} *z, const {_ct(a.dtype)} *a",
@@ -279,7 +279,7 @@ def astype(a, dtype):
     if not a.flags.forc:
         raise RuntimeError("astype of a non-contiguous GPUArray is not supported")
     z = a._new_like_me(dtype)
-    k(z, a)
+    k(z, a, stream=stream)
     return z
 
 
@@ -397,7 +397,7 @@ def subset_min(subset, a, stream=None):
     return _subset_minmax("min", subset, a, stream)
 
 
-def reduce(a, kind):
+def reduce(a, kind, stream=None, allocator=None):
     t = _ct(a.dtype)
     if kind == "any":
         k = _kernel(("any", a.dtype), lambda: ReductionKernel(
@@ -405,15 +405,15 @@ def reduce(a, kind):
     else:
         k = _kernel(("all", a.dtype), lambda: ReductionKernel(
             np.bool_, "true", "a && b", "in[i] != 0", f"const {t} *in", name="rucuda_all"))
-    return k(a)
+    return k(a, stream=stream, allocator=allocator)
 
 
 def any(a, stream=None, allocator=None):  # noqa: A001
-    return reduce(a, "any")
+    return reduce(a, "any", stream, allocator)
 
 
 def all(a, stream=None, allocator=None):  # noqa: A001
-    return reduce(a, "all")
+    return reduce(a, "all", stream, allocator)
 
 # }}}
 

@@ -402,14 +402,14 @@ class GPUArray:
 
     def fill(self, value, stream=None):
         from pycuda import _ops
-        _ops.fill(self, value)
+        _ops.fill(self, value, stream)
         return self
 
     def astype(self, dtype, stream=None):
         from pycuda import _ops
         if np.dtype(dtype) == self.dtype:
             return self.copy()
-        return _ops.astype(self, dtype)
+        return _ops.astype(self, dtype, stream)
 
     def conj(self, out=None):
         from pycuda import _ops
@@ -580,11 +580,11 @@ class GPUArray:
 
     def any(self, stream=None, allocator=None):
         from pycuda import _ops
-        return _ops.reduce(self, "any")
+        return _ops.reduce(self, "any", stream, allocator)
 
     def all(self, stream=None, allocator=None):
         from pycuda import _ops
-        return _ops.reduce(self, "all")
+        return _ops.reduce(self, "all", stream, allocator)
 
     def get_real_dtype(self):
         return np.empty(0, self.dtype).real.dtype
