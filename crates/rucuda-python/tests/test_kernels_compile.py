@@ -224,6 +224,30 @@ class GeneratedKernelsCompile(unittest.TestCase):
         self.assertTrue(all(s == 0xBEEF for s in _FakeFunction.streams),
                         _FakeFunction.streams)
 
+    def test_multi_put_and_take_put(self):
+        from pycuda import _ops
+        srcs = [FakeArray((8,), np.float32) for _ in range(3)]
+        outs = [FakeArray((96,), np.float32) for _ in range(3)]
+        dest = FakeArray((8,), np.uint32)
+        src_idx = FakeArray((8,), np.uint32)
+        self.assertIs(_ops.multi_put(srcs, dest, out=outs)[2], outs[2])
+        _ops.multi_take_put(srcs, dest, src_idx, out=outs, src_offsets=[0, 8, 16])
+        names = [n for n, *_ in self.launched]
+        self.assertEqual(names, ["rucuda_multi_put"] * 3 + ["rucuda_multi_take_put"] * 3)
+        # P P P + n; P P P P + u32 offset (padded) + n.
+        self.assertEqual([a for *_, a in self.launched], [32] * 3 + [48] * 3)
+        with self.assertRaises(TypeError):
+            _ops.multi_put(srcs, dest, out=[FakeArray((96,), np.float64)] * 3)
+        with self.assertRaises(ValueError):
+            _ops.multi_put(srcs, dest, out=outs[:2])
+        with self.assertRaises(ValueError):
+            _ops.multi_put([FakeArray((4,), np.float32)], dest, out=outs[:1])
+        with self.assertRaises(TypeError):
+            _ops.multi_take_put(srcs, dest, FakeArray((8,), np.int32), out=outs)
+        with self.assertRaises(ValueError):
+            _ops.multi_take_put(srcs, dest, src_idx, out=outs, src_offsets=[0])
+        self.assertEqual(_ops.multi_put([], dest), [])
+
     def test_vector_type_arguments(self):
         from pycuda.elementwise import ElementwiseKernel
         dt = np.dtype([("x", np.float32), ("y", np.float32), ("z", np.float32)])

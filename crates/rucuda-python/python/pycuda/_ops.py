@@ -420,7 +420,7 @@ def all(a, stream=None, allocator=None):  # noqa: A001
 
 # {{{ selections and joins
 
-def _elementwise_pick(name, expr, a, b, out=None):
+def _elementwise_pick(name, expr, a, b, out=None, stream=None):
     if _is_array(a) and _is_array(b):
         _check_pair(a, b)
         dtype = np.result_type(a.dtype, b.dtype)
@@ -428,7 +428,7 @@ def _elementwise_pick(name, expr, a, b, out=None):
             f"{_ct(dtype)} *z, const {_ct(a.dtype)} *x, const {_ct(b.dtype)} *y",
             f"z[i] = {expr}", "rucuda_" + name))
         z = out if out is not None else a._new_like_me(dtype)
-        k(z, a, b)
+        k(z, a, b, stream=stream)
         return z
     if _is_array(b):
         a, b = b, a
@@ -437,19 +437,19 @@ def _elementwise_pick(name, expr, a, b, out=None):
         f"{_ct(dtype)} *z, const {_ct(a.dtype)} *x, {_ct(dtype)} ys",
         f"z[i] = {expr.replace('y[i]', 'ys')}", "rucuda_" + name))
     z = out if out is not None else a._new_like_me(dtype)
-    k(z, a, dtype.type(b))
+    k(z, a, dtype.type(b), stream=stream)
     return z
 
 
 def maximum(a, b, out=None, stream=None):
-    return _elementwise_pick("maximum", "(x[i] > y[i] ? x[i] : y[i])", a, b, out)
+    return _elementwise_pick("maximum", "(x[i] > y[i] ? x[i] : y[i])", a, b, out, stream)
 
 
 def minimum(a, b, out=None, stream=None):
-    return _elementwise_pick("minimum", "(x[i] < y[i] ? x[i] : y[i])", a, b, out)
+    return _elementwise_pick("minimum", "(x[i] < y[i] ? x[i] : y[i])", a, b, out, stream)
 
 
-def _select(name, cond_expr, crit, then_, else_, out=None):
+def _select(name, cond_expr, crit, then_, else_, out=None, stream=None):
     _check_pair(crit, then_)
     _check_pair(then_, else_)
     dtype = np.result_type(then_.dtype, else_.dtype)
@@ -458,16 +458,16 @@ def _select(name, cond_expr, crit, then_, else_, out=None):
         f"const {_ct(else_.dtype)} *e",
         f"z[i] = {cond_expr} ? t[i] : e[i]", "rucuda_" + name))
     z = out if out is not None else then_._new_like_me(dtype)
-    k(z, crit, then_, else_)
+    k(z, crit, then_, else_, stream=stream)
     return z
 
 
 def if_positive(criterion, then_, else_, out=None, stream=None):
-    return _select("if_positive", "(c[i] > 0)", criterion, then_, else_, out)
+    return _select("if_positive", "(c[i] > 0)", criterion, then_, else_, out, stream)
 
 
 def where(criterion, then_, else_, out=None, stream=None):
-    return _select("where", "(c[i] != 0)", criterion, then_, else_, out)
+    return _select("where", "(c[i] != 0)", criterion, then_, else_, out, stream)
 
 
 def take(a, indices, out=None, stream=None):
@@ -475,7 +475,7 @@ def take(a, indices, out=None, stream=None):
         f"{_ct(a.dtype)} *z, const {_ct(a.dtype)} *a, const {_ct(indices.dtype)} *idx",
         "z[i] = a[idx[i]]", "rucuda_take"))
     z = out if out is not None else type(a)(indices.shape, a.dtype)
-    k(z, a, indices)
+    k(z, a, indices, stream=stream)
     return z
 
 
@@ -486,7 +486,7 @@ def reverse(a, stream=None):
         f"{_ct(a.dtype)} *z, const {_ct(a.dtype)} *a",
         "z[i] = a[n - 1 - i]", "rucuda_reverse"))
     z = a._new_like_me()
-    k(z, a)
+    k(z, a, stream=stream)
     return z
 
 
@@ -559,16 +559,81 @@ def conj(a):
 
 
 def multi_take(arrays, indices, out=None, stream=None):
-    return [take(a, indices) for a in arrays]
+    if out is None:
+        return [take(a, indices, stream=stream) for a in arrays]
+    if len(out) != len(arrays):
+        raise ValueError("out and arrays must have the same length")
+    return [take(a, indices, o, stream=stream) for a, o in zip(arrays, out)]
+
+
+def _one_dtype(arrays, what):
+    dtypes = {np.dtype(a.dtype) for a in arrays}
+    if len(dtypes) != 1:
+        raise ValueError(f"{what} must all have one dtype, not {sorted(map(str, dtypes))}")
+    return dtypes.pop()
+
+
+def _put_targets(arrays, dest_shape, out):
+    """PyCUDA's ``out`` of the multi puts: new arrays of ``dest_shape`` (the first
+    array's allocator), or the given ones, checked."""
+    dtype = _one_dtype(arrays, "arrays")
+    if out is None:
+        if dest_shape is None:
+            raise ValueError("dest_shape or out is needed")
+        first = arrays[0]
+        return dtype, [type(first)(dest_shape, dtype, first.allocator) for _ in arrays]
+    if dtype != _one_dtype(out, "out"):
+        raise TypeError("arrays and out must have the same dtype")
+    if len(out) != len(arrays):
+        raise ValueError("out and arrays must have the same length")
+    return dtype, list(out)
 
 
 def multi_put(arrays, dest_indices, dest_shape=None, out=None, stream=None):
-    raise NotImplementedError("multi_put is not available in rucuda's Python face yet")
+    """``out[k][dest_indices[i]] = arrays[k][i]`` for each array k."""
+    if not len(arrays):
+        return []
+    dtype, out = _put_targets(arrays, dest_shape, out)
+    if len(dest_indices.shape) != 1:
+        raise ValueError("dest_indices must be 1D")
+    for a in arrays:
+        if a.size < dest_indices.size:
+            raise ValueError(f"an array of {a.size} elements for {dest_indices.size} "
+                             "destination indices")
+    t, it = _ct(dtype), _ct(dest_indices.dtype)
+    k = _kernel(("multi_put", dtype, dest_indices.dtype), lambda: ElementwiseKernel(
+        f"const {it} *dest_idx, {t} *dest, const {t} *src", "dest[dest_idx[i]] = src[i]",
+        "rucuda_multi_put"))
+    for o, a in zip(out, arrays):
+        k(dest_indices, o, a, stream=stream)
+    return out
 
 
 def multi_take_put(arrays, dest_indices, src_indices, dest_shape=None, out=None,
                    stream=None, src_offsets=None):
-    raise NotImplementedError("multi_take_put is not available in rucuda's Python face yet")
+    """``out[k][dest_indices[i]] = arrays[k][src_indices[i] + src_offsets[k]]`` for each
+    array k (offsets 0 when not given)."""
+    if not len(arrays):
+        return []
+    dtype, out = _put_targets(arrays, dest_shape, out)
+    if src_indices.dtype != dest_indices.dtype:
+        raise TypeError("src_indices and dest_indices must have the same dtype")
+    if len(src_indices.shape) != 1:
+        raise ValueError("src_indices must be 1D")
+    if src_indices.shape != dest_indices.shape:
+        raise ValueError("src_indices and dest_indices must have the same shape")
+    if src_offsets is not None and len(src_offsets) != len(arrays):
+        raise ValueError("src_indices and src_offsets must have the same length")
+    idx = np.dtype(src_indices.dtype)
+    t, it = _ct(dtype), _ct(idx)
+    k = _kernel(("multi_take_put", dtype, idx), lambda: ElementwiseKernel(
+        f"const {it} *dest_idx, const {it} *src_idx, {t} *dest, const {t} *src, "
+        f"{it} offset", "dest[dest_idx[i]] = src[src_idx[i] + offset]",
+        "rucuda_multi_take_put"))
+    for j, (o, a) in enumerate(zip(out, arrays)):
+        offset = 0 if src_offsets is None else src_offsets[j]
+        k(dest_indices, src_indices, o, a, idx.type(offset), stream=stream)
+    return out
 
 
 def part(a, which, out=None):
