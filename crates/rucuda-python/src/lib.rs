@@ -7,6 +7,7 @@
 //! - `context`: `Context` and PyCUDA's context stack;
 //! - `memory`: device allocations, page-locked memory (NumPy arrays over it), copies;
 //! - `stream`: `Stream`, `Event`;
+//! - `arrays`: CUDA arrays, 2D and 3D copies, IPC memory handles;
 //! - `module`: `Module`, `Function` and launches of PyCUDA's packed argument buffers;
 //! - `compile`: CUDA C++ to cubin through NVRTC (or nvcc);
 //! - `random`: rucuda-rand's generators (`pycuda.curandom`'s classes);
@@ -24,6 +25,7 @@
 
 use pyo3::prelude::*;
 
+mod arrays;
 mod compile;
 mod context;
 mod device;
@@ -55,6 +57,11 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(memory::memset, m)?)?;
     m.add_function(wrap_pyfunction!(memory::pagelocked_bytes, m)?)?;
     m.add_function(wrap_pyfunction!(memory::register_host_bytes, m)?)?;
+    m.add_class::<arrays::Array>()?;
+    m.add_function(wrap_pyfunction!(arrays::memcpy_2d, m)?)?;
+    m.add_function(wrap_pyfunction!(arrays::memcpy_3d, m)?)?;
+    m.add_function(wrap_pyfunction!(arrays::mem_get_ipc_handle, m)?)?;
+    m.add_class::<arrays::IpcMemoryHandle>()?;
     m.add_class::<stream::Stream>()?;
     m.add_class::<stream::Event>()?;
     m.add_class::<module::Module>()?;

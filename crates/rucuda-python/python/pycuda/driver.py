@@ -474,6 +474,25 @@ Function.__getattr__ = _function_getattr
 # }}}
 
 
+# CUDA arrays, 2D/3D copies and IPC handles (their own module, over rucuda._native).
+from pycuda._arrays import (  # noqa: E402
+    Array,
+    ArrayDescriptor,
+    ArrayDescriptor3D,
+    IPCMemoryHandle,
+    Memcpy2D,
+    Memcpy3D,
+    array3d_flags,
+    dtype_to_array_format,
+    gpuarray_to_array,
+    ipc_mem_flags,
+    make_multichannel_2d_array,
+    matrix_to_array,
+    mem_get_ipc_handle,
+    np_to_array,
+)
+
+
 def get_driver_version_tuple():
     v = get_driver_version()
     return (v // 1000, (v % 1000) // 10)
