@@ -231,6 +231,16 @@ pub fn main(args: WheelArgs) -> XResult<()> {
             dir.join(&sdist),
         )?;
         test_extras(&py, &dir.join("extra"));
+        // rucuda's own GPU tests of the Python face (run after PyCUDA's).
+        let face = dir.join("face-tests");
+        std::fs::create_dir_all(&face)?;
+        for entry in std::fs::read_dir(ws.root.join("crates/rucuda-python/tests_gpu"))? {
+            let path = entry?.path();
+            if path.extension().is_some_and(|e| e == "py") {
+                let name = path.file_name().ok_or("test file without a name")?;
+                std::fs::copy(&path, face.join(name))?;
+            }
+        }
         std::fs::copy(
             ws.root.join("crates/rucuda-python/bench/py_bench.py"),
             dir.join("py_bench.py"),

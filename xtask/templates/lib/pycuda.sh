@@ -11,7 +11,9 @@
 #
 # pycuda-tests: the three test files run from a scratch copy with pytest (on
 # RUCUDA_PYTEST_WORKERS pytest-xdist workers, default 12, where xdist is installed); the
-# output goes to $RESULTS/pycuda-tests.txt, its last lines and the time are printed.
+# output goes to $RESULTS/pycuda-tests.txt, its last lines and the time are printed. Then
+# rucuda's own GPU tests of the Python face (python/face-tests/) run in the same
+# environment, output in $RESULTS/pycuda-face.txt.
 # pycuda-control: the control run, PyCUDA itself: its source package (in python/) is built
 # in place under /tmp/rucuda-pycuda-control (kept: a second call skips the ~90 s build) in
 # a virtual environment with the carried pytools, mako, platformdirs and siphash24, then
@@ -118,6 +120,17 @@ run_pycuda_tests() {
     work=$(pycuda_venv "$dir" "$wheel") || return 1
     pycuda_pytest "$work" "$work/venv/bin/python" "$RESULTS/pycuda-tests.txt" "$@"
     local rc=$?
+    # Then rucuda's own GPU tests of the Python face, in the same environment.
+    if compgen -G "$dir/face-tests/*.py" >/dev/null; then
+        mkdir -p "$work/face"
+        cp -- "$dir"/face-tests/*.py "$work/face/"
+        (cd "$work/face" && "$work/venv/bin/python" -m pytest -p no:cacheprovider -rfEs \
+            --durations=5 .) >"$RESULTS/pycuda-face.txt" 2>&1
+        local frc=$?
+        tail -n 25 "$RESULTS/pycuda-face.txt"
+        echo "rucuda's Python face tests: exit $frc, full output in $RESULTS/pycuda-face.txt"
+        [[ $rc -eq 0 ]] && rc=$frc
+    fi
     rm -rf -- "$work"
     return $rc
 }

@@ -1,0 +1,181 @@
+"""rucuda's own GPU tests of its Python face, for what PyCUDA's suite does not check:
+the Rust argument packer against the values a kernel sees, the operators' fast path,
+cuRAND's generator classes' statistics, the multi puts, CUDA arrays and 2D/3D copies,
+IPC handles, and work on a non-blocking stream. Run by ``run.sh pycuda-tests`` after
+PyCUDA's files (pytest, with the wheel installed; needs a GPU)."""
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+import pycuda.autoinit  # noqa: F401
+import pycuda.driver as drv
+import pycuda.gpuarray as gpuarray
+from pycuda.compiler import SourceModule
+
+RNG = np.random.default_rng()
+
+ECHO = SourceModule("""
+extern "C" __global__ void echo(int a, double b, float c, signed char d,
+                                unsigned long long e, short f, double *out)
+{
+    out[0] = a; out[1] = b; out[2] = c; out[3] = d; out[4] = (double)e; out[5] = f;
+}
+""", no_extern_c=True).get_function("echo")
+
+
+def poisoned(n):
+    return gpuarray.to_gpu(np.full(n, np.nan))
+
+
+def test_prepared_call_packs_every_code_in_rust():
+    out = poisoned(6)
+    ECHO.prepare("idfbQhP")
+    ECHO.prepared_call((1, 1), (1, 1, 1), -7, 2.5, np.float32(0.25), -5, 2 ** 40 + 3, -300,
+                       out)
+    assert out.get().tolist() == [-7, 2.5, 0.25, -5, 2 ** 40 + 3, -300]
+
+
+def test_function_call_packs_numpy_scalars_in_rust():
+    out = poisoned(6)
+    ECHO(np.int32(11), np.float64(-1.5), np.float32(3.0), np.int8(-2), np.uint64(9),
+         np.int16(7), out, block=(1, 1, 1), grid=(1, 1))
+    assert out.get().tolist() == [11, -1.5, 3.0, -2, 9, 7]
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int32, np.int64, np.uint32])
+def test_operators_fast_path_match_numpy(dtype):
+    for n in (1, 1000, 300_001):
+        a_h = (RNG.random(n) * 100 + 1).astype(dtype)
+        b_h = (RNG.random(n) * 100 + 1).astype(dtype)
+        a, b = gpuarray.to_gpu(a_h), gpuarray.to_gpu(b_h)
+        for op in ("__add__", "__sub__", "__mul__"):
+            got = getattr(a, op)(b).get()
+            assert got.dtype == a_h.dtype
+            np.testing.assert_array_equal(got, getattr(a_h, op)(b_h))
+        if np.dtype(dtype).kind == "f":
+            np.testing.assert_allclose((a / b).get(), a_h / b_h, rtol=1e-6)
+
+
+GENERATORS = ["XORWOWRandomNumberGenerator", "MRG32k3aRandomNumberGenerator",
+              "PhiloxRandomNumberGenerator", "Sobol32RandomNumberGenerator",
+              "ScrambledSobol32RandomNumberGenerator", "Sobol64RandomNumberGenerator",
+              "ScrambledSobol64RandomNumberGenerator"]
+
+
+@pytest.mark.parametrize("name", GENERATORS)
+def test_generator_statistics(name):
+    """Pseudo-random generators: moments. Quasi-random ones (Sobol) start every dimension
+    at the sequence's first point, as cuRAND's do, so their checks are looser."""
+    from pycuda import curandom
+    gen = getattr(curandom, name)()
+    quasi = "Sobol" in name
+    n = 1 << 20
+    u = gen.gen_uniform(n, np.float32).get()
+    assert (u > 0).all() and (u <= 1).all()
+    assert abs(u.mean() - 0.5) < (0.02 if quasi else 0.01)
+    z = gen.gen_normal(n, np.float64).get()
+    if quasi:
+        assert abs(np.median(z)) < 0.01
+    else:
+        assert abs(z.mean()) < 0.01 and abs(z.std() - 1) < 0.01
+    k = gen.gen_poisson(n, np.uint32, 5.0).get()
+    assert abs(k.mean() - 5.0) < (0.2 if quasi else 0.05)
+    # In place: each element's value is its own mean (both sides of the switch at 64).
+    for lam in ((3.0,) if quasi else (3.0, 200.0)):
+        a = gpuarray.empty(n, np.float32).fill(lam)
+        gen.fill_poisson(a)
+        v = a.get()
+        assert abs(v.mean() - lam) < 0.05 * lam
+        if not quasi:
+            assert abs(v.var() - lam) < 0.1 * lam
+    raw = gen.gen_uniform(n, np.uint32).get()
+    assert len(np.unique(raw)) > n // 2
+
+
+def test_multi_put_and_take_put_match_numpy():
+    n, m = 1000, 300
+    srcs_h = [RNG.random(n).astype(np.float32) for _ in range(3)]
+    srcs = [gpuarray.to_gpu(s) for s in srcs_h]
+    dest_h = RNG.permutation(n)[:m].astype(np.int32)
+    src_idx_h = RNG.integers(0, n - 20, m).astype(np.int32)
+    dest, src_idx = gpuarray.to_gpu(dest_h), gpuarray.to_gpu(src_idx_h)
+    outs = gpuarray.multi_put([s[:m] for s in srcs], dest, dest_shape=(n,))
+    for o, s in zip(outs, srcs_h):
+        np.testing.assert_array_equal(o.get()[dest_h], s[:m])
+    outs = [gpuarray.zeros(n, np.float32) for _ in range(3)]
+    gpuarray.multi_take_put(srcs, dest, src_idx, out=outs, src_offsets=[0, 5, 20])
+    for o, s, off in zip(outs, srcs_h, [0, 5, 20]):
+        want = np.zeros(n, np.float32)
+        want[dest_h] = s[src_idx_h + off]
+        np.testing.assert_array_equal(o.get(), want)
+
+
+def test_arrays_and_2d_3d_copies_round_trip():
+    img = RNG.random((37, 53)).astype(np.float32)
+    ary = drv.np_to_array(img, "C")
+    d = ary.get_descriptor()
+    assert (d.width, d.height) == (53, 37)
+    back = np.full_like(img, np.nan)
+    c = drv.Memcpy2D()
+    c.set_src_array(ary)
+    c.set_dst_host(back)
+    c.width_in_bytes = c.dst_pitch = 53 * 4
+    c.height = 37
+    c()
+    np.testing.assert_array_equal(back, img)
+    vol = RNG.integers(0, 1 << 16, (5, 7, 9)).astype(np.uint16)
+    ary3 = drv.np_to_array(vol, "C")
+    back3 = np.zeros_like(vol)
+    c3 = drv.Memcpy3D()
+    c3.set_src_array(ary3)
+    c3.set_dst_host(back3)
+    c3.width_in_bytes = c3.dst_pitch = 9 * 2
+    c3.height = c3.dst_height = 7
+    c3.depth = 5
+    c3()
+    np.testing.assert_array_equal(back3, vol)
+    # A pitched device-to-host copy of a sub-block, on a stream.
+    g = gpuarray.to_gpu(img)
+    sub = np.zeros((10, 8), np.float32)
+    c = drv.Memcpy2D()
+    c.set_src_device(g.gpudata)
+    c.src_pitch = 53 * 4
+    c.src_x_in_bytes, c.src_y = 3 * 4, 2
+    c.set_dst_host(sub)
+    c.width_in_bytes = c.dst_pitch = 8 * 4
+    c.height = 10
+    s = drv.Stream()
+    c(s)
+    s.synchronize()
+    np.testing.assert_array_equal(sub, img[2:12, 3:11])
+
+
+def test_ipc_handle_opens_in_another_process():
+    data = np.arange(1000, dtype=np.float64)
+    g = gpuarray.to_gpu(data)
+    handle = drv.mem_get_ipc_handle(g.gpudata)
+    assert len(handle) == 64
+    child = (
+        "import sys, numpy as np, pycuda.autoinit, pycuda.driver as drv\n"
+        "h = drv.IPCMemoryHandle(bytes.fromhex(sys.argv[1]))\n"
+        "out = np.zeros(1000)\n"
+        "drv.memcpy_dtoh(out, int(h))\n"
+        "print(float(out.sum()))\n"
+        "h.close()\n")
+    r = subprocess.run([sys.executable, "-c", child, handle.hex()], capture_output=True,
+                       text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    assert float(r.stdout.strip().splitlines()[-1]) == data.sum()
+
+
+def test_fill_and_astype_on_a_non_blocking_stream():
+    s = drv.Stream(flags=1)  # CU_STREAM_NON_BLOCKING
+    a = gpuarray.empty(1 << 22, np.float32, allocator=drv.mem_alloc)
+    a.fill(2.5, stream=s)
+    b = a.astype(np.float64, stream=s)
+    s.synchronize()
+    assert (b.get() == 2.5).all()
