@@ -189,8 +189,9 @@ class _RandomNumberGeneratorBase:
     def __init__(self, core):
         self._core = core
         self.generator_bits = core.word_bits
-        dev = __import__("pycuda.driver", fromlist=["Context"]).Context.get_device()
-        self.block_count = dev.get_attribute(16)  # MULTIPROCESSOR_COUNT
+        from pycuda.driver import Context, device_attribute
+        dev = Context.get_device()
+        self.block_count = dev.get_attribute(device_attribute.MULTIPROCESSOR_COUNT)
         self.generators_per_block = 1024
 
     @property
@@ -333,8 +334,9 @@ class _PseudoRandomNumberGeneratorBase(_RandomNumberGeneratorBase):
 
 
 def _default_state_count():
-    from pycuda.driver import Context
-    return Context.get_device().get_attribute(16) * 1024
+    """PyCUDA's state count, and rucuda-rand's default: 1024 per multiprocessor."""
+    from pycuda.driver import Context, device_attribute
+    return Context.get_device().get_attribute(device_attribute.MULTIPROCESSOR_COUNT) * 1024
 
 
 class XORWOWRandomNumberGenerator(_PseudoRandomNumberGeneratorBase):
