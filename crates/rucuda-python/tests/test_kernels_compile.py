@@ -203,11 +203,12 @@ class GeneratedKernelsCompile(unittest.TestCase):
         # The in-place Poisson fill and the 64-to-32-bit truncation of raw outputs.
         from pycuda import curandom
         for dt in (np.float32, np.float64, np.uint32):
-            k = curandom._poisson_inplace_kernel(np.dtype(dt))
-            k(FakeArray((10,), dt), FakeArray((10,), np.uint64))
+            for bits, word in ((32, np.uint32), (64, np.uint64)):
+                k = curandom._poisson_inplace_kernel(np.dtype(dt), bits)
+                k(FakeArray((10,), dt), FakeArray((10,), word))
         for dt in (np.int32, np.uint32):
             curandom._truncate(FakeArray((10,), dt), FakeArray((10,), np.uint64), None)
-        self.assertEqual(len(self.launched), 5)
+        self.assertEqual(len(self.launched), 8)
 
     def test_fill_astype_any_all_run_on_the_given_stream(self):
         from pycuda import _ops

@@ -139,14 +139,19 @@ def _stream_handle(stream):
 
 
 # The in-place Poisson fill: each element's own value is its mean. Draws come from the
-# generator's raw 64-bit outputs (53 bits each): inversion of the CDF below a mean of 64,
-# as cuRAND's device API does there; above it the normal approximation with continuity
-# correction (cuRAND also approximates there, by another formula).
+# generator's raw outputs, 32 bits (or 53 of 64 for the 64-bit generators) made a uniform
+# in (0, 1): inversion of the CDF below a mean of 64, as cuRAND's device API does there;
+# above it the normal approximation with continuity correction (cuRAND also approximates
+# there, by another formula).
 _POISSON_PREAMBLE = """
-__device__ unsigned int rucuda_poisson_from(unsigned long long bits, double lambda)
+__device__ double rucuda_unit32(unsigned int bits) { return ((double)bits + 0.5) * 0x1p-32; }
+__device__ double rucuda_unit64(unsigned long long bits)
+{
+    return ((double)(bits >> 11) + 0.5) * 0x1p-53;
+}
+__device__ unsigned int rucuda_poisson_from(double u, double lambda)
 {
     if (!(lambda > 0.0)) return 0u;
-    const double u = ((double)(bits >> 11) + 0.5) * 0x1p-53;
     if (lambda < 64.0) {
         double p = exp(-lambda), f = p;
         unsigned int k = 0;
@@ -161,14 +166,20 @@ __device__ unsigned int rucuda_poisson_from(unsigned long long bits, double lamb
 _POISSON_KERNELS = {}
 
 
-def _poisson_inplace_kernel(dtype):
-    k = _POISSON_KERNELS.get(dtype)
+def _poisson_inplace_kernel(dtype, word_bits=32):
+    """``data[i]`` replaced by a Poisson count of mean ``data[i]``, from raw words of
+    ``word_bits`` bits (one per element)."""
+    key = (np.dtype(dtype), word_bits)
+    k = _POISSON_KERNELS.get(key)
     if k is None:
         from pycuda.elementwise import ElementwiseKernel
-        ct = dtype_to_ctype(dtype)
-        k = _POISSON_KERNELS[dtype] = ElementwiseKernel(
-            f"{ct} *data, const unsigned long long *bits",
-            f"data[i] = ({ct}) rucuda_poisson_from(bits[i], (double) data[i])",
+        ct = dtype_to_ctype(np.dtype(dtype))
+        word_bits = 64 if word_bits == 64 else 32
+        word = "unsigned long long" if word_bits == 64 else "unsigned int"
+        k = _POISSON_KERNELS[key] = ElementwiseKernel(
+            f"{ct} *data, const {word} *bits",
+            f"data[i] = ({ct}) rucuda_poisson_from(rucuda_unit{word_bits}(bits[i]), "
+            "(double) data[i])",
             "rucuda_poisson_inplace", preamble=_POISSON_PREAMBLE)
     return k
 
@@ -273,10 +284,12 @@ class _RandomNumberGeneratorBase:
         if not data.size:
             return
         import pycuda.gpuarray as gpuarray
-        bits = gpuarray.empty(data.shape, np.uint64, order="F" if (
+        # One raw word per element, of the generator's own width.
+        wide = self.generator_bits == 64
+        bits = gpuarray.empty(data.shape, np.uint64 if wide else np.uint32, order="F" if (
             data.flags.f_contiguous and not data.flags.c_contiguous) else "C")
-        self._fill(bits, "u64", "raw", stream=stream)
-        _poisson_inplace_kernel(data.dtype)(data, bits, stream=stream)
+        self._fill(bits, "u64" if wide else "u32", "raw", stream=stream)
+        _poisson_inplace_kernel(data.dtype, self.generator_bits)(data, bits, stream=stream)
 
     def gen_poisson(self, shape, dtype, lambda_value, stream=None):
         import pycuda.gpuarray as gpuarray
