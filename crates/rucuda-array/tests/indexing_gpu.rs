@@ -315,10 +315,7 @@ fn take_and_put_along_axis_match_numpy() {
     let mut rng = Rng::fresh();
     let s = stream();
     let shape = [5, 6, 7];
-    let data = rng.vec::<f64>(210);
-    let base = up(&s, &[7, 6, 5], &transpose3(&data, &shape))
-        .permute(&[2, 1, 0])
-        .unwrap();
+    let (data, base) = strided_view(&s, &mut rng, shape);
     let st = strides(&shape);
     for axis in [0isize, 1, 2, -1] {
         let ax = axis.rem_euclid(3) as usize;
@@ -427,11 +424,7 @@ fn take_axis_gathers_along_every_axis_in_every_mode() {
     let mut rng = Rng::fresh();
     let s = stream();
     let shape = [5, 6, 7];
-    let data = rng.vec::<f64>(210);
-    let base = up(&s, &[7, 6, 5], &transpose3(&data, &shape))
-        .permute(&[2, 1, 0])
-        .unwrap();
-    assert_eq!(base.shape(), &shape); // a non-contiguous view with `data`'s elements
+    let (data, base) = strided_view(&s, &mut rng, shape);
     let st = strides(&shape);
     for axis in [0isize, 1, 2, -1, -2, -3] {
         let ax = axis.rem_euclid(3) as usize;
@@ -505,19 +498,22 @@ fn take_axis_gathers_along_every_axis_in_every_mode() {
     assert!(empty.take_axis(&huge, 0, TakeMode::Wrap).is_err());
 }
 
-/// `data` (row-major `shape`) rearranged so that the reversed-axes view of the result,
-/// uploaded with shape `shape` reversed, reads as `data`.
-fn transpose3(data: &[f64], shape: &[usize; 3]) -> Vec<f64> {
-    let [a, b, c] = *shape;
-    let mut out = vec![0.0; data.len()];
+/// Fresh random `data` (row-major `shape`) and a non-contiguous view that reads as it:
+/// the data uploaded transposed, with `shape` reversed, then its axes reversed.
+fn strided_view(s: &Stream, rng: &mut Rng, shape: [usize; 3]) -> (Vec<f64>, GpuArray<f64>) {
+    let [a, b, c] = shape;
+    let data = rng.vec::<f64>(a * b * c);
+    let mut transposed = vec![0.0; data.len()];
     for i in 0..a {
         for j in 0..b {
             for k in 0..c {
-                out[(k * b + j) * a + i] = data[(i * b + j) * c + k];
+                transposed[(k * b + j) * a + i] = data[(i * b + j) * c + k];
             }
         }
     }
-    out
+    let view = up(s, &[c, b, a], &transposed).permute(&[2, 1, 0]).unwrap();
+    assert_eq!(view.shape(), &shape);
+    (data, view)
 }
 
 #[test]

@@ -10,8 +10,7 @@ fn every_test_in_its_own_process_with_pass_fail_skip() {
     }
     let bundle = FakeBundle::new("all");
     let (out, summary) = bundle.run(&[]);
-    assert_eq!(last_line(&out), "2 passed, 1 failed, 1 skipped", "{out:?}");
-    assert_eq!(out.status.code(), Some(1));
+    assert_whole_fake_run(&out, &summary);
     let tests = summary["tests"].as_array().unwrap();
     let by_name = |name: &str| tests.iter().find(|t| t["name"] == name).unwrap();
     assert_eq!(tests.len(), 4, "the benchmark is not run: {tests:?}");
@@ -37,6 +36,13 @@ fn every_test_in_its_own_process_with_pass_fail_skip() {
         (&example["binary"], &example["status"]),
         (&"fake__example".into(), &"passed".into())
     );
+}
+
+/// What every plain run of the whole fake bundle reports: its last line and exit status,
+/// the summary's counts, and the kept failure with its output tail.
+fn assert_whole_fake_run(out: &std::process::Output, summary: &serde_json::Value) {
+    assert_eq!(last_line(out), "2 passed, 1 failed, 1 skipped", "{out:?}");
+    assert_eq!(out.status.code(), Some(1));
     assert_eq!(
         (&summary["passed"], &summary["failed"], &summary["skipped"]),
         (&2.into(), &1.into(), &1.into())
@@ -44,8 +50,9 @@ fn every_test_in_its_own_process_with_pass_fail_skip() {
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(
         stdout.contains("---- FAILED fake__tests gpu::fails"),
-        "{stdout}"
+        "the kept failure is reported: {stdout}"
     );
+    assert!(stdout.contains("boom"), "with its output tail: {stdout}");
 }
 
 #[test]
@@ -130,8 +137,7 @@ fn a_plain_run_dealt_to_workers_gives_the_same_results_and_report() {
     ] {
         let bundle = FakeBundle::new("jobs");
         let (out, summary) = bundle.run_with(args, env);
-        assert_eq!(last_line(&out), "2 passed, 1 failed, 1 skipped", "{out:?}");
-        assert_eq!(out.status.code(), Some(1));
+        assert_whole_fake_run(&out, &summary);
         let mut names: Vec<&str> = summary["tests"]
             .as_array()
             .unwrap()
@@ -144,15 +150,5 @@ fn a_plain_run_dealt_to_workers_gives_the_same_results_and_report() {
             ["(example) --say hi", "gpu::fails", "gpu::skips", "passes"],
             "every test once: {summary}"
         );
-        assert_eq!(
-            (&summary["passed"], &summary["failed"], &summary["skipped"]),
-            (&2.into(), &1.into(), &1.into())
-        );
-        let stdout = String::from_utf8_lossy(&out.stdout);
-        assert!(
-            stdout.contains("---- FAILED fake__tests gpu::fails"),
-            "the kept failure is reported: {stdout}"
-        );
-        assert!(stdout.contains("boom"), "with its output tail: {stdout}");
     }
 }
