@@ -74,6 +74,39 @@ impl DeviceAllocation {
         self.release().or_raise()
     }
 
+    /// Frees the memory once the work queued so far on the stream `stream` (a raw handle;
+    /// 0: the legacy default stream) has run: for a temporary used on a caller's stream,
+    /// which may be non-blocking and so unordered with the legacy stream that a
+    /// stream-ordered free goes to. The host does not wait for a stream-ordered
+    /// allocation (the legacy stream waits for an event recorded on `stream`); a plain one
+    /// waits for `stream` first.
+    fn free_after(&mut self, py: Python<'_>, stream: usize) -> PyResult<()> {
+        let Some(ctx) = self.ctx.clone() else {
+            return Err(raise(
+                "LogicError",
+                "the allocation was already freed".into(),
+            ));
+        };
+        if stream != 0 {
+            // SAFETY: PyCUDA's contract: `stream` is a live stream of the allocation's
+            // context (the caller's `Stream`); the wrapper does not destroy it.
+            let s = unsafe { rucuda_driver::Stream::from_raw(&ctx, stream as _) };
+            let stream_ordered = self.stream_ordered;
+            in_context(&ctx, || {
+                if stream_ordered {
+                    let done =
+                        rucuda_driver::Event::new(&ctx, rucuda_driver::EventFlags::DISABLE_TIMING)?;
+                    done.record(&s)?;
+                    rucuda_driver::Stream::null(&ctx).wait_event(&done)
+                } else {
+                    py.allow_threads(|| s.synchronize())
+                }
+            })
+            .or_raise()?;
+        }
+        self.release().or_raise()
+    }
+
     fn __int__(&self) -> u64 {
         self.ptr
     }

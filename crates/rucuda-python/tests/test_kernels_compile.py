@@ -173,6 +173,32 @@ class GeneratedKernelsCompile(unittest.TestCase):
         self.assertEqual(len(self.compiled), 2)
         self.assertEqual(saved, 512)
 
+    def test_temporaries_used_on_a_stream_are_freed_after_it(self):
+        # A reduction's partial results are freed once the caller's stream has run the
+        # second stage (the stream may be non-blocking); none are made for one block.
+        from pycuda.reduction import ReductionKernel
+        freed = []
+
+        class Data:
+            def free_after(self, handle):
+                freed.append(handle)
+
+        class Arr(FakeArray):
+            def __init__(self, shape, dtype):
+                super().__init__(shape, dtype)
+                self.gpudata = Data()
+
+        class S:
+            handle = 0xBEEF
+
+        k = ReductionKernel(np.float32, "0", "a+b", "x[i]", "const float *x")
+        k(Arr((100_000,), np.float32), stream=S())
+        self.assertEqual(freed, [0xBEEF])
+        k(Arr((100_000,), np.float32))
+        k(Arr((10,), np.float32), stream=S())
+        self.assertEqual(freed, [0xBEEF])
+        self.assertEqual([n.endswith("stage2") for n, *_ in self.launched].count(True), 2)
+
     def test_cumath(self):
         from pycuda import cumath
         for dt in (np.float32, np.float64):

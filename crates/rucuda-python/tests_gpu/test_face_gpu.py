@@ -179,3 +179,30 @@ def test_fill_and_astype_on_a_non_blocking_stream():
     b = a.astype(np.float64, stream=s)
     s.synchronize()
     assert (b.get() == 2.5).all()
+
+
+SPIN = SourceModule("""
+extern "C" __global__ void spin(long long cycles)
+{
+    const long long start = clock64();
+    while (clock64() - start < cycles) { }
+}
+""", no_extern_c=True).get_function("spin")
+
+
+def test_a_reductions_partials_outlive_a_busy_non_blocking_stream():
+    """The partial sums of a reduction queued behind a spin on a non-blocking stream are
+    freed as the call returns; arrays then allocated and filled on the legacy stream must
+    not get their memory while the reduction still has to read it."""
+    from pycuda.reduction import ReductionKernel
+    s = drv.Stream(flags=1)  # CU_STREAM_NON_BLOCKING
+    host = np.arange(1 << 22, dtype=np.float64)
+    x = gpuarray.to_gpu(host)
+    k = ReductionKernel(np.float64, "0", "a+b", "x[i]", "const double *x")
+    SPIN(np.int64(2_000_000_000), block=(1, 1, 1), grid=(1, 1), stream=s)  # about 1 s
+    total = k(x, stream=s)
+    # As big as the partials (256 blocks): the pool would hand their memory out first.
+    junk = [gpuarray.empty(256, np.float64).fill(-1e300) for _ in range(64)]
+    s.synchronize()
+    assert total.get() == host.sum()
+    del junk

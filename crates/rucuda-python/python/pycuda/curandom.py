@@ -227,6 +227,7 @@ class _RandomNumberGeneratorBase:
             wide = gpuarray.empty(data.shape, np.uint64)
             self._fill(wide, "u64", "raw", stream=stream)
             _truncate(data, wide, stream)
+            kernels.release_after(wide, stream)
 
     def fill_uniform(self, data, stream=None):
         """Floats in (0, 1] (``curand_uniform``), or raw bits for integers."""
@@ -290,6 +291,7 @@ class _RandomNumberGeneratorBase:
             data.flags.f_contiguous and not data.flags.c_contiguous) else "C")
         self._fill(bits, "u64" if wide else "u32", "raw", stream=stream)
         _poisson_inplace_kernel(data.dtype, self.generator_bits)(data, bits, stream=stream)
+        kernels.release_after(bits, stream)
 
     def gen_poisson(self, shape, dtype, lambda_value, stream=None):
         import pycuda.gpuarray as gpuarray

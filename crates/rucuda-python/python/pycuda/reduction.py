@@ -123,16 +123,22 @@ class ReductionKernel:
             out = array_type((), self.dtype_out, **extra)
         blocks = max(1, min((count + _BLOCK - 1) // _BLOCK, 256))
         s = 0 if stream is None else stream.handle
+        stage1, stage2 = self._functions()
+        if blocks == 1:
+            # One block folds everything: straight into the result, no partials.
+            values[0] = out.ptr
+            buf = struct.pack(fmt + "qq", *values, start, stop)
+            stage1._launch((1, 1, 1), (_BLOCK, 1, 1), buf, None, s, 0)
+            return out
         # The partial results use the default allocator; `allocator` makes the result
         # only (one allocation, as PyCUDA's).
         partials = array_type((blocks,), self.dtype_out)
-        values[0] = partials.ptr if blocks > 1 else out.ptr
+        values[0] = partials.ptr
         buf = struct.pack(fmt + "qq", *values, start, stop)
-        stage1, stage2 = self._functions()
         stage1._launch((blocks, 1, 1), (_BLOCK, 1, 1), buf, None, s, 0)
-        if blocks > 1:
-            buf2 = struct.pack("PPqq", out.ptr, partials.ptr, 0, blocks)
-            stage2._launch((1, 1, 1), (_BLOCK, 1, 1), buf2, None, s, 0)
+        buf2 = struct.pack("PPqq", out.ptr, partials.ptr, 0, blocks)
+        stage2._launch((1, 1, 1), (_BLOCK, 1, 1), buf2, None, s, 0)
+        kernels.release_after(partials, stream)
         return out
 
 

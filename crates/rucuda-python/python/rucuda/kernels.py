@@ -116,3 +116,12 @@ def grid_for(n, sms, block=256):
 def launch_shape(n, block=256):
     """``(grid, block)`` for a grid-stride loop over n items in the current context."""
     return grid_for(n, sm_count(context_key()), block)
+
+
+def release_after(array, stream):
+    """Frees the temporary ``array`` once the work queued so far on ``stream`` has run
+    (now when ``stream`` is None: its work is on the legacy stream, where the free goes).
+    A temporary of another allocator than rucuda's is left to the garbage collector."""
+    data = array.gpudata
+    if stream is not None and hasattr(data, "free_after"):
+        data.free_after(int(stream.handle))
