@@ -2,7 +2,8 @@
 //! another type (`reinterpret`, `real`) hands out a buffer whose uses must reach the
 //! owner's log, so that the owner's stream-ordered free waits for work queued through it;
 //! work on other streams and from other threads is ordered after the writes noted first;
-//! index and value arrays dropped right after a gather or scatter that reads them.
+//! index and value arrays dropped right after a gather or scatter that reads them; a
+//! histogram's input and edges dropped right after it is queued.
 
 mod common;
 #[path = "../../rucuda-driver/tests/kernels/spin.rs"]
@@ -224,5 +225,50 @@ fn values_and_indices_dropped_right_after_put_along_axis_are_kept_until_it_runs(
         "the scatter used values or indices freed under it"
     );
     drop(reuse);
+    c.check_deferred_errors().unwrap();
+}
+
+/// A histogram (each kernel variant) queued behind a busy stream: the input array is
+/// dropped right after the call and the explicit edges, uploaded inside it, are freed as
+/// it returns; fresh arrays of the same sizes are then filled on another stream. The
+/// counts read on the host right after must be those of the input and edges given.
+#[test]
+#[ignore = "needs a CUDA device"]
+fn a_histogram_behind_a_busy_stream_keeps_its_input_and_edges_until_it_runs() {
+    use rucuda_array::sort::{set_histogram_variant, HistogramVariant};
+    let c = common::ctx();
+    let m = spin::core_kernels(&c);
+    let home = Stream::new(&c, StreamFlags::NON_BLOCKING).unwrap();
+    let other = Stream::new(&c, StreamFlags::NON_BLOCKING).unwrap();
+    let host: Vec<f32> = (0..N).map(|i| (i % 1000) as f32 / 1000.0).collect();
+    let edges = [0.0, 0.25, 0.5, 0.75, 1.0];
+    let mut want = [0i64; 4];
+    for &v in &host {
+        want[edges
+            .partition_point(|&e| e <= v as f64)
+            .saturating_sub(1)
+            .min(3)] += 1;
+    }
+    for variant in [HistogramVariant::Lanes, HistogramVariant::Classic] {
+        set_histogram_variant(Some(variant));
+        let x = GpuArray::from_slice(&home, &host).unwrap();
+        home.synchronize().unwrap();
+        spin::spin(&m, &home);
+        let by_edges = x.histogram_edges(&edges).unwrap();
+        let (even, _) = x.histogram(4, Some((0.0, 1.0))).unwrap();
+        drop(x); // freed on `home` while both kernels wait behind the spin
+        let reuse: Vec<GpuArray<f32>> = (0..4)
+            .map(|_| GpuArray::full(&other, &[N], 9.0f32).unwrap())
+            .chain((0..4).map(|_| GpuArray::full(&other, &[edges.len()], -1.0f32).unwrap()))
+            .collect();
+        assert_eq!(
+            by_edges.to_vec().unwrap(),
+            want,
+            "{variant:?}: explicit edges"
+        );
+        assert_eq!(even.to_vec().unwrap(), want, "{variant:?}: even bins");
+        drop(reuse);
+    }
+    set_histogram_variant(None);
     c.check_deferred_errors().unwrap();
 }
