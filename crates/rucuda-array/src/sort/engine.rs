@@ -136,6 +136,25 @@ pub(crate) fn too_big(what: &str, n: usize) -> ArrayError {
     ArrayError::InvalidArgument(format!("sort: {n} {what} do not fit one launch's grid"))
 }
 
+/// How a histogram-style kernel splits `segs` segments of `seg_len` keys over about
+/// `target_blocks` blocks of `threads`: `(parts per segment, grid)`, at least one part
+/// and no more parts than a segment has blocks of keys.
+pub(crate) fn segment_parts(
+    target_blocks: usize,
+    segs: usize,
+    seg_len: usize,
+    threads: u32,
+) -> Result<(usize, usize)> {
+    let parts = target_blocks
+        .div_ceil(segs.max(1))
+        .clamp(1, seg_len.div_ceil(threads as usize).max(1));
+    let grid = segs
+        .checked_mul(parts)
+        .filter(|g| *g <= i32::MAX as usize)
+        .ok_or_else(|| too_big("blocks", segs))?;
+    Ok((parts, grid))
+}
+
 impl<'a> SortJob<'a> {
     /// Queues the sort on `stream`.
     pub(crate) fn run(&self, stream: &Stream) -> Result<()> {
@@ -316,13 +335,7 @@ impl<'a> SortJob<'a> {
          -> Result<()> {
             memset_d32_async(hist, 0, table, stream)?;
             for &(first, seg_len, stride, segs, chunk0, _) in &launches {
-                let parts = target_blocks
-                    .div_ceil(segs)
-                    .clamp(1, seg_len.div_ceil(tuning.threads as usize).max(1));
-                let grid = segs
-                    .checked_mul(parts)
-                    .filter(|g| *g <= i32::MAX as usize)
-                    .ok_or_else(|| too_big("blocks", segs))?;
+                let (parts, grid) = segment_parts(target_blocks, segs, seg_len, tuning.threads)?;
                 let mut buf = ArgBuffer::new();
                 push_range(&mut buf, keys, stream, Access::Read)?;
                 buf.push(first as i64);
@@ -468,5 +481,23 @@ impl<'a> SortJob<'a> {
             }
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::segment_parts;
+
+    #[test]
+    fn segments_split_into_parts_that_fill_the_target_without_empty_blocks() {
+        // 1 segment of 2^28 keys over 528 blocks: 528 parts.
+        assert_eq!(segment_parts(528, 1, 1 << 28, 256).unwrap(), (528, 528));
+        // 64 rows: 9 parts each (ceil(528 / 64)).
+        assert_eq!(segment_parts(528, 64, 128_256, 256).unwrap(), (9, 576));
+        // Short segments get no more parts than they have blocks of keys.
+        assert_eq!(segment_parts(528, 2, 300, 256).unwrap(), (2, 4));
+        assert_eq!(segment_parts(528, 4096, 10, 256).unwrap(), (1, 4096));
+        // A grid past i32::MAX is refused.
+        assert!(segment_parts(1, 1 << 31, 10, 256).is_err());
     }
 }

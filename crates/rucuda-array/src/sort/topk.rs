@@ -7,7 +7,7 @@ use rucuda_driver::{
 };
 
 use super::api::{axis_back, axis_last, rows_of};
-use super::engine::{device_tuning, kernels, push_range, too_big, SortJob, Values};
+use super::engine::{device_tuning, kernels, push_range, segment_parts, too_big, SortJob, Values};
 use super::keys::KeyBits;
 use super::render::{SortKernelSpec, SortModule};
 use crate::dtype::Element;
@@ -116,13 +116,12 @@ fn select_into<T: Element, P: Element>(
         .device()
         .attribute(DeviceAttribute::MultiprocessorCount)?
         .max(1) as usize;
-    let parts = (sms * tuning.hist_blocks_per_sm as usize)
-        .div_ceil(rows)
-        .clamp(1, len.div_ceil(tuning.threads as usize).max(1));
-    let grid = rows
-        .checked_mul(parts)
-        .filter(|g| *g <= i32::MAX as usize)
-        .ok_or_else(|| too_big("blocks", rows))?;
+    let (parts, grid) = segment_parts(
+        sms * tuning.hist_blocks_per_sm as usize,
+        rows,
+        len,
+        tuning.threads,
+    )?;
     for pass in 0..key.passes() as i32 {
         let mut buf = ArgBuffer::new();
         push_range(&mut buf, input, stream, Access::Read)?;
