@@ -18,9 +18,9 @@
 //!
 //! With `RUCUDA_BENCH_SORT_SWEEP=1`, `sort_tune_*` and `segsort_tune_*` cases measure
 //! tile shapes in one run (through `rucuda_array::sort::set_tuning_overrides`), each
-//! result checked sorted, and `histogram_tune_{u8,f32}_lanes_GBps` measure the lanes
-//! histogram kernels (`RUCUDA_HISTOGRAM_VARIANT=lanes`) after checking that they count as
-//! the classic ones. Tuning knobs are also environment variables read at each call (`RUCUDA_SORT_THREADS`,
+//! result checked sorted, and `histogram_tune_{u8,f32}_classic_GBps` measure the classic
+//! histogram kernel (`RUCUDA_HISTOGRAM_VARIANT=classic`) after checking that it counts as
+//! the default (lanes) kernels. Tuning knobs are also environment variables read at each call (`RUCUDA_SORT_THREADS`,
 //! `RUCUDA_SORT_ITEMS`, `RUCUDA_SORT_LOCAL_THREADS`, `RUCUDA_SORT_LOCAL_MAX`,
 //! `RUCUDA_SORT_HIST_BLOCKS_PER_SM`, `RUCUDA_HISTOGRAM_BLOCKS_PER_SM`): one bench run per
 //! setting sweeps them.
@@ -229,11 +229,11 @@ pub fn register(cases: &mut Vec<Case>) {
                 run,
             });
         }
-        let lanes: [(&'static str, Run); 2] = [
-            ("histogram_tune_u8_lanes_GBps", histogram_u8_lanes),
-            ("histogram_tune_f32_lanes_GBps", histogram_f32_lanes),
+        let classic: [(&'static str, Run); 2] = [
+            ("histogram_tune_u8_classic_GBps", histogram_u8_classic),
+            ("histogram_tune_f32_classic_GBps", histogram_f32_classic),
         ];
-        for (name, run) in lanes {
+        for (name, run) in classic {
             cases.push(Case {
                 name,
                 lib: RUCUDA,
@@ -381,9 +381,9 @@ fn histogram_u8(_gpu: &Gpu, config: &Config) -> Result<Measurement> {
     Ok(Measurement::gbps(&samples, n, n as u64))
 }
 
-/// `run` with the lanes histogram kernels, after checking that they count `x` as the
-/// classic kernel does (the sweep's points are checked, as the sort's are).
-fn with_lanes<T: rucuda_array::Element>(
+/// `run` with the classic histogram kernel, after checking that it counts `x` as the
+/// default (lanes) kernels do (the sweep's points are checked, as the sort's are).
+fn with_classic<T: rucuda_array::Element>(
     x: &GpuArray<T>,
     bins: usize,
     range: (f64, f64),
@@ -400,24 +400,24 @@ fn with_lanes<T: rucuda_array::Element>(
                 "the lanes histogram differs from the classic one".into(),
             ));
         }
-        set_histogram_variant(Some(HistogramVariant::Lanes));
+        set_histogram_variant(Some(HistogramVariant::Classic));
         run()
     })();
     set_histogram_variant(None);
     result
 }
 
-fn histogram_u8_lanes(gpu: &Gpu, config: &Config) -> Result<Measurement> {
+fn histogram_u8_classic(gpu: &Gpu, config: &Config) -> Result<Measurement> {
     let stream = bench_stream()?;
     let host: Vec<u8> = words(1 << 20, 7).map(|w| w as u8).collect();
     let x = GpuArray::from_slice(&stream, &host)?;
-    with_lanes(&x, 256, (0.0, 256.0), || histogram_u8(gpu, config))
+    with_classic(&x, 256, (0.0, 256.0), || histogram_u8(gpu, config))
 }
 
-fn histogram_f32_lanes(gpu: &Gpu, config: &Config) -> Result<Measurement> {
+fn histogram_f32_classic(gpu: &Gpu, config: &Config) -> Result<Measurement> {
     let stream = bench_stream()?;
     let x = random_f32(&stream, &[1 << 20], 8)?;
-    with_lanes(&x, 256, (0.0, 1.0), || histogram_f32(gpu, config))
+    with_classic(&x, 256, (0.0, 1.0), || histogram_f32(gpu, config))
 }
 
 fn histogram_f32(_gpu: &Gpu, config: &Config) -> Result<Measurement> {
