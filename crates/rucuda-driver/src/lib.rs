@@ -68,7 +68,7 @@ pub use arrays::{
     TextureHandle, TextureObject, TEXEL_HELPERS_CUH, TEXEL_HELPERS_NAME,
 };
 pub use context::profiler::{start_profiler, stop_profiler};
-pub use context::{CacheConfig, Context, ContextFlags, Limit};
+pub use context::{CacheConfig, Context, ContextFlags, Limit, WeakContext};
 pub use device::attribute::DeviceAttribute;
 pub use device::compute_mode::ComputeMode;
 pub use device::peer::{P2PAttribute, P2PInfo};

@@ -200,6 +200,25 @@ impl std::fmt::Debug for Context {
     }
 }
 
+/// A [`Context`] that does not keep it alive ([`Context::downgrade`]).
+#[derive(Clone, Debug)]
+pub struct WeakContext {
+    inner: Weak<ContextInner>,
+    id: u64,
+}
+
+impl WeakContext {
+    /// The context, while any [`Context`] handle of it lives.
+    pub fn upgrade(&self) -> Option<Context> {
+        self.inner.upgrade().map(|inner| Context { inner })
+    }
+
+    /// The context's [`Context::id`] (known after the context is gone).
+    pub fn id(&self) -> u64 {
+        self.id
+    }
+}
+
 impl PartialEq for Context {
     fn eq(&self, other: &Self) -> bool {
         self.inner.raw == other.inner.raw
@@ -434,6 +453,23 @@ impl Context {
     /// A process-unique id (never reused), for per-context caches.
     pub fn id(&self) -> u64 {
         self.inner.id
+    }
+
+    /// A handle that does not keep the context alive: for caches of things that die with
+    /// the context (its memory, its modules), which must not prolong its life.
+    ///
+    /// ```no_run
+    /// use rucuda_driver::Device;
+    /// let ctx = Device::get(0)?.primary_context()?;
+    /// let weak = ctx.downgrade();
+    /// assert!(weak.upgrade().is_some_and(|c| c == ctx));
+    /// # Ok::<(), rucuda_driver::Error>(())
+    /// ```
+    pub fn downgrade(&self) -> WeakContext {
+        WeakContext {
+            inner: Arc::downgrade(&self.inner),
+            id: self.inner.id,
+        }
     }
 
     /// The context's device.
