@@ -49,6 +49,8 @@ impl Context {
 
     /// Pops this context when it is current and lets it go.
     fn detach(&self) -> PyResult<()> {
+        // The context's cached blocks go first (they would die with it anyway).
+        crate::block_cache::flush(&self.inner);
         self.inner.clone().detach().or_raise()
     }
 

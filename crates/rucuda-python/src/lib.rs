@@ -26,6 +26,7 @@
 use pyo3::prelude::*;
 
 mod arrays;
+mod block_cache;
 mod compile;
 mod context;
 mod device;
@@ -51,6 +52,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(memory::mem_alloc, m)?)?;
     m.add_function(wrap_pyfunction!(memory::mem_alloc_async, m)?)?;
     m.add_function(wrap_pyfunction!(memory::mem_get_info, m)?)?;
+    m.add_function(wrap_pyfunction!(memory::flush_block_cache, m)?)?;
     m.add_function(wrap_pyfunction!(memory::copy_htod, m)?)?;
     m.add_function(wrap_pyfunction!(memory::copy_dtoh, m)?)?;
     m.add_function(wrap_pyfunction!(memory::copy_dtod, m)?)?;

@@ -9,6 +9,7 @@ use numpy::PyArray1;
 use pyo3::prelude::*;
 use rucuda_driver::sys::CUdeviceptr;
 
+use crate::block_cache;
 use crate::context::current;
 use crate::errors::{cu, raise, OrRaise};
 
@@ -28,6 +29,9 @@ pub struct DeviceAllocation {
     ctx: Option<rucuda_driver::Context>,
     /// Allocated with `cuMemAllocAsync` on the legacy default stream, and freed there.
     stream_ordered: bool,
+    /// The block's size class when it is a small stream-ordered block, which goes back
+    /// to the [`block_cache`] instead of the driver.
+    class: Option<usize>,
 }
 
 impl DeviceAllocation {
@@ -40,6 +44,11 @@ impl DeviceAllocation {
         if let Some(ctx) = self.ctx.take() {
             let ptr = self.ptr;
             if self.stream_ordered {
+                if let Some(class) = self.class {
+                    if block_cache::give(&ctx, class, ptr) {
+                        return Ok(());
+                    }
+                }
                 // SAFETY: `ptr` came from cuMemAllocAsync in `ctx` and is freed once (ctx
                 // taken), ordered on the legacy default stream after the work queued
                 // there and on every blocking stream.
@@ -134,16 +143,40 @@ impl DeviceAllocation {
 #[pyfunction]
 pub fn mem_alloc(bytes: usize) -> PyResult<DeviceAllocation> {
     let ctx = current()?;
-    let mut ptr: CUdeviceptr = 0;
     // A zero-byte allocation is refused by the driver; PyCUDA hands out one byte.
-    // SAFETY: writes one address.
-    unsafe { cu!(cuMemAlloc_v2(&mut ptr, bytes.max(1))) }.or_raise()?;
+    let ptr = retrying(&ctx, true, |ptr| {
+        // SAFETY: writes one address.
+        unsafe { cu!(cuMemAlloc_v2(ptr, bytes.max(1))) }
+    })?;
     Ok(DeviceAllocation {
         ptr,
         size: bytes,
         ctx: Some(ctx),
         stream_ordered: false,
+        class: None,
     })
+}
+
+/// Runs `alloc`; when it runs out of memory and the [`block_cache`] held blocks of `ctx`,
+/// frees them (and, for `cuMemAlloc`, which does not draw on the stream-ordered pool, waits
+/// for the legacy stream so that the pool gives them back to the device) and tries once
+/// more.
+fn retrying(
+    ctx: &rucuda_driver::Context,
+    plain: bool,
+    alloc: impl Fn(&mut CUdeviceptr) -> rucuda_driver::Result<()>,
+) -> PyResult<CUdeviceptr> {
+    let mut ptr: CUdeviceptr = 0;
+    match alloc(&mut ptr) {
+        Err(e) if e.kind() == rucuda_driver::ErrorKind::Memory && block_cache::flush(ctx) => {
+            if plain {
+                ctx.synchronize().or_raise()?;
+            }
+            alloc(&mut ptr).or_raise()?;
+        }
+        other => other.or_raise()?,
+    }
+    Ok(ptr)
 }
 
 /// `mem_alloc_async(bytes)`: device memory from the context's stream-ordered pool
@@ -157,28 +190,38 @@ pub fn mem_alloc_async(bytes: usize) -> PyResult<DeviceAllocation> {
     if !ctx.supports_memory_pools() {
         return mem_alloc(bytes);
     }
-    let mut ptr: CUdeviceptr = 0;
-    // SAFETY: writes one address; freed with cuMemFreeAsync in release.
-    unsafe {
-        cu!(cuMemAllocAsync(
-            &mut ptr,
-            bytes.max(1),
-            std::ptr::null_mut()
-        ))
-    }
-    .or_raise()?;
+    let class = block_cache::class_of(bytes);
+    let cached = class.and_then(|c| block_cache::take(&ctx, c));
+    let ptr = match cached {
+        Some(ptr) => ptr,
+        None => retrying(&ctx, false, |ptr| {
+            // SAFETY: writes one address; freed with cuMemFreeAsync in release (or kept
+            // by the block cache, which frees it so later).
+            unsafe {
+                cu!(cuMemAllocAsync(
+                    ptr,
+                    class.unwrap_or(bytes.max(1)),
+                    std::ptr::null_mut()
+                ))
+            }
+        })?,
+    };
     Ok(DeviceAllocation {
         ptr,
         size: bytes,
         ctx: Some(ctx),
         stream_ordered: true,
+        class,
     })
 }
 
 /// `(free, total)` bytes of the current context's device.
 #[pyfunction]
 pub fn mem_get_info() -> PyResult<(usize, usize)> {
-    current()?.mem_get_info().or_raise()
+    let ctx = current()?;
+    // Cached blocks count as free memory, as freed ones do in PyCUDA.
+    block_cache::flush(&ctx);
+    ctx.mem_get_info().or_raise()
 }
 
 fn stream_of(stream: usize) -> rucuda_driver::sys::CUstream {
@@ -199,10 +242,25 @@ pub fn copy_htod(
     nbytes: usize,
     stream: Option<usize>,
 ) -> PyResult<()> {
-    current()?;
+    let ctx = current()?;
     py.allow_threads(|| match stream {
-        // SAFETY: the caller vouches for both ranges (PyCUDA's contract).
-        None => unsafe { cu!(cuMemcpyHtoD_v2(dst, src as *const _, nbytes)) },
+        // Synchronous: rucuda's copy, staged through page-locked buffers when the host
+        // memory is pageable and large (several times the driver's own pageable path).
+        None => {
+            if nbytes == 0 {
+                return Ok(());
+            }
+            // SAFETY: the caller vouches for both ranges (PyCUDA's contract): `src` holds
+            // `nbytes` readable bytes not written during the call, `dst` as many device
+            // bytes that nothing else uses meanwhile.
+            let (host, mut dev) = unsafe {
+                (
+                    std::slice::from_raw_parts(src as *const u8, nbytes),
+                    rucuda_driver::ExternalDevicePtr::new(dst, nbytes),
+                )
+            };
+            rucuda_driver::memcpy_htod(&ctx, &mut dev, host)
+        }
         // SAFETY: as above; the host memory must stay until the stream reaches the copy.
         Some(s) => unsafe {
             cu!(cuMemcpyHtoDAsync_v2(
@@ -226,10 +284,24 @@ pub fn copy_dtoh(
     nbytes: usize,
     stream: Option<usize>,
 ) -> PyResult<()> {
-    current()?;
+    let ctx = current()?;
     py.allow_threads(|| match stream {
-        // SAFETY: the caller vouches for both ranges (PyCUDA's contract).
-        None => unsafe { cu!(cuMemcpyDtoH_v2(dst as *mut _, src, nbytes)) },
+        // Synchronous: staged like `copy_htod`.
+        None => {
+            if nbytes == 0 {
+                return Ok(());
+            }
+            // SAFETY: the caller vouches for both ranges (PyCUDA's contract): `dst` holds
+            // `nbytes` writable bytes nothing else touches during the call, `src` as many
+            // device bytes.
+            let (host, dev) = unsafe {
+                (
+                    std::slice::from_raw_parts_mut(dst as *mut u8, nbytes),
+                    rucuda_driver::ExternalDevicePtr::new(src, nbytes),
+                )
+            };
+            rucuda_driver::memcpy_dtoh(&ctx, host, &dev)
+        }
         // SAFETY: as above.
         Some(s) => unsafe {
             cu!(cuMemcpyDtoHAsync_v2(
@@ -420,4 +492,11 @@ pub fn register_host_bytes<'py>(
         },
     )?;
     bytes_array(owner)
+}
+
+/// Gives the cached small blocks of every context back to the driver
+/// (`pycuda.tools.clear_context_caches` calls it).
+#[pyfunction]
+pub fn flush_block_cache() {
+    block_cache::flush_all();
 }

@@ -44,8 +44,10 @@ def context_dependent_memoize(func):
 def clear_context_caches():
     for cache in _context_caches:
         cache.clear()
-    from rucuda import kernels
+    from rucuda import _native, kernels
     kernels.clear()
+    # The small freed blocks kept for reuse go back to the driver too.
+    _native.flush_block_cache()
 
 
 def make_default_context(ctx_maker=None):
