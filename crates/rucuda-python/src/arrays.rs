@@ -249,7 +249,30 @@ pub fn mem_get_ipc_handle(address: u64) -> PyResult<Vec<u8>> {
     current()?;
     let mut h = CUipcMemHandle::default();
     // SAFETY: writes one handle; the driver checks the address.
-    unsafe { cu!(cuIpcGetMemHandle(&mut h, address)) }.or_raise()?;
+    if let Err(e) = unsafe { cu!(cuIpcGetMemHandle(&mut h, address)) } {
+        let mut pool = 0u64;
+        // SAFETY: the attribute is one pointer-sized handle, written into 8 bytes.
+        let pooled = unsafe {
+            cu!(cuPointerGetAttribute(
+                (&mut pool as *mut u64).cast(),
+                rucuda_driver::sys::CUpointer_attribute::CU_POINTER_ATTRIBUTE_MEMPOOL_HANDLE,
+                address
+            ))
+        }
+        .is_ok_and(|()| pool != 0);
+        if pooled {
+            return Err(raise(
+                "LogicError",
+                format!(
+                    "mem_get_ipc_handle: {address:#x} is stream-ordered memory (from \
+                     mem_alloc_async, GPUArray's default allocator), which CUDA cannot \
+                     share through IPC handles; allocate it with drv.mem_alloc (e.g. \
+                     gpuarray.to_gpu(x, allocator=drv.mem_alloc)) ({e})"
+                ),
+            ));
+        }
+        return Err(e).or_raise();
+    }
     Ok(h.reserved.iter().map(|&c| c as u8).collect())
 }
 
