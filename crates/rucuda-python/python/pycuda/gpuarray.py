@@ -104,6 +104,8 @@ class GPUArray:
     # NumPy defers every binary operation with a GPUArray to the GPUArray's operators
     # (np.float32(2) * a_gpu is a GPUArray), as it does for PyCUDA's.
     __array_ufunc__ = None
+    # The operators' fast-path signature (pycuda._ops.fast_sig), computed on first use.
+    _fast = None
 
     def __init__(self, shape, dtype, allocator=None, base=None, gpudata=None,
                  strides=None, order="C"):
@@ -275,18 +277,6 @@ class GPUArray:
     # }}}
 
     # {{{ construction helpers
-
-    def _like_me_over(self, gpudata):
-        """A new array of this one's shape, dtype, strides and allocator over
-        ``gpudata`` (the operators' fast path: no checks, the shape is known good)."""
-        new = object.__new__(GPUArray)
-        d = self.__dict__
-        # A dict literal assigned whole: half the time of update() with keywords.
-        new.__dict__ = {"shape": d["shape"], "dtype": d["dtype"], "size": d["size"],
-                        "nbytes": d["nbytes"], "strides": d["strides"],
-                        "allocator": d["allocator"], "gpudata": gpudata, "base": None,
-                        "mem_size": d["size"]}
-        return new
 
     def _new_like_me(self, dtype=None, order="C"):
         dtype = self.dtype if dtype is None else np.dtype(dtype)
