@@ -10,9 +10,9 @@
 # wheels in python/extra/.
 #
 # pycuda-tests: the three test files run from a scratch copy with pytest (on
-# RUCUDA_PYTEST_WORKERS pytest-xdist workers, default 12, where xdist is installed); the
-# output goes to $RESULTS/pycuda-tests.txt, its last lines and the time are printed. Then
-# rucuda's own GPU tests of the Python face (python/face-tests/) run in the same
+# RUCUDA_PYTEST_WORKERS pytest-xdist workers, default 12, where xdist is installed; with
+# work stealing where it is 3.2 or newer); the output goes to $RESULTS/pycuda-tests.txt,
+# its last lines and the time are printed. Then rucuda's own GPU tests of the Python face (python/face-tests/) run in the same
 # environment, output in $RESULTS/pycuda-face.txt.
 # pycuda-control: the control run, PyCUDA itself: its source package (in python/) is built
 # in place under /tmp/rucuda-pycuda-control (kept: a second call skips the ~90 s build) in
@@ -172,6 +172,13 @@ pycuda_pytest() {
     local xdist=()
     if "$python" -c 'import xdist' 2>/dev/null; then
         xdist=(-n "${RUCUDA_PYTEST_WORKERS:-12}")
+        # Idle workers take queued tests from busy ones (pytest-xdist 3.2+): the two
+        # cuRAND tests on 8 and 16 GB arrays, minutes each, then need not queue on one
+        # worker. Both runs, rucuda's and the control, get the same options.
+        if "$python" -c 'import sys, xdist; v = xdist.__version__.split(".")
+sys.exit(0 if (int(v[0]), int(v[1])) >= (3, 2) else 1)' 2>/dev/null; then
+            xdist+=(--dist worksteal)
+        fi
     fi
     local start end rc
     start=$(date +%s)
