@@ -12,8 +12,8 @@
 # pycuda-tests: the three test files run from a scratch copy with pytest (on
 # RUCUDA_PYTEST_WORKERS pytest-xdist workers, default 12, where xdist is installed; with
 # work stealing where it is 3.2 or newer); the output goes to $RESULTS/pycuda-tests.txt,
-# its last lines and the time are printed. Then rucuda's own GPU tests of the Python face (python/face-tests/) run in the same
-# environment, output in $RESULTS/pycuda-face.txt.
+# its last lines and the time are printed. Then rucuda's own GPU tests of the Python face
+# (python/face-tests/) run in the same environment, output in $RESULTS/pycuda-face.txt.
 # pycuda-control: the control run, PyCUDA itself: its source package (in python/) is built
 # in place under /tmp/rucuda-pycuda-control (kept: a second call skips the ~90 s build) in
 # a virtual environment with the carried pytools, mako, platformdirs and siphash24, then
