@@ -124,9 +124,81 @@ pub fn flush_all() {
     }
 }
 
+/// `attempt`, and when it fails for want of memory and `flush` gave memory back (true),
+/// `attempt` once more; any other failure, or a flush that freed nothing, is returned as
+/// it is.
+pub fn retry_after_flush<T>(
+    mut attempt: impl FnMut() -> rucuda_driver::Result<T>,
+    flush: impl FnOnce() -> rucuda_driver::Result<bool>,
+) -> rucuda_driver::Result<T> {
+    match attempt() {
+        Err(e) if e.kind() == rucuda_driver::ErrorKind::Memory => {
+            if flush()? {
+                attempt()
+            } else {
+                Err(e)
+            }
+        }
+        other => other,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+    use rucuda_driver::sys::CUresult;
+    use rucuda_driver::ErrorKind;
+    use std::cell::Cell;
+
+    fn fails(code: CUresult) -> rucuda_driver::Result<u32> {
+        rucuda_driver::check(code, "cuMemAllocAsync").map(|()| 0)
+    }
+
+    /// Runs retry_after_flush over the attempt results `results` (in order) and a flush
+    /// answering `freed`: (result, attempts made, flushes made).
+    fn run(results: &[CUresult], freed: bool) -> (rucuda_driver::Result<u32>, usize, usize) {
+        let attempts = Cell::new(0);
+        let flushes = Cell::new(0);
+        let r = retry_after_flush(
+            || {
+                let i = attempts.get();
+                attempts.set(i + 1);
+                match results[i] {
+                    CUresult::CUDA_SUCCESS => Ok(7),
+                    code => fails(code),
+                }
+            },
+            || {
+                flushes.set(flushes.get() + 1);
+                Ok(freed)
+            },
+        );
+        (r, attempts.get(), flushes.get())
+    }
+
+    #[test]
+    fn out_of_memory_flushes_and_tries_once_more() {
+        let oom = CUresult::CUDA_ERROR_OUT_OF_MEMORY;
+        let (r, a, f) = run(&[oom, CUresult::CUDA_SUCCESS], true);
+        assert_eq!((r.unwrap(), a, f), (7, 2, 1));
+        // Still out of memory after the flush: the second failure is returned.
+        let (r, a, f) = run(&[oom, oom], true);
+        assert_eq!(r.unwrap_err().kind(), ErrorKind::Memory);
+        assert_eq!((a, f), (2, 1));
+        // Nothing cached: no second attempt.
+        let (r, a, f) = run(&[oom], false);
+        assert_eq!(r.unwrap_err().kind(), ErrorKind::Memory);
+        assert_eq!((a, f), (1, 1));
+    }
+
+    #[test]
+    fn other_outcomes_never_flush() {
+        let (r, a, f) = run(&[CUresult::CUDA_SUCCESS], true);
+        assert_eq!((r.unwrap(), a, f), (7, 1, 0));
+        let (r, a, f) = run(&[CUresult::CUDA_ERROR_INVALID_VALUE], true);
+        assert_ne!(r.unwrap_err().kind(), ErrorKind::Memory);
+        assert_eq!((a, f), (1, 0));
+    }
 
     #[test]
     fn classes_are_powers_of_two_up_to_the_largest_block() {

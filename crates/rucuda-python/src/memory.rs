@@ -167,15 +167,17 @@ fn retrying(
     alloc: impl Fn(&mut CUdeviceptr) -> rucuda_driver::Result<()>,
 ) -> PyResult<CUdeviceptr> {
     let mut ptr: CUdeviceptr = 0;
-    match alloc(&mut ptr) {
-        Err(e) if e.kind() == rucuda_driver::ErrorKind::Memory && block_cache::flush(ctx) => {
-            if plain {
-                ctx.synchronize().or_raise()?;
+    block_cache::retry_after_flush(
+        || alloc(&mut ptr),
+        || {
+            let freed = block_cache::flush(ctx);
+            if freed && plain {
+                ctx.synchronize()?;
             }
-            alloc(&mut ptr).or_raise()?;
-        }
-        other => other.or_raise()?,
-    }
+            Ok(freed)
+        },
+    )
+    .or_raise()?;
     Ok(ptr)
 }
 
