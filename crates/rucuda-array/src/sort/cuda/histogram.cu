@@ -111,7 +111,7 @@ extern "C" __global__ void __launch_bounds__(RUCUDA_THREADS) $ENTRY$_histogram(
   }
 }
 
-// ---- The lanes kernels (opt-in: rucuda-array's HistogramVariant::Lanes) ----------------
+// ---- The lanes kernels (the default, rucuda-array's HistogramVariant::Lanes) -----------
 // 32 copies of the bins in shared memory, copy j at word b * 32 + j: lane j of every warp
 // counts into copy j, so the lanes of a warp never share a bank and their atomics never
 // conflict. One kernel per mode (the template argument), so each is straight-line code.
@@ -119,9 +119,8 @@ extern "C" __global__ void __launch_bounds__(RUCUDA_THREADS) $ENTRY$_histogram(
 // host proved the estimate's error below a quarter of RUCUDA_LANES_MARGIN bins): a
 // position more than the margin inside a bin is that bin whatever the rounding; one
 // nearer an edge takes the exact double path above.
-// The loops repeat the classic kernel's on purpose while the lanes kernels are opt-in: the
-// classic kernel stays the code every GPU test ran; once the bench has compared the two,
-// one of them goes.
+// The loops repeat the classic kernel's: the classic kernel still counts where 32 copies
+// do not fit shared memory (more than 384 bins) and when HistogramVariant::Classic asks.
 #define RUCUDA_LANES_MARGIN 0x1p-10f
 
 template <int MODE>
