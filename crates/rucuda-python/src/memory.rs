@@ -220,10 +220,7 @@ pub fn mem_alloc_async(bytes: usize) -> PyResult<DeviceAllocation> {
 /// `(free, total)` bytes of the current context's device.
 #[pyfunction]
 pub fn mem_get_info() -> PyResult<(usize, usize)> {
-    let ctx = current()?;
-    // Cached blocks count as free memory, as freed ones do in PyCUDA.
-    block_cache::flush(&ctx);
-    ctx.mem_get_info().or_raise()
+    current()?.mem_get_info().or_raise()
 }
 
 fn stream_of(stream: usize) -> rucuda_driver::sys::CUstream {

@@ -240,7 +240,7 @@ def test_small_blocks_are_reused_in_legacy_stream_order():
 
 def test_block_cache_is_bounded_and_flushed():
     """Thousands of freed small blocks: the cache keeps a few MiB and frees the rest; the
-    caches' flush (mem_get_info, clear_context_caches) leaves later allocations working."""
+    caches' flush (clear_context_caches) leaves later allocations working."""
     from pycuda.tools import clear_context_caches
     x_h = RNG.random(1024).astype(np.float32)
     x = gpuarray.to_gpu(x_h)
