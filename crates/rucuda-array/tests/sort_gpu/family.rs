@@ -297,13 +297,23 @@ fn histogram_lanes_variant_matches_numpy_gpu() {
         let halves: Vec<f16> = floats.iter().map(|&v| f16::from_f32(v)).collect();
         let hh = GpuArray::from_slice(&s, &halves).unwrap();
         let hhx: Vec<f64> = halves.iter().map(|v| v.to_f64()).collect();
+        let shorts: Vec<i16> = (0..n)
+            .map(|_| (rng.next_u64() % 601) as i16 - 300)
+            .collect();
+        let s16 = GpuArray::from_slice(&s, &shorts).unwrap();
+        let s16x: Vec<f64> = shorts.iter().map(|&v| v as f64).collect();
         let mut results = Vec::new();
         for variant in [HistogramVariant::Lanes, HistogramVariant::Classic] {
             set_histogram_variant(Some(variant));
             let what = |case: &str| format!("{variant:?} n {n} {case}");
             let mut got = Vec::new();
-            // Modes 3 (integers, integral bins) and 0 (integers, other bins).
-            for (bins, range) in [(256usize, (0.0, 256.0)), (7, (10.0, 200.0))] {
+            // Modes 3 (integers, integral bins; width 1 takes the lanes kernels' 32-bit
+            // path, values outside included) and 0 (integers, other bins).
+            for (bins, range) in [
+                (256usize, (0.0, 256.0)),
+                (190, (10.0, 200.0)),
+                (7, (10.0, 200.0)),
+            ] {
                 let c = a.histogram(bins, Some(range)).unwrap().0.to_vec().unwrap();
                 assert_positions(
                     &c,
@@ -312,6 +322,19 @@ fn histogram_lanes_variant_matches_numpy_gpu() {
                 );
                 got.push(c);
             }
+            // 16-bit integers around zero, width 1, values outside on both sides.
+            let c = s16
+                .histogram(200, Some((-100.0, 100.0)))
+                .unwrap()
+                .0
+                .to_vec()
+                .unwrap();
+            assert_positions(
+                &c,
+                &host_histogram(&s16x, 200, -100.0, 100.0),
+                &what("i16 [-100, 100]"),
+            );
+            got.push(c);
             // Mode 0 on floats: the float estimate, edges and specials.
             for (arr, x, bins, range, case) in [
                 (&g, &fx, 256, (0.0, 1.0), "f32 [0, 1]"),

@@ -135,6 +135,15 @@ __device__ __forceinline__ long long rucuda_bin_lanes(rucuda_t v, const double *
     if (frac > RUCUDA_LANES_MARGIN && frac < 1.0f - RUCUDA_LANES_MARGIN && fl >= 0.0f && fl < (float)bins)
       return (long long)fl;
   }
+  // 8- and 16-bit integers in bins of width 1 (a byte histogram, say) over a range that
+  // fits 32 bits: 32-bit arithmetic and one unsigned compare for both ends, where the
+  // general path takes 64-bit integers. The same bins: x in [lo, hi], the last closed.
+  if (MODE == 3 && !RUCUDA_FLOAT_INPUT && sizeof(rucuda_t) <= 2 && width == 1 &&
+      lo >= -2147483648.0 && hi <= 2147483647.0 && hi >= lo) {
+    const int off = (int)rucuda_to_int(v) - (int)lo;
+    if ((unsigned)off > (unsigned)((int)hi - (int)lo)) return -1;
+    return off < (int)bins ? off : (int)bins - 1;
+  }
   return rucuda_bin(v, MODE, edges, bins, lo, hi, step, norm, width);
 }
 
@@ -160,14 +169,14 @@ __device__ __forceinline__ void rucuda_histogram_lanes(
 #pragma unroll
       for (int j = 0; j < (int)RUCUDA_K; ++j) {
         const long long b = rucuda_bin_lanes<MODE>(v.e[j], edges, bins, lo, hi, step, norm, width, fast, lo_f, hi_f, lo32, norm32);
-        if (b >= 0) atomicAdd(&rucuda_bins[b * 32 + lane], 1u);
+        if (b >= 0) atomicAdd(&rucuda_bins[((int)b << 5) + lane], 1u);
       }
     }
     tail = vectors * RUCUDA_K;
   }
   for (long long i = tail + (long long)blockIdx.x * RUCUDA_THREADS + threadIdx.x; i < n; i += stride) {
     const long long b = rucuda_bin_lanes<MODE>(x[i], edges, bins, lo, hi, step, norm, width, fast, lo_f, hi_f, lo32, norm32);
-    if (b >= 0) atomicAdd(&rucuda_bins[b * 32 + lane], 1u);
+    if (b >= 0) atomicAdd(&rucuda_bins[((int)b << 5) + lane], 1u);
   }
   __syncthreads();
   // Bin b's copies, read in an order rotated by b: the 32 lanes of a warp (32 consecutive
