@@ -399,3 +399,55 @@ fn a_recapture_points_the_graph_at_other_arrays() {
     // The first capture's output still holds its replay's result.
     assert_eq!(bits(&out1.to_vec().unwrap()), bits(&want1));
 }
+
+/// 40 dependent operations over 4 M elements (many waves of blocks), out of place and in
+/// place, each reading the previous result (and the input).
+fn dependent_chain(x: &GpuArray<f32>) -> Result<GpuArray<f32>> {
+    let mut y = (x * 1.0001f32)?;
+    for i in 0..40 {
+        match i % 3 {
+            0 => y = (&y + 0.5f32)?,
+            1 => y.try_mul_assign(0.999f32)?,
+            _ => y = (&y * x)?.maximum(-1.0e6f32)?,
+        }
+    }
+    Ok(y)
+}
+
+#[test]
+#[ignore = "needs a CUDA device"]
+fn dependent_operations_overlap_in_graphs_and_keep_their_order() {
+    let s = common::stream();
+    let mut rng = Rng::fresh();
+    const BIG: usize = 1 << 22;
+    let x = GpuArray::from_slice(&s, &rng.vec::<f32>(BIG)).unwrap();
+    let bits = |a: &GpuArray<f32>| -> Vec<u32> {
+        a.to_vec().unwrap().iter().map(|v| v.to_bits()).collect()
+    };
+    let eager = bits(&dependent_chain(&x).unwrap());
+    let (g, out) = graph::capture_with(&s, |_s| dependent_chain(&x)).unwrap();
+    let (major, _) = common::ctx().device().compute_capability().unwrap();
+    let policy = rucuda_driver::ProgrammaticPolicy::current();
+    let edges = g.graph().programmatic_edge_count().unwrap();
+    if major >= 9 && policy != rucuda_driver::ProgrammaticPolicy::Off {
+        assert!(edges >= 30, "only {edges} programmatic edges");
+    } else {
+        assert_eq!(edges, 0, "policy {policy:?}, compute capability {major}");
+    }
+    for round in 0..3 {
+        let want = if round == 0 {
+            eager.clone()
+        } else {
+            x.set(&rng.vec::<f32>(BIG)).unwrap();
+            bits(&dependent_chain(&x).unwrap())
+        };
+        g.replay(&s).unwrap();
+        g.replay(&s).unwrap();
+        assert!(
+            bits(&out) == want,
+            "round {round}: the replay differs from eager"
+        );
+    }
+    s.synchronize().unwrap();
+    common::ctx().check_deferred_errors().unwrap();
+}

@@ -81,6 +81,7 @@ pub use kernels::jit_constants::{JitFallback, JitInputType, JitOption, JitTarget
 pub use kernels::launch::{ArgBuffer, KernelArgs, LaunchConfig, PreparedLaunch};
 pub use kernels::module::{JitLog, JitOptions, Module};
 pub use kernels::occupancy::{Occupancy, OccupancyFlags, SuggestedBlockSize};
+pub use kernels::programmatic::ProgrammaticPolicy;
 pub use kernels::shared_config::SharedConfig;
 pub use memory::{
     aligned_empty, aligned_empty_like, aligned_zeros, aligned_zeros_like, from_device,

@@ -11,6 +11,8 @@
 
 mod args;
 mod error;
+#[cfg(test)]
+pub(crate) mod grid_dependency;
 mod operation;
 mod parse;
 pub mod prelude;

@@ -446,8 +446,15 @@ impl ElementwiseKernel {
         // check). Every index it touches is in range: contiguous variants visit 0..n
         // of arrays holding n elements from their pointers; the strided variant visits
         // each array's own layout, which was checked against its buffer; the ranged
-        // variant's indices were checked against every array's length above.
-        unsafe { loaded.function.launch_args(cfg, stream, &buf)? };
+        // variant's indices were checked against every array's length above. Every
+        // rendered variant waits for its predecessor first (the template's first
+        // statement, checked by `every_variant_waits_for_its_predecessor_first`), so it
+        // may launch as a programmatic dependent launch.
+        unsafe {
+            loaded
+                .function
+                .launch_args_programmatic(cfg, stream, &buf)?
+        };
         Ok(())
     }
 }

@@ -278,3 +278,27 @@ fn range_counts_match_python() {
     assert_eq!(range_count(0, 5, -1), 0);
     assert_eq!(range_count(i64::MIN, i64::MAX, i64::MAX), 3);
 }
+
+/// The ops engine and `ElementwiseKernel` launch these kernels as programmatic dependent
+/// launches, which is sound only because every variant's body begins with the
+/// grid-dependency wait.
+#[test]
+fn every_variant_waits_for_its_predecessor_first() {
+    let variants = [
+        Variant::Contiguous,
+        Variant::Vectorized,
+        Variant::Ranged,
+        Variant::Strided {
+            ndim: 2,
+            strided: vec![false, true, true],
+        },
+    ];
+    for variant in &variants {
+        let k = saxpy().render(variant).unwrap();
+        assert_eq!(
+            crate::codegen::grid_dependency::every_kernel_waits_first(&k.source),
+            Ok(1),
+            "{variant:?}"
+        );
+    }
+}

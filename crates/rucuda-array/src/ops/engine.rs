@@ -281,15 +281,18 @@ pub(crate) fn run(stream: &Stream, key: OpKey, shape: &[usize], args: &[Arg<'_>]
         // the arguments in order (types fixed by the key) followed by `n`. The contiguous
         // and vectorized variants visit indices 0..n of each `In`/`Out` array, which
         // holds n elements from its pointer (checked above); `Whole` arrays are indexed
-        // within their length by the generated code (the callers' contract).
-        unsafe { function.launch(cfg, stream, &pack)? };
+        // within their length by the generated code (the callers' contract). Every
+        // rendered elementwise kernel waits for its predecessor first (the template's
+        // first statement; `every_variant_waits_for_its_predecessor_first` checks it), so
+        // it may launch as a programmatic dependent launch.
+        unsafe { function.launch_programmatic(cfg, stream, &pack)? };
         return Ok(());
     }
     let mut buf = ArgBuffer::new();
     push_args(&mut buf, stream, args)?;
     buf.push(n as i64);
     // SAFETY: as above, with the same parameters in a heap-built list.
-    unsafe { function.launch_args(cfg, stream, &buf)? };
+    unsafe { function.launch_args_programmatic(cfg, stream, &buf)? };
     Ok(())
 }
 
@@ -425,8 +428,9 @@ fn run_strided(
     // n, the merged shape, and the merged strides of each strided array. Each `In`/`Out`
     // array is visited through its own layout broadcast to the iteration shape, which
     // was checked against its buffer when the array was made; `Whole` arrays are indexed
-    // within their length by the generated code.
-    unsafe { function.launch_args(cfg, stream, &buf)? };
+    // within their length by the generated code. The kernel waits for its predecessor
+    // first, as every rendered elementwise kernel does (see `run`).
+    unsafe { function.launch_args_programmatic(cfg, stream, &buf)? };
     Ok(())
 }
 

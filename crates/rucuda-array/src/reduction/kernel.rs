@@ -413,11 +413,16 @@ impl ReductionKernel {
         // strides for the strided variant, checked against their buffers when made);
         // other arrays are read where the user's expression says (documented). Stage 1
         // writes `blocks` partials into a buffer of that many accumulators, or, with one
-        // block, one output value to `out`, which the callers allocate or check.
+        // block, one output value to `out`, which the callers allocate or check. Both
+        // stages wait for their predecessor first (the template's first statement, checked
+        // by `every_variant_waits_for_its_predecessor_first`), so they may launch as
+        // programmatic dependent launches.
         unsafe {
-            loaded
-                .stage1
-                .launch_args(LaunchConfig::linear(blocks, BLOCK_SIZE), stream, &buf)?
+            loaded.stage1.launch_args_programmatic(
+                LaunchConfig::linear(blocks, BLOCK_SIZE),
+                stream,
+                &buf,
+            )?
         };
         if let Some(partials) = &partials {
             let mut buf2 = ArgBuffer::new();
@@ -427,9 +432,11 @@ impl ReductionKernel {
             // SAFETY: stage 2 reads the `blocks` partials stage 1 wrote (ordered before it
             // on `stream`) and writes one output value to `out`.
             unsafe {
-                loaded
-                    .stage2
-                    .launch_args(LaunchConfig::linear(1, BLOCK_SIZE), stream, &buf2)?
+                loaded.stage2.launch_args_programmatic(
+                    LaunchConfig::linear(1, BLOCK_SIZE),
+                    stream,
+                    &buf2,
+                )?
             };
         }
         // `partials` is freed here, ordered on `stream` after both launches.

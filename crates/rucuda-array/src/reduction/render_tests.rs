@@ -216,3 +216,26 @@ fn strided_variants_are_checked() {
         })
         .is_ok());
 }
+
+/// Both stages launch as programmatic dependent launches, which is sound only because
+/// each begins with the grid-dependency wait.
+#[test]
+fn every_variant_waits_for_its_predecessor_first() {
+    let s = sum(DType::F32);
+    let variants = [
+        Variant::Contiguous,
+        Variant::Vectorized,
+        Variant::Strided {
+            ndim: 2,
+            strided: vec![true],
+        },
+    ];
+    for variant in &variants {
+        let k = s.render(variant).unwrap();
+        assert_eq!(
+            crate::codegen::grid_dependency::every_kernel_waits_first(&k.source),
+            Ok(2),
+            "{variant:?}"
+        );
+    }
+}

@@ -63,6 +63,10 @@ pub(crate) struct LaunchLimits {
     pub(crate) max_grid: [u32; 3],
     pub(crate) static_shared: u32,
     pub(crate) max_dynamic_shared: u32,
+    /// Whether launches may overlap the previous kernel on their stream (programmatic
+    /// dependent launch): compute capability 9.0 or newer and a driver with
+    /// `cuLaunchKernelEx`.
+    pub(crate) programmatic: bool,
 }
 
 pub(crate) struct FunctionInner {
@@ -183,6 +187,8 @@ impl Function {
             max_dynamic_shared: self
                 .attribute(FunctionAttribute::MaxDynamicSharedSizeBytes)?
                 .max(0) as u32,
+            programmatic: dev.compute_capability()?.0 >= 9
+                && crate::error::driver()?.cuLaunchKernelEx().is_ok(),
         })
     }
 

@@ -8,6 +8,7 @@ use rucuda_driver_sys::CUdeviceptr;
 
 use crate::error::{call, Error, Result};
 use crate::kernels::function::{Function, FunctionAttribute};
+use crate::kernels::programmatic;
 use crate::memory::kernel_arg::DevicePointerArg;
 use crate::memory::kernel_arg::KernelArg;
 use crate::memory::kernel_arg::Param;
@@ -358,6 +359,76 @@ impl Function {
             // SAFETY: checked above; the caller vouches for the kernel's accesses.
             unsafe { self.launch_raw(&cfg, stream, ptrs) }
         })
+    }
+
+    /// [`Function::launch`] for a kernel that waits for its stream's previous kernel
+    /// itself: on a device of compute capability 9.0 or newer, where the
+    /// [`ProgrammaticPolicy`](crate::ProgrammaticPolicy) allows (by default, always), the
+    /// launch may start before the previous kernel on `stream` has finished (programmatic
+    /// dependent launch), which shortens the gap between dependent kernels, most of all in
+    /// graphs. Elsewhere it is a plain launch.
+    ///
+    /// # Safety
+    /// As for [`Function::launch`]; and every thread of the kernel executes
+    /// `griddepcontrol.wait` (`cudaGridDependencySynchronize()`) before its first access
+    /// to global memory, so that nothing it reads or writes can race with the kernel
+    /// before it.
+    #[inline]
+    pub unsafe fn launch_programmatic<A: KernelArgs>(
+        &self,
+        cfg: LaunchConfig,
+        stream: &Stream,
+        args: A,
+    ) -> Result<()> {
+        args.with_params(Some(stream), |ptrs, sizes| {
+            self.check_launch(&cfg, sizes)?;
+            // SAFETY: checked above; the caller vouches for the kernel and its wait.
+            unsafe { self.launch_raw_overlapping(&cfg, stream, ptrs) }
+        })
+    }
+
+    /// [`Function::launch_args`] with [`Function::launch_programmatic`]'s overlap.
+    ///
+    /// # Safety
+    /// As for [`Function::launch_args`] and [`Function::launch_programmatic`].
+    pub unsafe fn launch_args_programmatic(
+        &self,
+        cfg: LaunchConfig,
+        stream: &Stream,
+        args: &ArgBuffer,
+    ) -> Result<()> {
+        args.with_params(|ptrs, sizes| {
+            self.check_launch(&cfg, sizes)?;
+            // SAFETY: checked above; the caller vouches for the kernel and its wait.
+            unsafe { self.launch_raw_overlapping(&cfg, stream, ptrs) }
+        })
+    }
+
+    /// # Safety
+    /// As for [`Function::launch_raw`]; and the kernel waits for its predecessor (see
+    /// [`Function::launch_programmatic`]).
+    #[inline]
+    unsafe fn launch_raw_overlapping(
+        &self,
+        cfg: &LaunchConfig,
+        stream: &Stream,
+        ptrs: &mut [*mut c_void],
+    ) -> Result<()> {
+        let overlap =
+            self.limits()?.programmatic && crate::ProgrammaticPolicy::current().applies_to(stream);
+        if !overlap {
+            // SAFETY: forwarded contract.
+            return unsafe { self.launch_raw(cfg, stream, ptrs) };
+        }
+        self.context().bind()?;
+        self.keep_for_capture();
+        let params = if ptrs.is_empty() {
+            std::ptr::null_mut()
+        } else {
+            ptrs.as_mut_ptr()
+        };
+        // SAFETY: the caller checked the arguments and vouches for the kernel's wait.
+        unsafe { programmatic::launch_overlapping(self.raw(), cfg, stream, params) }
     }
 
     /// Launches cooperatively (`cuLaunchCooperativeKernel`): all blocks resident at once,

@@ -9,4 +9,5 @@ pub(crate) mod launch;
 pub(crate) mod loaded;
 pub(crate) mod module;
 pub(crate) mod occupancy;
+pub(crate) mod programmatic;
 pub(crate) mod shared_config;

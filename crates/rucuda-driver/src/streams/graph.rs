@@ -37,8 +37,8 @@
 //! ```
 
 use rucuda_driver_sys::{
-    CUgraph, CUgraphExec, CUgraphExecUpdateResult, CUgraphExecUpdateResultInfo, CUresult,
-    CUstreamCaptureMode, CUstreamCaptureStatus,
+    CUgraph, CUgraphDependencyType, CUgraphEdgeData, CUgraphExec, CUgraphExecUpdateResult,
+    CUgraphExecUpdateResultInfo, CUresult, CUstreamCaptureMode, CUstreamCaptureStatus,
 };
 
 use crate::context::Context;
@@ -249,6 +249,48 @@ impl Graph {
         // SAFETY: with a null node array the driver only writes the count.
         unsafe { call!(cuGraphGetNodes(self.raw, std::ptr::null_mut(), &mut n))? };
         Ok(n)
+    }
+
+    /// Number of programmatic edges (`CU_GRAPH_DEPENDENCY_TYPE_PROGRAMMATIC`): the
+    /// dependencies made by programmatic dependent launches, whose kernels may start
+    /// before their predecessors finish (see
+    /// [`Function::launch_programmatic`](crate::Function::launch_programmatic)). Zero where
+    /// the driver has no `cuGraphGetEdges_v2` (before CUDA 12.3).
+    pub fn programmatic_edge_count(&self) -> Result<usize> {
+        if crate::error::driver()?.cuGraphGetEdges_v2().is_err() {
+            return Ok(0);
+        }
+        self.ctx.bind()?;
+        let mut n = 0usize;
+        // SAFETY: with null arrays the driver only writes the count.
+        unsafe {
+            call!(cuGraphGetEdges_v2(
+                self.raw,
+                std::ptr::null_mut(),
+                std::ptr::null_mut(),
+                std::ptr::null_mut(),
+                &mut n
+            ))?
+        };
+        let mut from = vec![std::ptr::null_mut(); n];
+        let mut to = vec![std::ptr::null_mut(); n];
+        let mut data = vec![CUgraphEdgeData::default(); n];
+        // SAFETY: three arrays of `n` entries; the driver writes at most `n` and updates
+        // `n` to the number written.
+        unsafe {
+            call!(cuGraphGetEdges_v2(
+                self.raw,
+                from.as_mut_ptr(),
+                to.as_mut_ptr(),
+                data.as_mut_ptr(),
+                &mut n
+            ))?
+        };
+        let programmatic = CUgraphDependencyType::CU_GRAPH_DEPENDENCY_TYPE_PROGRAMMATIC.0 as u8;
+        Ok(data[..n.min(data.len())]
+            .iter()
+            .filter(|e| e.type_ == programmatic)
+            .count())
     }
 
     /// A copy of this graph (`cuGraphClone`).
