@@ -43,6 +43,10 @@ pub const RUNNER: &[(&str, &str)] = &[
     ),
     ("lib/bench.sh", include_str!("../templates/lib/bench.sh")),
     ("lib/pycuda.sh", include_str!("../templates/lib/pycuda.sh")),
+    (
+        "lib/pycuda_long_first.py",
+        include_str!("../templates/lib/pycuda_long_first.py"),
+    ),
 ];
 
 /// Writes [`RUNNER`] into the bundle folder `dir` (an older `lib/` is replaced).
