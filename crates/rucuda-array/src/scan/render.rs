@@ -43,6 +43,16 @@
 //! the tile of the block's index while its ticket is on the way costs more than it gains
 //! once prefetching is on (17 points).
 //!
+//! Where the H200's last 15% go (2^28 int32, one bench process per setting, same machine,
+//! 2026-11-27): this kernel 3248–3302 GB/s (78% of copy). Without the look-back (every
+//! tile scanned as if it were the first: wrong sums, same traffic) 3910 GB/s with
+//! prefetching off and 3751 with it; loading and storing the tiles with no scan at all,
+//! 3936 and 3740. So the look-back's waiting, not the loads, stores or arithmetic, costs
+//! the difference, and prefetching pays only while blocks wait. Measured again then: the
+//! persistent `cp.async` kernel above, 1736 GB/s (its grid at the resident count or at
+//! the tile count, prefetching on or off: 1620–1750); 8 blocks per multiprocessor forced
+//! through `__launch_bounds__` (64 registers), 3335 GB/s, 3364 with 8 MiB of prefetch.
+//!
 //! Status words (`cuda/status_words.cuh`): the value's bytes in 32-bit chunks, each chunk
 //! in its own 64-bit word with the flag in the high half (0 = not yet published, 1 = the
 //! tile's aggregate, 2 = its inclusive prefix). Each word is written and read with one
