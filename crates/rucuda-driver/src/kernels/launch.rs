@@ -335,11 +335,8 @@ impl Function {
         stream: &Stream,
         args: A,
     ) -> Result<()> {
-        args.with_params(Some(stream), |ptrs, sizes| {
-            self.check_launch(&cfg, sizes)?;
-            // SAFETY: checked above; the caller vouches for the kernel's accesses.
-            unsafe { self.launch_raw(&cfg, stream, ptrs) }
-        })
+        // SAFETY: forwarded contract; no overlap.
+        unsafe { self.launch_checked(cfg, stream, args, false) }
     }
 
     /// Launches with an [`ArgBuffer`] built at run time, after the same checks.
@@ -354,11 +351,8 @@ impl Function {
         stream: &Stream,
         args: &ArgBuffer,
     ) -> Result<()> {
-        args.with_params(|ptrs, sizes| {
-            self.check_launch(&cfg, sizes)?;
-            // SAFETY: checked above; the caller vouches for the kernel's accesses.
-            unsafe { self.launch_raw(&cfg, stream, ptrs) }
-        })
+        // SAFETY: forwarded contract; no overlap.
+        unsafe { self.launch_buffer(cfg, stream, args, false) }
     }
 
     /// [`Function::launch`] for a kernel that waits for its stream's previous kernel
@@ -380,11 +374,8 @@ impl Function {
         stream: &Stream,
         args: A,
     ) -> Result<()> {
-        args.with_params(Some(stream), |ptrs, sizes| {
-            self.check_launch(&cfg, sizes)?;
-            // SAFETY: checked above; the caller vouches for the kernel and its wait.
-            unsafe { self.launch_raw_overlapping(&cfg, stream, ptrs) }
-        })
+        // SAFETY: forwarded contract, the wait included.
+        unsafe { self.launch_checked(cfg, stream, args, true) }
     }
 
     /// [`Function::launch_args`] with [`Function::launch_programmatic`]'s overlap.
@@ -397,25 +388,67 @@ impl Function {
         stream: &Stream,
         args: &ArgBuffer,
     ) -> Result<()> {
-        args.with_params(|ptrs, sizes| {
+        // SAFETY: forwarded contract, the wait included.
+        unsafe { self.launch_buffer(cfg, stream, args, true) }
+    }
+
+    /// The checks, then the launch of a tuple of arguments; `overlap` as in
+    /// [`Function::launch_raw_as`].
+    ///
+    /// # Safety
+    /// As for [`Function::launch`], and for [`Function::launch_programmatic`] with
+    /// `overlap`.
+    #[inline]
+    unsafe fn launch_checked<A: KernelArgs>(
+        &self,
+        cfg: LaunchConfig,
+        stream: &Stream,
+        args: A,
+        overlap: bool,
+    ) -> Result<()> {
+        args.with_params(Some(stream), |ptrs, sizes| {
             self.check_launch(&cfg, sizes)?;
-            // SAFETY: checked above; the caller vouches for the kernel and its wait.
-            unsafe { self.launch_raw_overlapping(&cfg, stream, ptrs) }
+            // SAFETY: checked above; the caller vouches for the kernel (and its wait).
+            unsafe { self.launch_raw_as(&cfg, stream, ptrs, overlap) }
         })
     }
 
+    /// [`Function::launch_checked`] for an [`ArgBuffer`].
+    ///
     /// # Safety
-    /// As for [`Function::launch_raw`]; and the kernel waits for its predecessor (see
-    /// [`Function::launch_programmatic`]).
+    /// As for [`Function::launch_args`], and for [`Function::launch_programmatic`] with
+    /// `overlap`.
+    unsafe fn launch_buffer(
+        &self,
+        cfg: LaunchConfig,
+        stream: &Stream,
+        args: &ArgBuffer,
+        overlap: bool,
+    ) -> Result<()> {
+        args.with_params(|ptrs, sizes| {
+            self.check_launch(&cfg, sizes)?;
+            // SAFETY: checked above; the caller vouches for the kernel (and its wait).
+            unsafe { self.launch_raw_as(&cfg, stream, ptrs, overlap) }
+        })
+    }
+
+    /// A plain launch, or with `overlap` (the kernel waits for its predecessor) a
+    /// programmatic dependent launch where the device and the policy allow.
+    ///
+    /// # Safety
+    /// As for [`Function::launch_raw`]; with `overlap`, the kernel waits for its
+    /// predecessor (see [`Function::launch_programmatic`]).
     #[inline]
-    unsafe fn launch_raw_overlapping(
+    unsafe fn launch_raw_as(
         &self,
         cfg: &LaunchConfig,
         stream: &Stream,
         ptrs: &mut [*mut c_void],
+        overlap: bool,
     ) -> Result<()> {
-        let overlap =
-            self.limits()?.programmatic && crate::ProgrammaticPolicy::current().applies_to(stream);
+        let overlap = overlap
+            && self.limits()?.programmatic
+            && crate::ProgrammaticPolicy::current().applies_to(stream);
         if !overlap {
             // SAFETY: forwarded contract.
             return unsafe { self.launch_raw(cfg, stream, ptrs) };
