@@ -69,11 +69,12 @@ pub fn take(ctx: &Context, class: usize) -> Option<CUdeviceptr> {
 /// caller frees it).
 pub fn give(ctx: &Context, class: usize, ptr: CUdeviceptr) -> bool {
     let mut entries = entries();
-    // Contexts that are gone took their memory with them.
-    entries.retain(|e| e.ctx.upgrade().is_some());
     let i = match entries.iter().position(|e| e.ctx.id() == ctx.id()) {
         Some(i) => i,
         None => {
+            // Contexts that are gone took their memory with them (ids are never reused,
+            // so their entries only take room): dropped when a new context comes.
+            entries.retain(|e| e.ctx.upgrade().is_some());
             entries.push(Entry {
                 ctx: ctx.downgrade(),
                 classes: Vec::new(),

@@ -393,7 +393,7 @@ impl Function {
     }
 
     /// The checks, then the launch of a tuple of arguments; `overlap` as in
-    /// [`Function::launch_raw_as`].
+    /// [`Function::launch_raw`].
     ///
     /// # Safety
     /// As for [`Function::launch`], and for [`Function::launch_programmatic`] with
@@ -409,7 +409,7 @@ impl Function {
         args.with_params(Some(stream), |ptrs, sizes| {
             self.check_launch(&cfg, sizes)?;
             // SAFETY: checked above; the caller vouches for the kernel (and its wait).
-            unsafe { self.launch_raw_as(&cfg, stream, ptrs, overlap) }
+            unsafe { self.launch_raw(&cfg, stream, ptrs, overlap) }
         })
     }
 
@@ -428,40 +428,8 @@ impl Function {
         args.with_params(|ptrs, sizes| {
             self.check_launch(&cfg, sizes)?;
             // SAFETY: checked above; the caller vouches for the kernel (and its wait).
-            unsafe { self.launch_raw_as(&cfg, stream, ptrs, overlap) }
+            unsafe { self.launch_raw(&cfg, stream, ptrs, overlap) }
         })
-    }
-
-    /// A plain launch, or with `overlap` (the kernel waits for its predecessor) a
-    /// programmatic dependent launch where the device and the policy allow.
-    ///
-    /// # Safety
-    /// As for [`Function::launch_raw`]; with `overlap`, the kernel waits for its
-    /// predecessor (see [`Function::launch_programmatic`]).
-    #[inline]
-    unsafe fn launch_raw_as(
-        &self,
-        cfg: &LaunchConfig,
-        stream: &Stream,
-        ptrs: &mut [*mut c_void],
-        overlap: bool,
-    ) -> Result<()> {
-        let overlap = overlap
-            && self.limits()?.programmatic
-            && crate::ProgrammaticPolicy::current().applies_to(stream);
-        if !overlap {
-            // SAFETY: forwarded contract.
-            return unsafe { self.launch_raw(cfg, stream, ptrs) };
-        }
-        self.context().bind()?;
-        self.keep_for_capture();
-        let params = if ptrs.is_empty() {
-            std::ptr::null_mut()
-        } else {
-            ptrs.as_mut_ptr()
-        };
-        // SAFETY: the caller checked the arguments and vouches for the kernel's wait.
-        unsafe { programmatic::launch_overlapping(self.raw(), cfg, stream, params) }
     }
 
     /// Launches cooperatively (`cuLaunchCooperativeKernel`): all blocks resident at once,
@@ -497,17 +465,35 @@ impl Function {
         })
     }
 
+    /// A plain launch, or with `overlap` a programmatic dependent launch where the device
+    /// and the [`ProgrammaticPolicy`](crate::ProgrammaticPolicy) allow.
+    ///
     /// # Safety
-    /// `ptrs` must match the kernel's parameters; see [`Function::launch`].
+    /// `ptrs` must match the kernel's parameters; see [`Function::launch`]. With
+    /// `overlap`, the kernel waits for its predecessor first (see
+    /// [`Function::launch_programmatic`]).
     #[inline]
     unsafe fn launch_raw(
         &self,
         cfg: &LaunchConfig,
         stream: &Stream,
         ptrs: &mut [*mut c_void],
+        overlap: bool,
     ) -> Result<()> {
         self.context().bind()?;
         self.keep_for_capture();
+        let params = if ptrs.is_empty() {
+            std::ptr::null_mut()
+        } else {
+            ptrs.as_mut_ptr()
+        };
+        if overlap
+            && self.limits()?.programmatic
+            && crate::ProgrammaticPolicy::current().applies_to(stream)
+        {
+            // SAFETY: the caller checked the arguments and vouches for the kernel's wait.
+            return unsafe { programmatic::launch_overlapping(self.raw(), cfg, stream, params) };
+        }
         // SAFETY: the caller checked the arguments and vouches for the kernel.
         unsafe {
             call!(cuLaunchKernel(
@@ -520,11 +506,7 @@ impl Function {
                 cfg.block.2,
                 cfg.shared_mem_bytes,
                 stream.raw(),
-                if ptrs.is_empty() {
-                    std::ptr::null_mut()
-                } else {
-                    ptrs.as_mut_ptr()
-                },
+                params,
                 std::ptr::null_mut()
             ))
         }
@@ -591,7 +573,7 @@ impl PreparedLaunch {
                 });
             }
             // SAFETY: shape and layout checked in `prepare`; the caller vouches for the kernel.
-            unsafe { self.function.launch_raw(&self.cfg, stream, ptrs) }
+            unsafe { self.function.launch_raw(&self.cfg, stream, ptrs, false) }
         })
     }
 

@@ -71,9 +71,8 @@ impl ProgrammaticPolicy {
         match self {
             ProgrammaticPolicy::Off => false,
             ProgrammaticPolicy::All => true,
-            ProgrammaticPolicy::Capture => {
-                capture::any_active() && capture::session_on(stream).is_some()
-            }
+            // One atomic load while nothing captures.
+            ProgrammaticPolicy::Capture => capture::session_on(stream).is_some(),
         }
     }
 }
