@@ -97,24 +97,53 @@ _FAST = {}
 kernels.remember_cache(_FAST)
 _FAST_DTYPES = {np.dtype(t) for t in (np.float32, np.float64, np.int32, np.int64,
                                       np.uint32, np.uint64)}
-# Interned fast-path signatures, (dtype char, shape): equal ones are one object, so two
-# arrays of one dtype and shape match by identity. Bounded: past the limit it starts
-# over (older signatures still match by equality).
+# Interned fast-path signatures, one per (dtype char, shape): equal ones are one object,
+# so two arrays of one dtype and shape match by identity. Bounded: past the limit it
+# starts over (older signatures still match by equality).
 _SIGS = {}
 _SIGS_MAX = 4096
+_new_object = object.__new__
+
+
+class _Sig:
+    """A fast-path signature: the dtype char and shape of a non-empty C-contiguous array
+    of a fast dtype, and ``result``, the attributes of a fresh array of that signature
+    made by the default allocator, all but ``gpudata`` (copied for each result: a dict
+    copy costs half of building the dict anew)."""
+
+    __slots__ = ("key", "result")
+
+    def __init__(self, key, dtype, size):
+        from pycuda.gpuarray import _c_strides  # gpuarray imports this module
+
+        self.key = key
+        _char, shape = key
+        self.result = {"shape": shape, "dtype": dtype, "size": size,
+                       "nbytes": size * dtype.itemsize,
+                       "strides": _c_strides(shape, dtype.itemsize),
+                       "allocator": _native.mem_alloc_async, "gpudata": None,
+                       "base": None, "mem_size": size, "_fast": self}
+
+    def __eq__(self, other):
+        return isinstance(other, _Sig) and other.key == self.key
+
+    def __hash__(self):
+        return hash(self.key)
 
 
 def fast_sig(a):
-    """``a``'s fast-path signature, kept on the array (its shape, strides and dtype never
-    change): ``(dtype char, shape)`` for a non-empty C-contiguous array of a fast dtype,
+    """``a``'s fast-path signature (a :class:`_Sig`), kept on the array (its shape,
+    strides and dtype never change), for a non-empty C-contiguous array of a fast dtype;
     else False."""
     dt = a.dtype
     sig = False
     if dt in _FAST_DTYPES and a.size and a.flags.c_contiguous:
-        s = (dt.char, a.shape)
-        if len(_SIGS) >= _SIGS_MAX:
-            _SIGS.clear()
-        sig = _SIGS.setdefault(s, s)
+        key = (dt.char, a.shape)
+        sig = _SIGS.get(key)
+        if sig is None:
+            if len(_SIGS) >= _SIGS_MAX:
+                _SIGS.clear()
+            sig = _SIGS[key] = _Sig(key, dt, a.size)
     a.__dict__["_fast"] = sig
     return sig
 
@@ -146,31 +175,34 @@ def fast_binary(a, b, op):
             sb = fast_sig(b)
         if sb != sa:
             return None
-    key = (_native.current_context_handle(), op, sa[0])
+    key = (_native.current_context_handle(), op, sa.key[0])
     entry = _FAST.get(key)
     if entry is None:
-        entry = _fast_entry(key, op, sa[0])
+        entry = _fast_entry(key, op, sa.key[0])
     if not entry:
         return None
     func, most = entry
     d = a.__dict__
-    n = d["size"]
+    result = sa.result
+    n = result["size"]
     blocks = (n + 255) >> 8
     if blocks > most:
         blocks = most
     alloc = d["allocator"]
+    new = _new_object(type(a))
     if alloc is _native.mem_alloc_async:
-        # The default allocator: allocation and launch in one native call.
-        z = func._launch_new(d["nbytes"], blocks, 256, d["gpudata"], b.gpudata, n)
+        # The default allocator: allocation and launch in one native call, and the
+        # result's attributes copied from the signature's.
+        attrs = result.copy()
+        attrs["gpudata"] = func._launch_new(result["nbytes"], blocks, 256, d["gpudata"],
+                                            b.gpudata, n)
     else:
-        z = alloc(d["nbytes"])
+        z = alloc(result["nbytes"])
         func._launch_words(blocks, 256, z, d["gpudata"], b.gpudata, n)
-    # The result: a's shape, dtype, strides and allocator over z (no checks: the shape is
-    # known good). A dict literal assigned whole: half the time of update() with keywords.
-    new = object.__new__(type(a))
-    new.__dict__ = {"shape": d["shape"], "dtype": d["dtype"], "size": n,
-                    "nbytes": d["nbytes"], "strides": d["strides"], "allocator": alloc,
-                    "gpudata": z, "base": None, "mem_size": n, "_fast": sa}
+        attrs = {"shape": d["shape"], "dtype": d["dtype"], "size": n,
+                 "nbytes": result["nbytes"], "strides": d["strides"], "allocator": alloc,
+                 "gpudata": z, "base": None, "mem_size": n, "_fast": sa}
+    new.__dict__ = attrs
     return new
 
 
