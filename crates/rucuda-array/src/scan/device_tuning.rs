@@ -19,6 +19,8 @@
 //! - `RUCUDA_SCAN_THREADS`, `RUCUDA_SCAN_VECTORS`: the tile shape (threads per block, 16-byte
 //!   vectors per thread) of 4- and 8-byte element types.
 //! - `RUCUDA_SCAN_STREAMING`: `0` or `1`, evict-first loads and stores.
+//! - `RUCUDA_SCAN_POLL_SPINS`, `RUCUDA_SCAN_POLL_NS`: the look-back's polls made back to
+//!   back, and the wait between later ones.
 
 use std::sync::OnceLock;
 
@@ -102,6 +104,8 @@ struct Knobs {
     threads: Option<u32>,
     vectors: Option<usize>,
     streaming: Option<bool>,
+    poll_spins: Option<u32>,
+    poll_sleep_ns: Option<u32>,
 }
 
 fn knobs() -> Knobs {
@@ -123,6 +127,8 @@ fn read_knobs(var: impl Fn(&str) -> Option<String>) -> Knobs {
             "1" | "true" | "yes" => Some(true),
             _ => None,
         }),
+        poll_spins: var("RUCUDA_SCAN_POLL_SPINS").and_then(|v| v.trim().parse().ok()),
+        poll_sleep_ns: var("RUCUDA_SCAN_POLL_NS").and_then(|v| v.trim().parse().ok()),
     }
 }
 
@@ -157,6 +163,12 @@ fn apply(mut tuning: ScanTuning, element_size: usize, k: Knobs) -> ScanTuning {
     }
     if let Some(s) = k.streaming {
         tuning.streaming = s;
+    }
+    if let Some(s) = k.poll_spins {
+        tuning.poll_spins = s;
+    }
+    if let Some(ns) = k.poll_sleep_ns {
+        tuning.poll_sleep_ns = ns;
     }
     if element_size == 4 || element_size == 8 {
         if let Some(t) = k.threads {

@@ -53,6 +53,17 @@
 //! the tile count, prefetching on or off: 1620–1750); 8 blocks per multiprocessor forced
 //! through `__launch_bounds__` (64 registers), 3335 GB/s, 3364 with 8 MiB of prefetch.
 //!
+//! More tiles in flight do not buy it back either (H200, same measure, 2026-11-27, this
+//! kernel 3275–3298 GB/s in the same call): a variant that staged each tile in shared
+//! memory with one bulk copy (`cp.async.bulk` on an mbarrier) and read it there before
+//! and after the look-back held only the vectors' totals across the wait, 32–48
+//! registers instead of 63–72, so 12 blocks resided per multiprocessor instead of 8. It
+//! reached 3211 GB/s, 3223 with 12 blocks forced, 3147 without prefetching, 3017 with
+//! 8 KiB tiles at 16 blocks and 3132 with 256-thread tiles; 8 blocks forced on this kernel
+//! gave 3303. So the waiting is not for room to load more: it is the look-back's own
+//! latency. The variant was not kept. The polls' pacing is a knob for that
+//! ([`ScanTuning::poll_spins`], [`ScanTuning::poll_sleep_ns`]).
+//!
 //! Status words (`cuda/status_words.cuh`): the value's bytes in 32-bit chunks, each chunk
 //! in its own 64-bit word with the flag in the high half (0 = not yet published, 1 = the
 //! tile's aggregate, 2 = its inclusive prefix). Each word is written and read with one
@@ -152,6 +163,10 @@ pub struct ScanTuning {
     pub streaming: bool,
     /// How far ahead each block asks L2 to prefetch.
     pub prefetch: L2Prefetch,
+    /// Polls of the look-back window made back to back before each further poll waits.
+    pub poll_spins: u32,
+    /// The wait between later polls (`__nanosleep`), in nanoseconds; 0: none.
+    pub poll_sleep_ns: u32,
 }
 
 impl ScanTuning {
@@ -164,6 +179,8 @@ impl ScanTuning {
             vectors,
             streaming: true,
             prefetch: L2Prefetch::Auto,
+            poll_spins: 9,
+            poll_sleep_ns: 64,
         }
     }
 
@@ -179,6 +196,12 @@ impl ScanTuning {
             return Err(ArrayError::InvalidArgument(format!(
                 "scan tuning: {} vectors per thread (1 to 32)",
                 self.vectors
+            )));
+        }
+        if self.poll_sleep_ns > 1_000_000 {
+            return Err(ArrayError::InvalidArgument(format!(
+                "scan tuning: a poll wait of {} ns (at most 1 ms)",
+                self.poll_sleep_ns
             )));
         }
         Ok(())
@@ -298,6 +321,10 @@ impl ScanSpec {
             tuning.vectors.to_string(),
             k.to_string(),
         );
+        let (poll_spins, poll_ns) = (
+            tuning.poll_spins.to_string(),
+            tuning.poll_sleep_ns.to_string(),
+        );
         let source = render(
             &template,
             &[
@@ -320,6 +347,8 @@ impl ScanSpec {
                 ),
                 ("HAS_NEUTRAL", if self.has_neutral() { "1" } else { "0" }),
                 ("ENTRY", &entry),
+                ("POLL_SPINS", &poll_spins),
+                ("POLL_NS", &poll_ns),
                 (
                     "RESTRICT",
                     if variant.in_place {

@@ -242,6 +242,7 @@ fn sweep_point(config: &Config, index: usize) -> Result<Measurement> {
         vectors,
         streaming,
         prefetch,
+        ..ScanTuning::for_size(dtype.size_bytes())
     };
     match dtype {
         DType::I64 => sweep_typed::<i64>(config, index, tuning, |i, v| {

@@ -57,7 +57,7 @@ __device__ __forceinline__ void rucuda_store_plain(uint4 *p, uint4 v)
 __device__ __forceinline__ void rucuda_backoff(unsigned int spins)
 {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 700
-  if (spins > 8u) __nanosleep(64u);
+  if (spins >= $POLL_SPINS$u && $POLL_NS$u > 0u) __nanosleep($POLL_NS$u);
 #else
   (void)spins;
 #endif
