@@ -31,6 +31,7 @@ mod compile;
 mod context;
 mod device;
 mod errors;
+mod fast;
 mod memory;
 mod module;
 mod pack;
@@ -68,6 +69,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<stream::Event>()?;
     m.add_class::<module::Module>()?;
     m.add_class::<module::Function>()?;
+    m.add_class::<fast::FastTable>()?;
     m.add_function(wrap_pyfunction!(module::module_from_buffer, m)?)?;
     m.add_function(wrap_pyfunction!(module::module_from_file, m)?)?;
     m.add_function(wrap_pyfunction!(module::link_sources, m)?)?;

@@ -244,6 +244,23 @@ impl Function {
     }
 }
 
+impl Function {
+    /// Launches on the legacy default stream with `size` bytes of arguments packed in
+    /// `words`, the GIL held (a launch does not block).
+    ///
+    /// # Safety
+    /// As [`launch_words`]: the caller vouches for the arguments.
+    pub(crate) unsafe fn launch_packed(
+        &self,
+        cfg: &LaunchConfig,
+        words: &mut [u64],
+        size: usize,
+    ) -> PyResult<()> {
+        // SAFETY: the caller's contract.
+        unsafe { launch_words(&self.inner, cfg, words, size, 0) }.or_raise()
+    }
+}
+
 #[pymethods]
 impl Function {
     /// Launches with the packed argument buffer; `sizes` (each argument's bytes) lets

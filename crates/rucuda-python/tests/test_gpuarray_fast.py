@@ -115,5 +115,42 @@ class FastBinary(unittest.TestCase):
         self.assertEqual(self.fn.calls, [])
 
 
+class NativeTable(unittest.TestCase):
+    def test_an_empty_table_answers_none(self):
+        from rucuda import _native
+        table = _native.FastTable()
+        a = gpuarray.GPUArray((8,), np.float32, gpudata=0x1000)
+        self.assertIsNone(table.binary(a, a, "+"))
+        self.assertEqual(len(table), 0)
+
+    def test_only_native_kernels_are_registered(self):
+        from rucuda import _native
+        table = _native.FastTable()
+        a = gpuarray.GPUArray((8,), np.float32, gpudata=0x1000)
+        sig = _ops.fast_sig(a)
+        self.assertFalse(table.register(sig, "+", FakeFunction(), 32,
+                                        drv.mem_alloc_async))
+        self.assertEqual(len(table), 0)
+        table.clear()
+
+    def test_operators_fall_back_to_python_when_the_table_does_not_know(self):
+        # Integer addresses (not DeviceAllocations): the Python path every time, and
+        # nothing registered.
+        saved = (_ops.binary_kernel, _ops._native)
+        fn = FakeFunction()
+        _ops.binary_kernel = lambda *args: FakeKernel(fn)
+        _ops._native = FakeNative
+        _ops._FAST.clear()
+        try:
+            a = gpuarray.GPUArray((8,), np.float32, gpudata=0x1000)
+            for _ in range(3):
+                a + a
+            self.assertEqual(len(fn.calls), 3)
+            self.assertEqual(len(_ops.FAST_TABLE), 0)
+        finally:
+            _ops.binary_kernel, _ops._native = saved
+            _ops._FAST.clear()
+
+
 if __name__ == "__main__":
     unittest.main()

@@ -48,16 +48,35 @@ def test_function_call_packs_numpy_scalars_in_rust():
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int32, np.int64, np.uint32])
 def test_operators_fast_path_match_numpy(dtype):
-    for n in (1, 1000, 300_001):
-        a_h = (RNG.random(n) * 100 + 1).astype(dtype)
-        b_h = (RNG.random(n) * 100 + 1).astype(dtype)
+    """Each operator twice per signature: the first call takes the Python fast path (and
+    registers its kernel), the second the native table; both results match NumPy and
+    carry the same attributes."""
+    from pycuda import _ops
+    for shape in ((1,), (1000,), (300_001,), (300, 7)):
+        a_h = (RNG.random(shape) * 100 + 1).astype(dtype)
+        b_h = (RNG.random(shape) * 100 + 1).astype(dtype)
         a, b = gpuarray.to_gpu(a_h), gpuarray.to_gpu(b_h)
-        for op in ("__add__", "__sub__", "__mul__"):
-            got = getattr(a, op)(b).get()
-            assert got.dtype == a_h.dtype
-            np.testing.assert_array_equal(got, getattr(a_h, op)(b_h))
+        ops = ["__add__", "__sub__", "__mul__"]
         if np.dtype(dtype).kind == "f":
-            np.testing.assert_allclose((a / b).get(), a_h / b_h, rtol=1e-6)
+            ops.append("__truediv__")
+        for op in ops:
+            before = len(_ops.FAST_TABLE)
+            first = getattr(a, op)(b)
+            learnt = len(_ops.FAST_TABLE)
+            again = getattr(a, op)(b)
+            assert len(_ops.FAST_TABLE) == learnt >= before
+            want = getattr(a_h, op)(b_h)
+            for got in (first, again):
+                assert type(got) is gpuarray.GPUArray
+                assert (got.shape, got.strides, got.dtype) == (a.shape, a.strides, a.dtype)
+                assert got.base is None and got.allocator is a.allocator
+                if op == "__truediv__":
+                    np.testing.assert_allclose(got.get(), want, rtol=1e-6)
+                else:
+                    np.testing.assert_array_equal(got.get(), want)
+            assert sorted(first.__dict__) == sorted(again.__dict__)
+            assert int(first.gpudata) != int(again.gpudata)
+    assert len(_ops.FAST_TABLE) > 0
 
 
 GENERATORS = ["XORWOWRandomNumberGenerator", "MRG32k3aRandomNumberGenerator",

@@ -95,6 +95,10 @@ def binary_kernel(op, a_dtype, b_dtype, compute, result_dtype, reverse=False):
 # fast kernel for the dtype. Everything else takes `binary`.
 _FAST = {}
 kernels.remember_cache(_FAST)
+# The same, native, per (context, signature, op): what `GPUArray`'s operators try first
+# (fast_binary registers each kernel there once it has launched it).
+FAST_TABLE = _native.FastTable()
+kernels.remember_cache(FAST_TABLE)
 _FAST_DTYPES = {np.dtype(t) for t in (np.float32, np.float64, np.int32, np.int64,
                                       np.uint32, np.uint64)}
 # Interned fast-path signatures, one per (dtype char, shape): equal ones are one object,
@@ -103,6 +107,7 @@ _FAST_DTYPES = {np.dtype(t) for t in (np.float32, np.float64, np.int32, np.int64
 _SIGS = {}
 _SIGS_MAX = 4096
 _new_object = object.__new__
+_DeviceAllocation = _native.DeviceAllocation
 
 
 class _Sig:
@@ -193,9 +198,12 @@ def fast_binary(a, b, op):
     if alloc is _native.mem_alloc_async:
         # The default allocator: allocation and launch in one native call, and the
         # result's attributes copied from the signature's.
+        x, y = d["gpudata"], b.gpudata
         attrs = result.copy()
-        attrs["gpudata"] = func._launch_new(result["nbytes"], blocks, 256, d["gpudata"],
-                                            b.gpudata, n)
+        attrs["gpudata"] = func._launch_new(result["nbytes"], blocks, 256, x, y, n)
+        if type(x) is _DeviceAllocation and type(y) is _DeviceAllocation:
+            # Next time FAST_TABLE does all this natively.
+            FAST_TABLE.register(sa, op, func, most, alloc)
     else:
         z = alloc(result["nbytes"])
         func._launch_words(blocks, 256, z, d["gpudata"], b.gpudata, n)

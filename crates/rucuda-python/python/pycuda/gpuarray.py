@@ -16,6 +16,10 @@ from pycuda import _ops
 from rucuda import kernels
 from rucuda.dtypes import dtype_to_ctype, get_or_register_dtype, register_dtype
 
+# The operators' native fast path (pycuda._ops.FAST_TABLE): None where it does not know the
+# operands yet, and then pycuda._ops.fast_binary runs (and teaches it).
+_fast_binary = _ops.FAST_TABLE.binary
+
 
 # {{{ vector types
 
@@ -294,7 +298,9 @@ class GPUArray:
 
     def __add__(self, other):
         if type(other) is GPUArray and type(self) is GPUArray:
-            r = _ops.fast_binary(self, other, "+")
+            r = _fast_binary(self, other, "+")
+            if r is None:
+                r = _ops.fast_binary(self, other, "+")
             if r is not None:
                 return r
         return self._elwise(other, "+")
@@ -304,7 +310,9 @@ class GPUArray:
 
     def __sub__(self, other):
         if type(other) is GPUArray and type(self) is GPUArray:
-            r = _ops.fast_binary(self, other, "-")
+            r = _fast_binary(self, other, "-")
+            if r is None:
+                r = _ops.fast_binary(self, other, "-")
             if r is not None:
                 return r
         return self._elwise(other, "-")
@@ -314,7 +322,9 @@ class GPUArray:
 
     def __mul__(self, other):
         if type(other) is GPUArray and type(self) is GPUArray:
-            r = _ops.fast_binary(self, other, "*")
+            r = _fast_binary(self, other, "*")
+            if r is None:
+                r = _ops.fast_binary(self, other, "*")
             if r is not None:
                 return r
         return self._elwise(other, "*")
@@ -324,7 +334,9 @@ class GPUArray:
 
     def __truediv__(self, other):
         if type(other) is GPUArray and type(self) is GPUArray:
-            r = _ops.fast_binary(self, other, "/")
+            r = _fast_binary(self, other, "/")
+            if r is None:
+                r = _ops.fast_binary(self, other, "/")
             if r is not None:
                 return r
         return self._elwise(other, "/")

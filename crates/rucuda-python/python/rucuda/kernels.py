@@ -23,7 +23,7 @@ def remember_holder(obj):
 
 
 def remember_cache(cache):
-    """Registers a per-context dict for :func:`clear`."""
+    """Registers a per-context cache (anything with a ``clear()``) for :func:`clear`."""
     _CACHES.append(cache)
 _SLOT = re.compile(r"\$([A-Z_]+)\$")
 
