@@ -6,7 +6,7 @@
 - ``py_compile_first_ms``: the first ``SourceModule`` of a new source (no cache hit), the
   median over five new sources.
 
-The per-op cases are medians of 7 batches after half a second of warm-up.
+The per-op cases are medians of 7 batches after two seconds of warm-up.
 
 ``--impl pycuda`` (the default) measures whatever ``import pycuda`` finds: the rucuda wheel
 in its virtual environment, or PyCUDA itself (``PYTHONPATH=<PyCUDA's build folder>``) for
@@ -44,10 +44,10 @@ def per_op(f, n, sync):
     return (time.perf_counter() - t0) / n
 
 
-def median_of(k, f, n, sync, warm_up_s=0.5):
-    """The median of ``k`` batches of ``n`` calls, after ``warm_up_s`` seconds of calls:
-    the first milliseconds of a process run at a lower clock (without the warm-up, the
-    first case read 8.4 µs for a loop that takes 5.4 µs once warm)."""
+def median_of(k, f, n, sync, warm_up_s=2.0):
+    """The median of ``k`` batches of ``n`` calls, after ``warm_up_s`` seconds of calls
+    (without any, the first case of a process once read 8.4 µs on an H200 for a loop
+    that took 5.4 µs later in the same process)."""
     end = time.perf_counter() + warm_up_s
     while time.perf_counter() < end:
         per_op(f, 100, sync)

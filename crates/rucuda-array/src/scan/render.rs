@@ -61,8 +61,11 @@
 //! reached 3211 GB/s, 3223 with 12 blocks forced, 3147 without prefetching, 3017 with
 //! 8 KiB tiles at 16 blocks and 3132 with 256-thread tiles; 8 blocks forced on this kernel
 //! gave 3303. So the waiting is not for room to load more: it is the look-back's own
-//! latency. The variant was not kept. The polls' pacing is a knob for that
-//! ([`ScanTuning::poll_spins`], [`ScanTuning::poll_sleep_ns`]).
+//! latency. The variant was not kept. Nor is it the polls' traffic: pacing them
+//! ([`ScanTuning::poll_spins`], [`ScanTuning::poll_sleep_ns`]) moved the same scan only
+//! within its run-to-run spread (another H200, default 3306 and 3329 GB/s; no waits 3286;
+//! a wait after every poll of 32, 200, 500 or 1000 ns: 3305, 3331, 3341, 3297; 32 polls
+//! back to back: 3295).
 //!
 //! Status words (`cuda/status_words.cuh`): the value's bytes in 32-bit chunks, each chunk
 //! in its own 64-bit word with the flag in the high half (0 = not yet published, 1 = the
