@@ -204,9 +204,13 @@ mod tests {
             "RUCUDA_SCAN_PREFETCH" => Some("16m".into()),
             "RUCUDA_SCAN_THREADS" => Some("256".into()),
             "RUCUDA_SCAN_STREAMING" => Some("0".into()),
+            "RUCUDA_SCAN_POLL_SPINS" => Some("2".into()),
+            "RUCUDA_SCAN_POLL_NS" => Some(" 500 ".into()),
             _ => None,
         });
         assert_eq!(k.lead_ns, 4000);
+        let polls = apply(ScanTuning::for_size(8), 8, k);
+        assert_eq!((polls.poll_spins, polls.poll_sleep_ns), (2, 500));
         let t = apply(ScanTuning::for_size(4), 4, k);
         assert_eq!(
             (t.threads, t.vectors, t.streaming, t.prefetch),

@@ -132,7 +132,25 @@ fn tunings_shape_the_tile_and_choose_hints() {
         k.source.contains("x[c].raw = *(rucuda_src"),
         "in place: coherent loads"
     );
+    // The look-back's poll pacing: 9 polls back to back, then 64 ns between, by default.
+    let k = s.render_tuned(Variant::ALL[0], wide).unwrap();
+    assert!(k
+        .source
+        .contains("if (spins >= 9u && 64u > 0u) __nanosleep(64u);"));
+    let paced = ScanTuning {
+        poll_spins: 1,
+        poll_sleep_ns: 500,
+        ..wide
+    };
+    let k = s.render_tuned(Variant::ALL[0], paced).unwrap();
+    assert!(k
+        .source
+        .contains("if (spins >= 1u && 500u > 0u) __nanosleep(500u);"));
     for bad in [
+        ScanTuning {
+            poll_sleep_ns: 2_000_000,
+            ..wide
+        },
         ScanTuning { threads: 0, ..wide },
         ScanTuning {
             threads: 97,
