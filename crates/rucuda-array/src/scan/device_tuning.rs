@@ -133,7 +133,7 @@ fn read_knobs(var: impl Fn(&str) -> Option<String>) -> Knobs {
 }
 
 /// `off`, `auto`, or bytes with an optional `k`/`m` suffix.
-fn parse_prefetch(v: &str) -> Option<L2Prefetch> {
+pub(crate) fn parse_prefetch(v: &str) -> Option<L2Prefetch> {
     let v = v.trim().to_ascii_lowercase();
     match v.as_str() {
         "off" | "0" => return Some(L2Prefetch::Off),

@@ -25,6 +25,7 @@ mod spec;
 #[cfg(test)]
 mod render_tests;
 
+pub(crate) use device_tuning::parse_prefetch;
 pub use device_tuning::{DeviceFacts, DEFAULT_LEAD_NS};
 pub(crate) use kernel::cumsum_kernel;
 pub use kernel::{ExclusiveScanKernel, InclusiveScanKernel, ScanKernel};

@@ -1,6 +1,13 @@
 //! One-pass stream compaction (CUB's `DeviceSelect::Flagged` / `::If` and
 //! `DevicePartition`): the elements whose flag is nonzero, or for which a predicate
 //! holds, in order, by decoupled look-back over tiles (`cuda/compact.cu`).
+//!
+//! Each block also asks L2 to prefetch the tile (and flags) that a block starting about
+//! one block lifetime later will take, at the scan's automatic distance
+//! ([`DeviceFacts`](crate::scan::DeviceFacts)): on an H200 (2^28 f32, `x > 0.5f`, one
+//! bench call, 2026-11-27) 990 GB/s with it against 898 without, CUB 2693 in the same
+//! call. Doubling the distance (24 MiB, 857), 128-thread blocks (981), 8 or 32 elements
+//! per thread (898, 780) did no better.
 
 use std::collections::HashMap;
 use std::sync::{Mutex, OnceLock};
@@ -16,6 +23,7 @@ use crate::compile::default_compiler;
 use crate::dtype::{DType, DTypeKind, Element};
 use crate::error::{ArrayError, Result};
 use crate::layout::SliceArg;
+use crate::scan::{parse_prefetch, DeviceFacts, L2Prefetch};
 use crate::GpuArray;
 
 const SOURCE: &str = include_str!("cuda/compact.cu");
@@ -44,6 +52,21 @@ fn shape(size: usize) -> (u32, u32) {
         items /= 2;
     }
     (threads, items)
+}
+
+/// Elements past its own tile each block asks L2 to prefetch: the scan's automatic
+/// distance from the device's bandwidth and L2 (`RUCUDA_SELECT_PREFETCH`: `off`, `auto`
+/// or bytes such as `12m`), in whole tiles of `tile` elements of `size` bytes.
+fn prefetch_ahead(stream: &Stream, tile: usize, size: usize) -> Result<i64> {
+    static KNOB: OnceLock<L2Prefetch> = OnceLock::new();
+    let prefetch = *KNOB.get_or_init(|| {
+        std::env::var("RUCUDA_SELECT_PREFETCH")
+            .ok()
+            .and_then(|v| parse_prefetch(&v))
+            .unwrap_or(L2Prefetch::Auto)
+    });
+    let tiles = DeviceFacts::of(stream.context())?.tiles_ahead(prefetch, tile * size);
+    Ok(i64::try_from(tiles.saturating_mul(tile as u64)).unwrap_or(i64::MAX))
 }
 
 /// Which elements a compaction keeps.
@@ -230,6 +253,7 @@ fn compact<T: Element, M: Element>(
         buf.push_memory(&status, &stream, Access::Write)?;
         buf.push_memory(&counter, &stream, Access::Write)?;
         push_array(&mut buf, &count, &stream, Access::Write)?;
+        buf.push(prefetch_ahead(&stream, tile, T::DTYPE.size_bytes())?);
         // SAFETY: one block per tile of the n elements (tiles by ticket from the zeroed
         // counter, statuses zeroed, one 64-bit word per tile); each reads its tile of
         // `x` (and of the flags, n elements) and writes its kept elements at positions

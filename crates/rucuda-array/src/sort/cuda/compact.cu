@@ -56,13 +56,29 @@ __device__ __forceinline__ unsigned long long rucuda_count_before(const unsigned
 extern "C" __global__ void __launch_bounds__(RUCUDA_THREADS) $ENTRY$(
     const rucuda_t *__restrict__ in, const rucuda_flag_t *__restrict__ flags, long long n,
     rucuda_t *__restrict__ selected, rucuda_t *__restrict__ rejected,
-    unsigned long long *status, unsigned int *counter, unsigned long long *count_out)
+    unsigned long long *status, unsigned int *counter, unsigned long long *count_out,
+    long long ahead)
 {
   __shared__ unsigned int s_tile;
   __shared__ unsigned int s_warp[RUCUDA_WARPS];
   __shared__ unsigned long long s_before;
   __shared__ __align__(16) unsigned char s_buf[RUCUDA_TILE * sizeof(rucuda_t)];
   if (threadIdx.x == 0) s_tile = atomicAdd(counter, 1u);
+  // Warms L2 with the tile (and its flags) a block starting about one block lifetime
+  // later will take, as the scan does: `ahead` elements past this block's index's tile.
+  if (ahead > 0) {
+    const long long later = (long long)blockIdx.x * RUCUDA_TILE + ahead;
+    if (later + RUCUDA_TILE <= n) {
+      const char *p = reinterpret_cast<const char *>(in + later);
+      for (unsigned int j = threadIdx.x * 128u; j < RUCUDA_TILE * sizeof(rucuda_t); j += RUCUDA_THREADS * 128u)
+        asm volatile("prefetch.global.L2 [%0];" ::"l"(p + j));
+      if (flags != 0) {
+        const char *q = reinterpret_cast<const char *>(flags + later);
+        for (unsigned int j = threadIdx.x * 128u; j < RUCUDA_TILE * sizeof(rucuda_flag_t); j += RUCUDA_THREADS * 128u)
+          asm volatile("prefetch.global.L2 [%0];" ::"l"(q + j));
+      }
+    }
+  }
   __syncthreads();
   const long long tile = s_tile;
   const long long base = tile * RUCUDA_TILE;
