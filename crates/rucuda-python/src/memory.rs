@@ -40,6 +40,11 @@ impl DeviceAllocation {
         self.ptr
     }
 
+    /// The ordinal of the device it was allocated on (None once freed).
+    pub(crate) fn device_ordinal(&self) -> Option<usize> {
+        self.ctx.as_ref().map(|c| c.device().ordinal())
+    }
+
     fn release(&mut self) -> rucuda_driver::Result<()> {
         if let Some(ctx) = self.ctx.take() {
             let ptr = self.ptr;

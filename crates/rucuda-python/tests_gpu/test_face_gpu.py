@@ -273,3 +273,47 @@ def test_block_cache_is_bounded_and_flushed():
     clear_context_caches()
     z = x * x
     np.testing.assert_array_equal(z.get(), x_h * x_h)
+
+
+def test_dlpack_round_trip_shares_the_memory():
+    """A GPUArray through its own __dlpack__ and from_dlpack: the same memory (a fill
+    through the copy shows in the original), the original kept alive by the consumer,
+    and a consumer stream ordered after the work queued before the export."""
+    x_h = RNG.random((64, 33)).astype(np.float32)
+    x = gpuarray.to_gpu(x_h)
+    y = gpuarray.from_dlpack(x)
+    assert (int(y.gpudata), y.shape, y.strides, y.dtype) == (
+        int(x.gpudata), x.shape, x.strides, x.dtype)
+    y.fill(np.float32(2.5))
+    np.testing.assert_array_equal(x.get(), np.full_like(x_h, 2.5))
+    t = gpuarray.from_dlpack(x.T)
+    assert t.strides == x.T.strides
+    np.testing.assert_array_equal(t.get(), np.full_like(x_h, 2.5).T)
+    # A non-blocking consumer stream waits for the spin queued on the legacy stream.
+    s = drv.Stream(flags=1)  # CU_STREAM_NON_BLOCKING
+    x.fill(np.float32(-1.0))
+    SPIN(np.int64(200_000_000), block=(1, 1, 1), grid=(1, 1))  # legacy stream, ~0.1 s
+    x.fill(np.float32(7.0))
+    z = gpuarray.from_dlpack(x.__dlpack__(stream=s.handle))
+    out = np.empty_like(x_h)
+    drv.memcpy_dtoh_async(out, z.gpudata, s)
+    s.synchronize()
+    np.testing.assert_array_equal(out, np.full_like(x_h, 7.0))
+    del x, y, t
+    np.testing.assert_array_equal(z.get(), np.full_like(x_h, 7.0))
+
+
+@pytest.mark.parametrize("library", ["cupy", "torch"])
+def test_dlpack_with_other_libraries(library):
+    mod = pytest.importorskip(library)
+    x_h = RNG.random(1000).astype(np.float32)
+    x = gpuarray.to_gpu(x_h)
+    if library == "cupy":
+        theirs = mod.from_dlpack(x)
+        np.testing.assert_array_equal(mod.asnumpy(theirs), x_h)
+        back = gpuarray.from_dlpack(mod.arange(10, dtype=mod.int64) * 3)
+    else:
+        theirs = mod.from_dlpack(x)
+        np.testing.assert_array_equal(theirs.cpu().numpy(), x_h)
+        back = gpuarray.from_dlpack(mod.arange(10, dtype=mod.int64, device="cuda") * 3)
+    np.testing.assert_array_equal(back.get(), np.arange(10) * 3)

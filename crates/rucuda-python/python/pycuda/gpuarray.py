@@ -13,7 +13,7 @@ import numpy as np
 
 import pycuda.driver as drv
 from pycuda import _ops
-from rucuda import kernels
+from rucuda import _native, kernels
 from rucuda.dtypes import dtype_to_ctype, get_or_register_dtype, register_dtype
 
 # The operators' native fast path (pycuda._ops.FAST_TABLE): None where it does not know the
@@ -166,6 +166,31 @@ class GPUArray:
             "stream": None,
             "version": 3,
         }
+
+    def __dlpack_device__(self):
+        """``(kDLCUDA, the device's ordinal)``."""
+        return (_DL_CUDA, _native.dlpack_device_id(self.gpudata))
+
+    def __dlpack__(self, *, stream=None, max_version=None, dl_device=None, copy=None):
+        """A DLPack ``"dltensor"`` capsule over this array's memory, no copy: the consumer
+        keeps the array alive until it deletes the tensor. ``stream`` is the consumer's:
+        None or 1 (the legacy default stream, where GPUArrays work) needs no ordering;
+        another stream waits, by an event, for the work queued so far."""
+        if copy:
+            raise BufferError("GPUArray.__dlpack__: copy=True is not supported (the array "
+                              "is exported without a copy)")
+        device = self.__dlpack_device__()
+        if dl_device is not None and tuple(dl_device) != device:
+            raise BufferError(f"GPUArray.__dlpack__: the array is on {device}, not on "
+                              f"{tuple(dl_device)}")
+        itemsize = self.dtype.itemsize
+        if builtins.any(st % itemsize for st in self.strides):
+            raise BufferError(f"GPUArray.__dlpack__: strides {self.strides} are not whole "
+                              f"elements of {itemsize} bytes")
+        _native.dlpack_order(stream)
+        return _native.dlpack_capsule(self, self.ptr, list(self.shape),
+                                      [st // itemsize for st in self.strides],
+                                      _dl_type(self.dtype), device[1])
 
     def __len__(self):
         if not self.shape:
@@ -596,6 +621,61 @@ class GPUArray:
 
 # {{{ creation
 
+# {{{ DLPack
+
+_DL_CUDA, _DL_CUDA_MANAGED = 2, 13
+# NumPy's dtype kinds and DLPack's type codes (kDLInt, kDLUInt, kDLFloat, kDLComplex,
+# kDLBool).
+_DL_CODES = {"i": 0, "u": 1, "f": 2, "c": 5, "b": 6}
+_DL_KINDS = {code: kind for kind, code in _DL_CODES.items()}
+
+
+def _dl_type(dtype):
+    """DLPack's ``(code, bits)`` of a NumPy dtype."""
+    dtype = np.dtype(dtype)
+    code = _DL_CODES.get(dtype.kind)
+    if code is None or dtype.fields is not None or not dtype.isnative:
+        raise BufferError(f"DLPack has no type for the dtype {dtype}")
+    return (code, 8 * dtype.itemsize)
+
+
+def _np_dtype(code, bits, lanes):
+    """The NumPy dtype of DLPack's ``(code, bits, lanes)``."""
+    kind = _DL_KINDS.get(code)
+    if kind is None or lanes != 1 or bits % 8 or (kind == "b" and bits != 8):
+        raise BufferError(f"from_dlpack: no NumPy dtype for DLPack type code {code}, "
+                          f"{bits} bits, {lanes} lanes")
+    return np.dtype("?" if kind == "b" else f"{kind}{bits // 8}")
+
+
+def from_dlpack(x, /, *, device=None, copy=None):
+    """A GPUArray over the memory of ``x`` (an object with ``__dlpack__``, such as a CuPy
+    array or a PyTorch CUDA tensor, or a DLPack capsule), no copy: the producer's memory
+    stays alive while the GPUArray does. The producer orders its pending work before the
+    legacy default stream, where GPUArrays work."""
+    if copy:
+        raise BufferError("from_dlpack: copy=True is not supported")
+    if hasattr(x, "__dlpack__"):
+        if hasattr(x, "__dlpack_device__"):
+            kind, _ = x.__dlpack_device__()
+            if kind not in (_DL_CUDA, _DL_CUDA_MANAGED):
+                raise BufferError(f"from_dlpack: the array is on DLPack device type "
+                                  f"{kind}, not in CUDA memory")
+        try:
+            capsule = x.__dlpack__(stream=1, max_version=(1, 1))
+        except TypeError:
+            capsule = x.__dlpack__(stream=1)
+    else:
+        capsule = x
+    holder, shape, strides, (code, bits, lanes), _device = _native.dlpack_take(capsule)
+    dtype = _np_dtype(code, bits, lanes)
+    if strides is not None:
+        strides = tuple(st * dtype.itemsize for st in strides)
+    return GPUArray(tuple(shape), dtype, gpudata=holder, strides=strides)
+
+# }}}
+
+
 def to_gpu(ary, allocator=None):
     ary = np.asarray(ary)
     order = "F" if ary.flags.f_contiguous and not ary.flags.c_contiguous else "C"
@@ -688,6 +768,6 @@ for _name in ["sum", "dot", "vdot", "max", "min", "subset_max", "subset_min",
 
 # }}}
 
-__all__ = ["GPUArray", "vec", "to_gpu", "to_gpu_async", "empty", "zeros", "ones",
+__all__ = ["GPUArray", "vec", "to_gpu", "from_dlpack", "to_gpu_async", "empty", "zeros", "ones",
            "empty_like", "zeros_like", "ones_like", "arange", "get_or_register_dtype",
            "dtype_to_ctype"]
