@@ -1,15 +1,21 @@
-//! The check behind programmatic dependent launches of generated kernels: a kernel may be
+//! The wait behind programmatic dependent launches of generated kernels: a kernel may be
 //! launched so that it starts before its stream's previous kernel has finished only if
 //! its first statement waits for that kernel (`griddepcontrol.wait`). Templates whose
-//! kernels are launched that way (elementwise, reduction) put the wait first; their tests
-//! run every rendered variant through [`every_kernel_waits_first`].
+//! kernels are launched that way (elementwise, reduction) begin each kernel with
+//! [`WAIT_FOR_PREDECESSOR`] (their `$WAIT_FOR_PREDECESSOR$` slot); their tests run every
+//! rendered variant through `every_kernel_waits_first`.
 
-/// The statement every such kernel begins with.
+/// The lines each such kernel begins with (`cuda/grid_dependency_wait.cuh`).
+pub(crate) const WAIT_FOR_PREDECESSOR: &str = include_str!("cuda/grid_dependency_wait.cuh");
+
+/// The statement of [`WAIT_FOR_PREDECESSOR`] that must come first.
+#[cfg(test)]
 pub(crate) const WAIT_STATEMENT: &str = "asm volatile(\"griddepcontrol.wait;\" ::: \"memory\");";
 
 /// Checks that the body of every `__global__` function in `source` begins with
 /// [`WAIT_STATEMENT`] (comments and preprocessor lines aside); the error names the first
 /// kernel that does not.
+#[cfg(test)]
 pub(crate) fn every_kernel_waits_first(source: &str) -> Result<usize, String> {
     let mut kernels = 0;
     let mut rest = source;
@@ -35,6 +41,7 @@ pub(crate) fn every_kernel_waits_first(source: &str) -> Result<usize, String> {
     Ok(kernels)
 }
 
+#[cfg(test)]
 fn first_line(s: &str) -> &str {
     s.lines().next().unwrap_or("")
 }
@@ -42,6 +49,13 @@ fn first_line(s: &str) -> &str {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_wait_comes_first_in_its_lines() {
+        assert!(WAIT_FOR_PREDECESSOR.contains(WAIT_STATEMENT));
+        let k = format!("__global__ void k()\n{{\n{WAIT_FOR_PREDECESSOR}}}\n");
+        assert_eq!(every_kernel_waits_first(&k), Ok(1));
+    }
 
     #[test]
     fn a_kernel_without_the_wait_is_named() {

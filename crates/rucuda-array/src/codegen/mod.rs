@@ -11,7 +11,6 @@
 
 mod args;
 mod error;
-#[cfg(test)]
 pub(crate) mod grid_dependency;
 mod operation;
 mod parse;

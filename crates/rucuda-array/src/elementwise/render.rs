@@ -17,6 +17,7 @@
 //!   elements, any sign, 0 for broadcast) are kernel parameters, so one compiled kernel
 //!   serves every shape of that rank; `x[i]` becomes `x[offset of i]`.
 
+use crate::codegen::grid_dependency::WAIT_FOR_PREDECESSOR;
 use crate::codegen::strided::StridedIndexing;
 use crate::codegen::template::{block, render};
 use crate::codegen::{prelude_for, ArgSpec};
@@ -161,6 +162,7 @@ impl ElementwiseSpec {
                 ("PREAMBLE", &block(&self.preamble)),
                 ("ENTRY", &l.entry),
                 ("PARAMS", &decls.join(", ")),
+                ("WAIT_FOR_PREDECESSOR", WAIT_FOR_PREDECESSOR),
                 ("LOOP_PREP", &self.loop_prep),
                 ("LOOP", &l.code),
                 ("AFTER_LOOP", &self.after_loop),

@@ -26,6 +26,7 @@
 //! by the grid size and `n`, and never use atomics, so the same input on the same device
 //! gives the same bits.
 
+use crate::codegen::grid_dependency::WAIT_FOR_PREDECESSOR;
 use crate::codegen::prelude::SHUFFLES;
 use crate::codegen::strided::StridedIndexing;
 use crate::codegen::template::{block, render};
@@ -222,6 +223,7 @@ impl ReductionSpec {
                 ("NEUTRAL", &self.neutral),
                 ("BLOCK", &BLOCK_SIZE.to_string()),
                 ("STAGE1", &stage1),
+                ("WAIT_FOR_PREDECESSOR", WAIT_FOR_PREDECESSOR),
                 ("PARAMS", &decls.join(", ")),
                 ("BODY", &body),
                 ("STAGE2", &stage2),

@@ -3,13 +3,7 @@ $PRELUDE$
 $PREAMBLE$
 extern "C" __global__ void $ENTRY$($PARAMS$)
 {
-  // First, before any memory access: wait for the stream's previous kernel (a no-op
-  // unless launched as a programmatic dependent launch), then let the next kernel's
-  // blocks launch. rucuda's launches rely on the wait being first.
-#if defined(__CUDA_ARCH__) && (__CUDA_ARCH__ >= 900)
-  asm volatile("griddepcontrol.wait;" ::: "memory");
-  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
-#endif
+$WAIT_FOR_PREDECESSOR$
   const long long tid = (long long)blockIdx.x * blockDim.x + threadIdx.x;
   const long long total_threads = (long long)gridDim.x * blockDim.x;
   long long i;

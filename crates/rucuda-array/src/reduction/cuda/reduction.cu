@@ -31,13 +31,7 @@ __device__ __forceinline__ rucuda_acc_t rucuda_block_reduce(rucuda_acc_t v)
 }
 extern "C" __global__ void __launch_bounds__($BLOCK$) $STAGE1$($PARAMS$)
 {
-  // First, before any memory access: wait for the stream's previous kernel (a no-op
-  // unless launched as a programmatic dependent launch), then let the next kernel's
-  // blocks launch. rucuda's launches rely on the wait being first.
-#if defined(__CUDA_ARCH__) && (__CUDA_ARCH__ >= 900)
-  asm volatile("griddepcontrol.wait;" ::: "memory");
-  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
-#endif
+$WAIT_FOR_PREDECESSOR$
   const long long tid = (long long)blockIdx.x * blockDim.x + threadIdx.x;
   const long long total_threads = (long long)gridDim.x * blockDim.x;
   (void)tid; (void)total_threads; (void)n;
@@ -51,13 +45,7 @@ $BODY$
 }
 extern "C" __global__ void __launch_bounds__($BLOCK$) $STAGE2$(const rucuda_acc_t *__restrict__ rucuda_partials, rucuda_out_t *__restrict__ rucuda_out, long long rucuda_m)
 {
-  // First, before any memory access: wait for the stream's previous kernel (a no-op
-  // unless launched as a programmatic dependent launch), then let the next kernel's
-  // blocks launch. rucuda's launches rely on the wait being first.
-#if defined(__CUDA_ARCH__) && (__CUDA_ARCH__ >= 900)
-  asm volatile("griddepcontrol.wait;" ::: "memory");
-  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
-#endif
+$WAIT_FOR_PREDECESSOR$
   rucuda_acc_t rucuda_acc = rucuda_neutral_value();
   for (long long rucuda_k = threadIdx.x; rucuda_k < rucuda_m; rucuda_k += blockDim.x)
     rucuda_acc = rucuda_reduce_op(rucuda_acc, rucuda_partials[rucuda_k]);
