@@ -26,6 +26,9 @@ const COMPLEX: &str = include_str!("cuda/complex.cuh");
 /// lane)`. Used by the reduction and scan generators; warp-level steps use only `*_sync`
 /// shuffles and ballots with the full mask, never the pre-Volta `volatile` idiom.
 pub(crate) const SHUFFLES: &str = include_str!("cuda/shuffles.cuh");
+/// `rucuda_prefetch_l2(p, bytes, threads)`: a block asks L2 for a range, one prefetch per
+/// 128-byte line (the scan's and the compaction's look-ahead).
+pub(crate) const PREFETCH_L2: &str = include_str!("cuda/prefetch_l2.cuh");
 
 /// Which prelude blocks a set of types needs.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]

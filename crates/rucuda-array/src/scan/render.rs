@@ -80,7 +80,7 @@
 //! The CUDA text is in `cuda/`: `head.cuh` (what the module puts first), `tile.cu` (one
 //! tile's work), `direct.cu` (the kernel), and the last step of each kind of scan.
 
-use crate::codegen::prelude::SHUFFLES;
+use crate::codegen::prelude::{PREFETCH_L2, SHUFFLES};
 use crate::codegen::prelude_for;
 use crate::codegen::template::{block, render};
 use crate::error::{ArrayError, Result};
@@ -335,6 +335,7 @@ impl ScanSpec {
                 ("PREAMBLE", &block(&self.preamble)),
                 ("SHUFFLES", SHUFFLES),
                 ("STATUS_WORDS", STATUS_WORDS),
+                ("PREFETCH_L2", PREFETCH_L2),
                 ("T", self.dtype.c_type()),
                 ("BLOCK", &block_size),
                 ("V", &v),

@@ -17,6 +17,7 @@ use rucuda_driver::{
 };
 
 use super::engine::{push_array, push_range};
+use crate::codegen::prelude::PREFETCH_L2;
 use crate::codegen::prelude_for;
 use crate::codegen::template::render;
 use crate::compile::default_compiler;
@@ -113,6 +114,7 @@ fn source(dtype: DType, keep: &Keep<'_>, threads: u32, items: u32) -> Result<(St
         SOURCE,
         &[
             ("PRELUDE", &prelude),
+            ("PREFETCH_L2", PREFETCH_L2),
             ("T", dtype.c_type()),
             ("FLAG_T", flag_t),
             ("THREADS", &threads.to_string()),

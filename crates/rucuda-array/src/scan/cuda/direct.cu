@@ -8,11 +8,7 @@ extern "C" __global__ void __launch_bounds__(RUCUDA_BLOCK) $ENTRY$(const rucuda_
   // Warms L2 with the tile a block starting about one block lifetime later will take.
   if (ahead > 0) {
     const long long later = (long long)blockIdx.x * RUCUDA_TILE + ahead;
-    if (later + RUCUDA_TILE <= n) {
-      const char *rucuda_p = reinterpret_cast<const char *>(rucuda_in + later);
-      for (unsigned int j = threadIdx.x * 128u; j < RUCUDA_TILE * sizeof(rucuda_t); j += RUCUDA_BLOCK * 128u)
-        asm volatile("prefetch.global.L2 [%0];" ::"l"(rucuda_p + j));
-    }
+    if (later + RUCUDA_TILE <= n) rucuda_prefetch_l2(rucuda_in + later, RUCUDA_TILE * sizeof(rucuda_t), RUCUDA_BLOCK);
   }
   rucuda_vec x[RUCUDA_V];
   __syncthreads();

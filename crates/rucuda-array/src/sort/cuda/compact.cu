@@ -4,6 +4,7 @@
 // the others, for a partition) in shared memory in order, and writes them coalesced.
 // Template text: rucuda-array's renderer fills each dollar-delimited slot.
 $PRELUDE$
+$PREFETCH_L2$
 typedef $T$ rucuda_t;
 typedef $FLAG_T$ rucuda_flag_t;
 #define RUCUDA_THREADS $THREADS$
@@ -69,14 +70,8 @@ extern "C" __global__ void __launch_bounds__(RUCUDA_THREADS) $ENTRY$(
   if (ahead > 0) {
     const long long later = (long long)blockIdx.x * RUCUDA_TILE + ahead;
     if (later + RUCUDA_TILE <= n) {
-      const char *p = reinterpret_cast<const char *>(in + later);
-      for (unsigned int j = threadIdx.x * 128u; j < RUCUDA_TILE * sizeof(rucuda_t); j += RUCUDA_THREADS * 128u)
-        asm volatile("prefetch.global.L2 [%0];" ::"l"(p + j));
-      if (flags != 0) {
-        const char *q = reinterpret_cast<const char *>(flags + later);
-        for (unsigned int j = threadIdx.x * 128u; j < RUCUDA_TILE * sizeof(rucuda_flag_t); j += RUCUDA_THREADS * 128u)
-          asm volatile("prefetch.global.L2 [%0];" ::"l"(q + j));
-      }
+      rucuda_prefetch_l2(in + later, RUCUDA_TILE * sizeof(rucuda_t), RUCUDA_THREADS);
+      if (flags != 0) rucuda_prefetch_l2(flags + later, RUCUDA_TILE * sizeof(rucuda_flag_t), RUCUDA_THREADS);
     }
   }
   __syncthreads();
