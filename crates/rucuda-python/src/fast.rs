@@ -12,7 +12,7 @@ use std::collections::HashMap;
 
 use pyo3::intern;
 use pyo3::prelude::*;
-use pyo3::types::{PyDict, PyType};
+use pyo3::types::PyDict;
 use rucuda_driver::LaunchConfig;
 
 use crate::memory::{mem_alloc_async, DeviceAllocation};
@@ -39,16 +39,23 @@ struct Entry {
 
 /// The registered fast kernels by `(context handle, signature address, operator address)`.
 #[pyclass(module = "rucuda._native")]
-#[derive(Default)]
 pub struct FastTable {
     entries: HashMap<(usize, usize, usize), Entry>,
+    /// `object.__new__`, which makes each result (looked up once, not per result).
+    new_object: Py<PyAny>,
 }
 
 #[pymethods]
 impl FastTable {
     #[new]
-    fn new() -> FastTable {
-        FastTable::default()
+    fn new(py: Python<'_>) -> PyResult<FastTable> {
+        Ok(FastTable {
+            entries: HashMap::new(),
+            new_object: py
+                .get_type::<PyAny>()
+                .getattr(intern!(py, "__new__"))?
+                .unbind(),
+        })
     }
 
     /// Registers `function` (the kernel `z[i] = a[i] op b[i]` taking `(z, a, b, n)`) for
@@ -166,17 +173,8 @@ impl FastTable {
         unsafe { e.function.get().launch_packed(&cfg, &mut words, 32) }?;
         let attributes = e.attributes.bind(py).copy()?;
         attributes.set_item(intern!(py, "gpudata"), Bound::new(py, z)?)?;
-        let class = a.get_type();
-        let result = new_instance(&class)?;
+        let result = self.new_object.bind(py).call1((a.get_type(),))?;
         result.setattr(intern!(py, "__dict__"), attributes)?;
         Ok(Some(result))
     }
-}
-
-/// `object.__new__(class)`.
-fn new_instance<'py>(class: &Bound<'py, PyType>) -> PyResult<Bound<'py, PyAny>> {
-    let py = class.py();
-    py.get_type::<pyo3::types::PyAny>()
-        .getattr(intern!(py, "__new__"))?
-        .call1((class,))
 }
