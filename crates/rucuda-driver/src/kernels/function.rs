@@ -58,6 +58,9 @@ impl FunctionAttribute {
 pub(crate) struct LaunchLimits {
     /// Sizes of the kernel's parameters in bytes, when the driver can tell.
     pub(crate) param_sizes: Option<Vec<usize>>,
+    /// `(offset, size)` in bytes of each parameter in the kernel's parameter buffer (as
+    /// `param_sizes`).
+    pub(crate) param_layout: Option<Vec<(usize, usize)>>,
     pub(crate) max_threads_per_block: u32,
     pub(crate) max_block: [u32; 3],
     pub(crate) max_grid: [u32; 3],
@@ -157,6 +160,13 @@ impl Function {
         Ok(self.limits()?.param_sizes.clone())
     }
 
+    /// `(offset, size)` in bytes of each of the kernel's parameters in its parameter
+    /// buffer, when the driver can tell (`cuFuncGetParamInfo`, CUDA 12.4 and later):
+    /// where a packed argument buffer (PyCUDA's struct format) holds each argument.
+    pub fn param_layout(&self) -> Result<Option<&[(usize, usize)]>> {
+        Ok(self.limits()?.param_layout.as_deref())
+    }
+
     pub(crate) fn limits(&self) -> Result<&LaunchLimits> {
         if let Some(l) = self.inner.limits.get() {
             return Ok(l);
@@ -168,8 +178,12 @@ impl Function {
     fn read_limits(&self) -> Result<LaunchLimits> {
         let dev = self.context().device();
         let a = |x| dev.attribute(x).map(|v| v.max(0) as u32);
+        let layout = self.read_param_layout()?;
         Ok(LaunchLimits {
-            param_sizes: self.read_param_sizes()?,
+            param_sizes: layout
+                .as_ref()
+                .map(|l| l.iter().map(|&(_, size)| size).collect()),
+            param_layout: layout,
             max_threads_per_block: self
                 .attribute(FunctionAttribute::MaxThreadsPerBlock)?
                 .max(0) as u32,
@@ -192,7 +206,8 @@ impl Function {
         })
     }
 
-    fn read_param_sizes(&self) -> Result<Option<Vec<usize>>> {
+    /// `(offset, size)` of each parameter, when the driver can tell.
+    fn read_param_layout(&self) -> Result<Option<Vec<(usize, usize)>>> {
         let Ok(f) = crate::error::driver()?.cuFuncGetParamInfo() else {
             return Ok(None);
         };
@@ -202,7 +217,7 @@ impl Function {
             // SAFETY: writes two size_t; an index past the last parameter returns
             // CUDA_ERROR_INVALID_VALUE, which ends the loop.
             match unsafe { f(self.inner.raw, sizes.len(), &mut offset, &mut size) } {
-                CUresult::CUDA_SUCCESS => sizes.push(size),
+                CUresult::CUDA_SUCCESS => sizes.push((offset, size)),
                 CUresult::CUDA_ERROR_INVALID_VALUE => return Ok(Some(sizes)),
                 CUresult::CUDA_ERROR_NOT_SUPPORTED => return Ok(None),
                 code => {

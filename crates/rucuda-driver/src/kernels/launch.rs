@@ -492,7 +492,9 @@ impl Function {
             && crate::ProgrammaticPolicy::current().applies_to(stream)
         {
             // SAFETY: the caller checked the arguments and vouches for the kernel's wait.
-            return unsafe { programmatic::launch_overlapping(self.raw(), cfg, stream, params) };
+            return unsafe {
+                programmatic::launch_overlapping(self.raw(), cfg, stream.raw(), params)
+            };
         }
         // SAFETY: the caller checked the arguments and vouches for the kernel.
         unsafe {
@@ -506,6 +508,57 @@ impl Function {
                 cfg.block.2,
                 cfg.shared_mem_bytes,
                 stream.raw(),
+                params,
+                std::ptr::null_mut()
+            ))
+        }
+    }
+
+    /// Launches on a raw stream handle (`0`: the legacy default stream) with one pointer
+    /// per parameter, for a foreign context stack such as PyCUDA's: the calling thread's
+    /// current context is left as it is (no checks, no binding); with `overlap`, as a
+    /// programmatic dependent launch (see [`Function::launch_programmatic`]) where the
+    /// device allows it and the [`ProgrammaticPolicy`](crate::ProgrammaticPolicy) is
+    /// `All` (the policy's `Capture` needs a [`Stream`] to look at).
+    ///
+    /// # Safety
+    /// The function's context is current on the calling thread; `stream` is a live
+    /// stream of it (or 0); `params` holds one valid pointer per kernel parameter, to a
+    /// value of that parameter's size, as `cuLaunchKernel` takes them; the caller
+    /// vouches for every access the kernel makes; with `overlap`, every thread of the
+    /// kernel executes `griddepcontrol.wait` before its first access to global memory.
+    pub unsafe fn launch_on_handle(
+        &self,
+        cfg: &LaunchConfig,
+        stream: rucuda_driver_sys::CUstream,
+        params: &mut [*mut c_void],
+        overlap: bool,
+    ) -> Result<()> {
+        self.keep_for_capture();
+        let params = if params.is_empty() {
+            std::ptr::null_mut()
+        } else {
+            params.as_mut_ptr()
+        };
+        if overlap
+            && self.limits()?.programmatic
+            && crate::ProgrammaticPolicy::current() == crate::ProgrammaticPolicy::All
+        {
+            // SAFETY: the caller's contract, the wait included.
+            return unsafe { programmatic::launch_overlapping(self.raw(), cfg, stream, params) };
+        }
+        // SAFETY: the caller's contract.
+        unsafe {
+            call!(cuLaunchKernel(
+                self.raw(),
+                cfg.grid.0,
+                cfg.grid.1,
+                cfg.grid.2,
+                cfg.block.0,
+                cfg.block.1,
+                cfg.block.2,
+                cfg.shared_mem_bytes,
+                stream,
                 params,
                 std::ptr::null_mut()
             ))

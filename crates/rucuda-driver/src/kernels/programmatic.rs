@@ -85,7 +85,7 @@ impl ProgrammaticPolicy {
 pub(crate) unsafe fn launch_overlapping(
     function: rucuda_driver_sys::CUfunction,
     cfg: &LaunchConfig,
-    stream: &Stream,
+    stream: rucuda_driver_sys::CUstream,
     params: *mut *mut c_void,
 ) -> Result<()> {
     let mut value = CUlaunchAttributeValue::default();
@@ -103,7 +103,7 @@ pub(crate) unsafe fn launch_overlapping(
         blockDimY: cfg.block.1,
         blockDimZ: cfg.block.2,
         sharedMemBytes: cfg.shared_mem_bytes,
-        hStream: stream.raw(),
+        hStream: stream,
         attrs: &mut attr,
         numAttrs: 1,
     };
