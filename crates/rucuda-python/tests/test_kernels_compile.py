@@ -23,6 +23,10 @@ class _FakeFunction:
     def __init__(self, name, log):
         self.name = name
         self.log = log
+        self.overlapping = False
+
+    def _overlaps_predecessor(self):
+        self.overlapping = True
 
     def _launch(self, grid, block, args, sizes=None, stream=0, shared=0, timed=False):
         self.log.append((self.name, grid, block, len(args)))
@@ -95,6 +99,15 @@ class GeneratedKernelsCompile(unittest.TestCase):
         k(5, x, 6, x, x, slice=slice(3000, 5, -1))
         self.assertEqual([n for n, *_ in self.launched],
                          ["linear_combination", "linear_combination_range"])
+        # Both kernels wait for their predecessor first, so both launch overlapping it.
+        plain, ranged, _sms = k._functions()
+        self.assertTrue(plain.overlapping and ranged.overlapping)
+        (source,) = self.compiled
+        bodies = source.split("__global__")[1:]
+        self.assertEqual(len(bodies), 2)
+        for body in bodies:
+            first = body.split("{", 1)[1].strip().splitlines()[0]
+            self.assertEqual(first, "RUCUDA_WAIT_FOR_PREDECESSOR();")
 
     def test_operators_for_every_dtype(self):
         from pycuda import _ops

@@ -98,9 +98,12 @@ class ElementwiseKernel:
         fns = cache.get(key)
         if fns is None:
             mod = self.get_module()
-            fns = cache[key] = (mod.get_function(self.name),
-                                mod.get_function(self.name + "_range"),
-                                kernels.sm_count(key))
+            plain = mod.get_function(self.name)
+            ranged = mod.get_function(self.name + "_range")
+            # Both begin with RUCUDA_WAIT_FOR_PREDECESSOR() (rucuda/cuda/elementwise.cu).
+            plain._overlaps_predecessor()
+            ranged._overlaps_predecessor()
+            fns = cache[key] = (plain, ranged, kernels.sm_count(key))
         return fns
 
     def __call__(self, *args, **kwargs):

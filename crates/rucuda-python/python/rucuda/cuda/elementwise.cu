@@ -1,9 +1,13 @@
 // PyCUDA's elementwise kernel: OPERATION for every i of [0, n) (grid-stride loop).
 // Slots (each between dollar signs in the code below): PREAMBLE, NAME, ARGUMENTS, LOOP_PREP, OPERATION, AFTER_LOOP.
+// Both kernels wait for their predecessor first (pycuda/elementwise.py launches them
+// overlapping it).
+#include <rucuda-grid-dependency.cuh>
 $PREAMBLE$
 
 extern "C" __global__ void $NAME$($ARGUMENTS$, long long n)
 {
+    RUCUDA_WAIT_FOR_PREDECESSOR();
     const long long tid = threadIdx.x;
     const long long total_threads = (long long)gridDim.x * blockDim.x;
     const long long cta_start = (long long)blockDim.x * blockIdx.x;
@@ -19,6 +23,7 @@ extern "C" __global__ void $NAME$($ARGUMENTS$, long long n)
 // n is the size of the first array argument, as in the plain form.
 extern "C" __global__ void $NAME$_range($ARGUMENTS$, long long n, long long rucuda_start, long long rucuda_stop, long long rucuda_step)
 {
+    RUCUDA_WAIT_FOR_PREDECESSOR();
     const long long tid = threadIdx.x;
     const long long total_threads = (long long)gridDim.x * blockDim.x;
     const long long cta_start = (long long)blockDim.x * blockIdx.x;
