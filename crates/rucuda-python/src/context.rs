@@ -22,17 +22,62 @@ impl Context {
 }
 
 /// The context current on this thread, or a `LogicError` saying there is none.
+///
+/// A library on the CUDA runtime API (CuPy, PyTorch) makes its device's primary context
+/// current with `cudaSetDevice`, replacing the top of the thread's context stack; as in
+/// PyCUDA, work then goes to the context the driver has current: rucuda adopts the
+/// primary context (retains it, for the rest of the process). Another library's own
+/// context is refused by name.
 pub fn current() -> PyResult<rucuda_driver::Context> {
-    rucuda_driver::Context::current()
-        .or_raise()?
-        .ok_or_else(|| {
-            raise(
-                "LogicError",
-                "no current context: import pycuda.autoinit or make one with \
-                 Device(0).make_context()"
-                    .to_string(),
-            )
-        })
+    if let Some(ctx) = rucuda_driver::Context::current().or_raise()? {
+        return Ok(ctx);
+    }
+    adopt_primary()
+}
+
+/// The current context when it is a device's primary context that rucuda holds no
+/// handle of (see [`current`]), retained and kept; else the `LogicError`.
+#[cold]
+fn adopt_primary() -> PyResult<rucuda_driver::Context> {
+    static ADOPTED: std::sync::Mutex<Vec<rucuda_driver::Context>> =
+        std::sync::Mutex::new(Vec::new());
+    let raw = current_context_handle()?;
+    if raw == 0 {
+        return Err(raise(
+            "LogicError",
+            "no current context: import pycuda.autoinit or make one with \
+             Device(0).make_context()"
+                .to_string(),
+        ));
+    }
+    let mut device: rucuda_driver::sys::CUdevice = 0;
+    // SAFETY: writes one device handle; the current context is alive.
+    unsafe { cu!(cuCtxGetDevice(&mut device)) }.or_raise()?;
+    let ordinal = usize::try_from(device).map_err(|_| {
+        raise(
+            "LogicError",
+            format!("the current context's device handle {device} is not an ordinal"),
+        )
+    })?;
+    let primary = rucuda_driver::Device::get(ordinal)
+        .and_then(|d| d.primary_context())
+        .or_raise()?;
+    if primary.raw() as usize != raw {
+        return Err(raise(
+            "LogicError",
+            format!(
+                "the current context ({raw:#x}) was made by another library and is not \
+                 device {ordinal}'s primary context: rucuda cannot use it; push one of \
+                 rucuda's contexts (Context.push) or make the primary context current"
+            ),
+        ));
+    }
+    if let Ok(mut adopted) = ADOPTED.lock() {
+        if !adopted.iter().any(|c| c.raw() == primary.raw()) {
+            adopted.push(primary.clone());
+        }
+    }
+    Ok(primary)
 }
 
 #[pymethods]

@@ -238,6 +238,46 @@ def test_a_reductions_partials_outlive_a_busy_non_blocking_stream():
     del junk
 
 
+LATE_WRITE = SourceModule("""
+extern "C" __global__ void late_write(int *a, long long cycles, int n)
+{
+    const long long start = clock64();
+    while (clock64() - start < cycles) { }
+    for (int i = threadIdx.x; i < n; i += blockDim.x) a[i] = 3 * i + 1;
+}
+""", no_extern_c=True).get_function("late_write")
+
+
+@pytest.mark.parametrize("where", ["legacy stream", "blocking stream"])
+def test_overlapping_elementwise_waits_for_the_kernel_before_it(where):
+    """The face's elementwise kernels launch overlapping their predecessor (programmatic
+    dependent launch on compute capability 9.0+) and wait for it inside: `a + b` queued
+    right after a plain kernel that writes `a` late (behind a ~0.1 s spin, on the legacy
+    stream or on a blocking stream, which the legacy stream waits for) reads what it
+    wrote; and a chain of 300 dependent elementwise kernels, each overlapping the last,
+    sums exactly."""
+    from pycuda.elementwise import ElementwiseKernel
+    k = ElementwiseKernel("int *z, const int *x, const int *y", "z[i] = x[i] + y[i]",
+                          "rucuda_test_add")
+    plain, ranged, _sms = k._functions()
+    assert plain._overlapping and ranged._overlapping
+    n = 100_003
+    b_h = RNG.integers(-1000, 1000, n).astype(np.int32)
+    a, b = gpuarray.to_gpu(np.full(n, -7, np.int32)), gpuarray.to_gpu(b_h)
+    stream = drv.Stream() if where == "blocking stream" else None
+    LATE_WRITE(a, np.int64(200_000_000), np.int32(n), block=(256, 1, 1), grid=(1, 1),
+               stream=stream)
+    c = a + b
+    expected = 3 * np.arange(n, dtype=np.int32) + 1 + b_h
+    np.testing.assert_array_equal(c.get(), expected)
+    z = gpuarray.empty_like(c)
+    x = c
+    for _ in range(150):
+        k(z, x, b)
+        k(x, z, b)
+    np.testing.assert_array_equal(x.get(), expected + 300 * b_h)
+
+
 def test_small_blocks_are_reused_in_legacy_stream_order():
     """A freed small stream-ordered block goes to the block cache, and the next allocation
     of its size class gets it with no driver call; the work queued on it then runs after
@@ -305,15 +345,24 @@ def test_dlpack_round_trip_shares_the_memory():
 
 @pytest.mark.parametrize("library", ["cupy", "torch"])
 def test_dlpack_with_other_libraries(library):
+    """CuPy's and PyTorch's arrays read ours and ours theirs, through DLPack. Both make
+    the device's primary context current (cudaSetDevice), replacing autoinit's on the
+    thread's stack: rucuda then adopts the primary context, as PyCUDA works in whatever
+    context the driver has current."""
     mod = pytest.importorskip(library)
-    x_h = RNG.random(1000).astype(np.float32)
-    x = gpuarray.to_gpu(x_h)
-    if library == "cupy":
-        theirs = mod.from_dlpack(x)
-        np.testing.assert_array_equal(mod.asnumpy(theirs), x_h)
-        back = gpuarray.from_dlpack(mod.arange(10, dtype=mod.int64) * 3)
-    else:
-        theirs = mod.from_dlpack(x)
-        np.testing.assert_array_equal(theirs.cpu().numpy(), x_h)
-        back = gpuarray.from_dlpack(mod.arange(10, dtype=mod.int64, device="cuda") * 3)
-    np.testing.assert_array_equal(back.get(), np.arange(10) * 3)
+    try:
+        x_h = RNG.random(1000).astype(np.float32)
+        x = gpuarray.to_gpu(x_h)
+        if library == "cupy":
+            theirs = mod.from_dlpack(x)
+            np.testing.assert_array_equal(mod.asnumpy(theirs), x_h)
+            back = gpuarray.from_dlpack(mod.arange(10, dtype=mod.int64) * 3)
+        else:
+            theirs = mod.from_dlpack(x)
+            np.testing.assert_array_equal(theirs.cpu().numpy(), x_h)
+            back = gpuarray.from_dlpack(mod.arange(10, dtype=mod.int64, device="cuda") * 3)
+        np.testing.assert_array_equal(back.get(), np.arange(10) * 3)
+        y = back + back  # a kernel of ours in the adopted context, on their memory
+        np.testing.assert_array_equal(y.get(), np.arange(10) * 6)
+    finally:
+        pycuda.autoinit.context.push()  # autoinit's context on top again
