@@ -12,7 +12,9 @@ The per-op cases are medians of 7 batches after two seconds of warm-up.
 in its virtual environment, or PyCUDA itself (``PYTHONPATH=<PyCUDA's build folder>``) for
 the control. ``--impl cupy`` measures CuPy's equivalents, and ``--impl raw`` NVIDIA's
 cuda-bindings (``cuLaunchKernel`` and NVRTC called directly): the references.
-Needs a GPU. Usage: ``python3 py_bench.py [--impl pycuda|cupy|raw] [--label NAME]``.
+Needs a GPU. Usage: ``python3 py_bench.py [--impl pycuda|cupy|raw] [--label NAME]``;
+``--median-of ROUNDS.jsonl`` folds several runs' lines into their medians (``run.sh
+pycuda-bench`` runs each implementation in three processes, taking turns).
 """
 from __future__ import annotations
 
@@ -146,13 +148,36 @@ def bench_raw():
         lambda src: check(cu.cuModuleLoadData(nvrtc_cubin(src)))), "ms"
 
 
+def median_of_rounds(path):
+    """One line per (case, implementation) of the rounds in ``path``: the median value
+    and the values of every round, in the order the rounds ran."""
+    rounds = {}
+    with open(path) as f:
+        for line in f:
+            line = line.strip()
+            if line.startswith("{"):
+                r = json.loads(line)
+                rounds.setdefault((r["case"], r["lib"], r["unit"]), []).append(r["value"])
+    return [{"case": case, "lib": lib, "value": statistics.median(values), "unit": unit,
+             "rounds": values}
+            for (case, lib, unit), values in rounds.items()]
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--impl", choices=["pycuda", "cupy", "raw"], default="pycuda")
     p.add_argument("--label", default=None,
                    help="the implementation's name in the output (default: --impl, or "
                         "'rucuda' when pycuda is rucuda's)")
+    p.add_argument("--median-of", metavar="JSONL", default=None,
+                   help="print, per case and implementation, the median of the values "
+                        "in JSONL (one line per round), with every round's value, and "
+                        "exit: no GPU needed")
     args = p.parse_args()
+    if args.median_of:
+        for line in median_of_rounds(args.median_of):
+            print(json.dumps(line))
+        return
     label = args.label
     if args.impl == "pycuda":
         gen = bench_pycuda()
