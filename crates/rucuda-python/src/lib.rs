@@ -37,6 +37,7 @@ mod memory;
 mod module;
 mod pack;
 mod random;
+mod sorting;
 mod stream;
 
 /// The module's contents.
@@ -84,6 +85,13 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(pack::_pack_call, m)?)?;
     m.add_class::<random::RandomGeneratorCore>()?;
     m.add_function(wrap_pyfunction!(random::sobol_direction_vectors, m)?)?;
+    m.add_class::<sorting::ArrayHolder>()?;
+    m.add_function(wrap_pyfunction!(sorting::array_sort, m)?)?;
+    m.add_function(wrap_pyfunction!(sorting::array_topk, m)?)?;
+    m.add_function(wrap_pyfunction!(sorting::array_unique, m)?)?;
+    m.add_function(wrap_pyfunction!(sorting::array_searchsorted, m)?)?;
+    m.add_function(wrap_pyfunction!(sorting::array_histogram, m)?)?;
+    m.add_function(wrap_pyfunction!(sorting::array_bincount, m)?)?;
     m.add_function(wrap_pyfunction!(compile::compile, m)?)?;
     m.add_function(wrap_pyfunction!(compile::nvrtc_status, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;

@@ -366,3 +366,128 @@ def test_dlpack_with_other_libraries(library):
         np.testing.assert_array_equal(y.get(), np.arange(10) * 6)
     finally:
         pycuda.autoinit.context.push()  # autoinit's context on top again
+
+
+def _floats_with_specials(n, dtype, zeros=True):
+    """Random floats with NaNs and infinities, and with zeros='both' some -0.0 and +0.0
+    (equal to NumPy, whose argsort then keeps them in place; rucuda puts -0.0 first)."""
+    x = (RNG.standard_normal(n) * 100).astype(dtype)
+    for special in ([np.nan, np.inf, -np.inf] + ([-0.0, 0.0] if zeros else [])):
+        x[RNG.integers(0, n, max(1, n // 50))] = special
+    return x
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.float16])
+def test_sort_and_argsort_match_numpy(dtype):
+    """NumPy's sort and stable argsort, along each axis of 2-D arrays and of a strided
+    view, NaNs last; -0.0 before +0.0; descending as NumPy's reversed order of the
+    non-NaN keys, NaNs still last."""
+    for shape in ((1,), (1000,), (300_001,), (37, 129), (5, 20_000)):
+        n = int(np.prod(shape))
+        h = _floats_with_specials(n, dtype, zeros=False).reshape(shape)
+        a = gpuarray.to_gpu(h)
+        for axis in range(-1, -len(shape) - 1, -1):
+            np.testing.assert_array_equal(gpuarray.sort(a, axis=axis).get(),
+                                          np.sort(h, axis=axis))
+            np.testing.assert_array_equal(gpuarray.argsort(a, axis=axis).get(),
+                                          np.argsort(h, axis=axis, kind="stable"))
+    h = _floats_with_specials(10_001, dtype)
+    a = gpuarray.to_gpu(h)
+    s = gpuarray.sort(a).get()
+    np.testing.assert_array_equal(s, np.sort(h))
+    zeros = np.signbit(s[s == 0])
+    assert zeros.any() and (~zeros).any()
+    np.testing.assert_array_equal(zeros, np.sort(~zeros) == 0)  # all -0.0 first
+    np.testing.assert_array_equal(gpuarray.sort(a[::3]).get(), np.sort(h[::3]))
+    d = gpuarray.sort(a, descending=True).get()
+    finite = h[~np.isnan(h)]
+    np.testing.assert_array_equal(d[:finite.size], np.sort(finite)[::-1])
+    assert np.isnan(d[finite.size:]).all()
+
+
+@pytest.mark.parametrize("dtype", [np.int8, np.uint8, np.int16, np.uint16, np.int32,
+                                   np.uint32, np.int64, np.uint64, np.bool_])
+def test_integer_sorts_are_stable(dtype):
+    """Few distinct values, so the positions check stability."""
+    info = np.iinfo(dtype) if dtype is not np.bool_ else None
+    for n in (1, 2, 1000, 1 << 20):
+        if info is None:
+            h = RNG.integers(0, 2, n).astype(np.bool_)
+        else:
+            h = RNG.integers(max(info.min, -3), min(info.max, 3), n, endpoint=True).astype(dtype)
+        a = gpuarray.to_gpu(h)
+        np.testing.assert_array_equal(gpuarray.sort(a).get(), np.sort(h))
+        np.testing.assert_array_equal(gpuarray.argsort(a).get(), np.argsort(h, kind="stable"))
+
+
+def test_topk_matches_sorting_the_rows():
+    h = RNG.standard_normal((64, 12_825)).astype(np.float32)
+    h[:, ::100] = h[:, 1:2]  # ties, chosen in position order
+    a = gpuarray.to_gpu(h)
+    for k, largest in ((1, True), (50, True), (1024, False)):
+        v, i = gpuarray.topk(a, k, largest=largest)
+        order = np.argsort(-h if largest else h, axis=-1, kind="stable")[:, :k]
+        np.testing.assert_array_equal(i.get(), order)
+        np.testing.assert_array_equal(v.get(), np.take_along_axis(h, order, axis=-1))
+
+
+@pytest.mark.parametrize("dtype", [np.int32, np.float32, np.uint8])
+def test_unique_matches_numpy(dtype):
+    h = RNG.integers(0, 50, (300, 71)).astype(dtype)
+    if dtype is np.float32:
+        h[0, :5] = np.nan
+    a = gpuarray.to_gpu(h)
+    expected = np.unique(h, return_index=True, return_inverse=True, return_counts=True,
+                         equal_nan=True)
+    got = gpuarray.unique(a, return_index=True, return_inverse=True, return_counts=True)
+    for g, e in zip(got, expected):
+        np.testing.assert_array_equal(g.get(), e.reshape(g.shape))
+    np.testing.assert_array_equal(gpuarray.unique(a).get(), expected[0])
+
+
+def test_searchsorted_histogram_and_bincount_match_numpy():
+    s_h = np.sort(RNG.standard_normal(100_003))
+    q_h = np.concatenate([RNG.standard_normal(5000), s_h[:100], [np.inf, -np.inf]])
+    s = gpuarray.to_gpu(s_h)
+    for side in ("left", "right"):
+        np.testing.assert_array_equal(gpuarray.searchsorted(s, gpuarray.to_gpu(q_h),
+                                                            side=side).get(),
+                                      np.searchsorted(s_h, q_h, side=side))
+    np.testing.assert_array_equal(gpuarray.searchsorted(s, q_h[:7]).get(),
+                                  np.searchsorted(s_h, q_h[:7]))
+    # float64 data: NumPy's edges are float64 like rucuda's, so the counts agree exactly.
+    x_h = RNG.standard_normal(1 << 20)
+    x = gpuarray.to_gpu(x_h)
+    for bins, rng in ((256, None), (10, (-1.0, 2.0))):
+        c, e = gpuarray.histogram(x, bins=bins, range=rng)
+        ce, ee = np.histogram(x_h, bins=bins, range=rng)
+        np.testing.assert_array_equal(c.get(), ce)
+        np.testing.assert_allclose(e, ee, rtol=1e-12)
+    # float32 data: NumPy rounds its edges to float32, rucuda keeps them in float64; a
+    # value between the two roundings of an edge may land one bin over.
+    c32 = gpuarray.histogram(x.astype(np.float32), bins=256)[0].get()
+    ce32 = np.histogram(x_h.astype(np.float32), bins=256)[0]
+    assert c32.sum() == ce32.sum() == x_h.size
+    assert np.abs(c32 - ce32).max() <= 3
+    edges = [-3.0, -1.0, 0.0, 0.5, 4.0]
+    np.testing.assert_array_equal(gpuarray.histogram(x, bins=edges)[0].get(),
+                                  np.histogram(x_h, bins=edges)[0])
+    b_h = RNG.integers(0, 300, 1 << 18).astype(np.int32)
+    np.testing.assert_array_equal(gpuarray.bincount(gpuarray.to_gpu(b_h), minlength=400).get(),
+                                  np.bincount(b_h, minlength=400))
+
+
+def test_sort_results_live_and_die_like_other_arrays():
+    """A sort result works with the face's own kernels, queued on the legacy stream right
+    behind a spin, and its memory is freed only after them: many results made and
+    dropped at once all come out right."""
+    h = RNG.standard_normal(100_000).astype(np.float32)
+    a = gpuarray.to_gpu(h)
+    outs = []
+    for _ in range(20):
+        s = gpuarray.sort(a)
+        SPIN(np.int64(2_000_000), block=(1, 1, 1), grid=(1, 1))
+        outs.append((s * 2).get())
+        del s
+    for o in outs:
+        np.testing.assert_array_equal(o, np.sort(h) * 2)

@@ -768,6 +768,13 @@ for _name in ["sum", "dot", "vdot", "max", "min", "subset_max", "subset_min",
 
 # }}}
 
+# {{{ sorting and its family (rucuda's addition; NumPy's names, in pycuda._sorting)
+
+from pycuda._sorting import (  # noqa: E402
+    argsort, bincount, histogram, searchsorted, sort, topk, unique)
+
+# }}}
+
 __all__ = ["GPUArray", "vec", "to_gpu", "from_dlpack", "to_gpu_async", "empty", "zeros", "ones",
            "empty_like", "zeros_like", "ones_like", "arange", "get_or_register_dtype",
            "dtype_to_ctype"]
