@@ -47,55 +47,18 @@ macro_rules! by_dtype {
         by_dtype!($char, $T => $body, other => Err(PyTypeError::new_err(unsupported_dtype(other))))
     };
     ($char:expr, $T:ident => $body:expr, $other:ident => $fallback:expr) => {
+        by_dtype!(@arms $char, $T, $body, $other, $fallback;
+            "?" => bool, "b" => i8, "B" => u8, "h" => i16, "H" => u16, "i" => i32,
+            "I" => u32, "l" | "q" => i64, "L" | "Q" => u64, "e" => f16, "f" => f32,
+            "d" => f64)
+    };
+    (@arms $char:expr, $T:ident, $body:expr, $other:ident, $fallback:expr;
+        $($($c:literal)|+ => $ty:ty),+) => {
         match $char {
-            "?" => {
-                type $T = bool;
+            $($($c)|+ => {
+                type $T = $ty;
                 $body
-            }
-            "b" => {
-                type $T = i8;
-                $body
-            }
-            "B" => {
-                type $T = u8;
-                $body
-            }
-            "h" => {
-                type $T = i16;
-                $body
-            }
-            "H" => {
-                type $T = u16;
-                $body
-            }
-            "i" => {
-                type $T = i32;
-                $body
-            }
-            "I" => {
-                type $T = u32;
-                $body
-            }
-            "l" | "q" => {
-                type $T = i64;
-                $body
-            }
-            "L" | "Q" => {
-                type $T = u64;
-                $body
-            }
-            "e" => {
-                type $T = f16;
-                $body
-            }
-            "f" => {
-                type $T = f32;
-                $body
-            }
-            "d" => {
-                type $T = f64;
-                $body
-            }
+            })+
             $other => $fallback,
         }
     };

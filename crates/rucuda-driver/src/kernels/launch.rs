@@ -481,22 +481,38 @@ impl Function {
         overlap: bool,
     ) -> Result<()> {
         self.context().bind()?;
+        let overlap = overlap
+            && self.limits()?.programmatic
+            && crate::ProgrammaticPolicy::current().applies_to(stream);
+        // SAFETY: the caller checked the arguments and vouches for the kernel (and, with
+        // `overlap`, its wait); the context is bound.
+        unsafe { self.launch_now(cfg, stream.raw(), ptrs, overlap) }
+    }
+
+    /// The launch itself: programmatic with `overlap` (already decided), else plain.
+    ///
+    /// # Safety
+    /// As for [`Function::launch_on_handle`], with `overlap` meaning the launch is made
+    /// programmatic as it stands.
+    #[inline]
+    unsafe fn launch_now(
+        &self,
+        cfg: &LaunchConfig,
+        stream: rucuda_driver_sys::CUstream,
+        ptrs: &mut [*mut c_void],
+        overlap: bool,
+    ) -> Result<()> {
         self.keep_for_capture();
         let params = if ptrs.is_empty() {
             std::ptr::null_mut()
         } else {
             ptrs.as_mut_ptr()
         };
-        if overlap
-            && self.limits()?.programmatic
-            && crate::ProgrammaticPolicy::current().applies_to(stream)
-        {
-            // SAFETY: the caller checked the arguments and vouches for the kernel's wait.
-            return unsafe {
-                programmatic::launch_overlapping(self.raw(), cfg, stream.raw(), params)
-            };
+        if overlap {
+            // SAFETY: the caller's contract, the wait included.
+            return unsafe { programmatic::launch_overlapping(self.raw(), cfg, stream, params) };
         }
-        // SAFETY: the caller checked the arguments and vouches for the kernel.
+        // SAFETY: the caller's contract.
         unsafe {
             call!(cuLaunchKernel(
                 self.raw(),
@@ -507,7 +523,7 @@ impl Function {
                 cfg.block.1,
                 cfg.block.2,
                 cfg.shared_mem_bytes,
-                stream.raw(),
+                stream,
                 params,
                 std::ptr::null_mut()
             ))
@@ -534,35 +550,11 @@ impl Function {
         params: &mut [*mut c_void],
         overlap: bool,
     ) -> Result<()> {
-        self.keep_for_capture();
-        let params = if params.is_empty() {
-            std::ptr::null_mut()
-        } else {
-            params.as_mut_ptr()
-        };
-        if overlap
+        let overlap = overlap
             && self.limits()?.programmatic
-            && crate::ProgrammaticPolicy::current() == crate::ProgrammaticPolicy::All
-        {
-            // SAFETY: the caller's contract, the wait included.
-            return unsafe { programmatic::launch_overlapping(self.raw(), cfg, stream, params) };
-        }
-        // SAFETY: the caller's contract.
-        unsafe {
-            call!(cuLaunchKernel(
-                self.raw(),
-                cfg.grid.0,
-                cfg.grid.1,
-                cfg.grid.2,
-                cfg.block.0,
-                cfg.block.1,
-                cfg.block.2,
-                cfg.shared_mem_bytes,
-                stream,
-                params,
-                std::ptr::null_mut()
-            ))
-        }
+            && crate::ProgrammaticPolicy::current() == crate::ProgrammaticPolicy::All;
+        // SAFETY: the caller's contract, the wait included.
+        unsafe { self.launch_now(cfg, stream, params, overlap) }
     }
 
     /// Where this thread captures a graph, the graph keeps the function (and with it its
