@@ -3,15 +3,18 @@
 //! runs), and a consumed capsule (`"dltensor"` or `"dltensor_versioned"`) as a holder
 //! that gives the address (`int()`) and calls the producer's deleter when it goes.
 //!
-//! The five `#[repr(C)]` structs are DLPack's (`dlpack.h`, ABI 1.x, stable by design),
-//! declared here rather than taken from rucuda-array's `dlpack::ffi`: the wheel does not
-//! link rucuda-array, and this is all of DLPack it needs.
+//! The structs are DLPack's (`dlpack.h`, ABI 1.x), from rucuda-array's `dlpack::ffi`.
 
-use std::ffi::{c_char, c_void, CStr};
+use std::ffi::{c_char, CStr};
 
 use pyo3::exceptions::{PyBufferError, PyTypeError, PyValueError};
 use pyo3::ffi;
 use pyo3::prelude::*;
+
+use rucuda_array::dlpack::ffi::{
+    DLDataType, DLDevice, DLDeviceType, DLManagedTensor, DLManagedTensorVersioned, DLTensor,
+    DLPACK_MAJOR_VERSION,
+};
 
 use crate::errors::OrRaise;
 
@@ -19,52 +22,6 @@ const LEGACY: &CStr = c"dltensor";
 const VERSIONED: &CStr = c"dltensor_versioned";
 const USED_LEGACY: &CStr = c"used_dltensor";
 const USED_VERSIONED: &CStr = c"used_dltensor_versioned";
-/// `kDLCUDA`, `kDLCUDAManaged`.
-const CUDA: i32 = 2;
-const CUDA_MANAGED: i32 = 13;
-
-#[repr(C)]
-#[derive(Clone, Copy)]
-struct DLDevice {
-    device_type: i32,
-    device_id: i32,
-}
-
-#[repr(C)]
-#[derive(Clone, Copy)]
-struct DLDataType {
-    code: u8,
-    bits: u8,
-    lanes: u16,
-}
-
-#[repr(C)]
-struct DLTensor {
-    data: *mut c_void,
-    device: DLDevice,
-    ndim: i32,
-    dtype: DLDataType,
-    shape: *mut i64,
-    strides: *mut i64,
-    byte_offset: u64,
-}
-
-#[repr(C)]
-struct DLManagedTensor {
-    dl_tensor: DLTensor,
-    manager_ctx: *mut c_void,
-    deleter: Option<unsafe extern "C" fn(*mut DLManagedTensor)>,
-}
-
-#[repr(C)]
-struct DLManagedTensorVersioned {
-    version: [u32; 2],
-    manager_ctx: *mut c_void,
-    deleter: Option<unsafe extern "C" fn(*mut DLManagedTensorVersioned)>,
-    flags: u64,
-    dl_tensor: DLTensor,
-}
-
 /// What an exported tensor owns: the struct itself first (its address is the tensor's),
 /// its shape and strides, and the array it shows.
 #[repr(C)]
@@ -133,7 +90,7 @@ pub fn dlpack_capsule(
             dl_tensor: DLTensor {
                 data: std::ptr::without_provenance_mut(ptr as usize),
                 device: DLDevice {
-                    device_type: CUDA,
+                    device_type: DLDeviceType::CUDA,
                     device_id,
                 },
                 ndim: shape.len() as i32,
@@ -257,10 +214,10 @@ pub fn dlpack_take(capsule: &Bound<'_, PyAny>) -> PyResult<Taken> {
     let t: &DLTensor = unsafe {
         if versioned {
             let v = &*raw.cast::<DLManagedTensorVersioned>();
-            if v.version[0] != 1 {
+            if v.version.major != DLPACK_MAJOR_VERSION {
                 return Err(PyBufferError::new_err(format!(
                     "from_dlpack: DLPack version {}.{} (1.x is supported)",
-                    v.version[0], v.version[1]
+                    v.version.major, v.version.minor
                 )));
             }
             &v.dl_tensor
@@ -268,10 +225,12 @@ pub fn dlpack_take(capsule: &Bound<'_, PyAny>) -> PyResult<Taken> {
             &(*raw.cast::<DLManagedTensor>()).dl_tensor
         }
     };
-    if t.device.device_type != CUDA && t.device.device_type != CUDA_MANAGED {
+    if t.device.device_type != DLDeviceType::CUDA
+        && t.device.device_type != DLDeviceType::CUDA_MANAGED
+    {
         return Err(PyBufferError::new_err(format!(
             "from_dlpack: the tensor is on DLPack device type {}, not in CUDA memory",
-            t.device.device_type
+            t.device.device_type.0
         )));
     }
     let ndim = usize::try_from(t.ndim)
@@ -289,7 +248,7 @@ pub fn dlpack_take(capsule: &Bound<'_, PyAny>) -> PyResult<Taken> {
     };
     let address = (t.data as u64).wrapping_add(t.byte_offset);
     let dtype = (t.dtype.code, t.dtype.bits, t.dtype.lanes);
-    let device = (t.device.device_type, t.device.device_id);
+    let device = (t.device.device_type.0, t.device.device_id);
     let used: *const c_char = if versioned {
         USED_VERSIONED.as_ptr()
     } else {
