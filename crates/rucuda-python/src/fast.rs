@@ -15,7 +15,7 @@ use pyo3::prelude::*;
 use pyo3::types::PyDict;
 use rucuda_driver::LaunchConfig;
 
-use crate::memory::{mem_alloc_async, DeviceAllocation};
+use crate::memory::{mem_alloc_async_in, DeviceAllocation};
 use crate::module::Function;
 
 /// Entries kept before the table starts over (each holds its signature and kernel alive).
@@ -28,6 +28,9 @@ struct Entry {
     _sig: Py<PyAny>,
     _op: Py<PyAny>,
     function: Py<Function>,
+    /// The context whose handle is in the key: the result's allocations go there
+    /// without looking it up again.
+    ctx: rucuda_driver::Context,
     /// The default allocator, which the operands' must be.
     allocator: Py<PyAny>,
     /// The result's attributes, all but `gpudata`.
@@ -87,16 +90,21 @@ impl FastTable {
         let blocks = u32::try_from(elements.div_ceil(256))
             .unwrap_or(u32::MAX)
             .clamp(1, most_blocks.max(1));
-        let ctx = crate::context::current_context_handle()?;
+        let ctx = crate::context::current()?;
         if self.entries.len() >= MOST_ENTRIES {
             self.entries.clear();
         }
         self.entries.insert(
-            (ctx, sig.as_ptr() as usize, op.as_ptr() as usize),
+            (
+                ctx.raw() as usize,
+                sig.as_ptr() as usize,
+                op.as_ptr() as usize,
+            ),
             Entry {
                 _sig: sig.clone().unbind(),
                 _op: op.clone().unbind(),
                 function: function.clone().unbind(),
+                ctx,
                 allocator: allocator.clone().unbind(),
                 attributes: attributes.unbind(),
                 elements,
@@ -159,7 +167,7 @@ impl FastTable {
             return Ok(None);
         };
         let (x, y) = (x.borrow().address(), y.borrow().address());
-        let z = mem_alloc_async(e.nbytes)?;
+        let z = mem_alloc_async_in(e.ctx.clone(), e.nbytes)?;
         let mut words = [z.address(), x, y, e.elements];
         let cfg = LaunchConfig {
             grid: (e.blocks, 1, 1),

@@ -193,7 +193,15 @@ fn retrying(
 /// outlive the allocation's owner. Plain `cuMemAlloc` where the device has no pools.
 #[pyfunction]
 pub fn mem_alloc_async(bytes: usize) -> PyResult<DeviceAllocation> {
-    let ctx = current()?;
+    mem_alloc_async_in(current()?, bytes)
+}
+
+/// [`mem_alloc_async`] in `ctx`, which must be the current context (the array operators'
+/// fast path knows it already).
+pub(crate) fn mem_alloc_async_in(
+    ctx: rucuda_driver::Context,
+    bytes: usize,
+) -> PyResult<DeviceAllocation> {
     if !ctx.supports_memory_pools() {
         return mem_alloc(bytes);
     }
