@@ -491,3 +491,23 @@ def test_sort_results_live_and_die_like_other_arrays():
         del s
     for o in outs:
         np.testing.assert_array_equal(o, np.sort(h) * 2)
+
+
+def test_a_sort_result_dropped_while_a_blocking_stream_reads_it():
+    """A copy on a blocking stream reads a sort result behind a ~0.1 s spin; the result is
+    dropped at once and more sort results of its size are made and written on the legacy
+    stream: the dropped memory must not be handed out before the copy has read it (its
+    holder's free waits for the legacy stream, which waits for the blocking stream)."""
+    h = RNG.standard_normal(1 << 20).astype(np.float32)
+    a = gpuarray.to_gpu(h)
+    r = gpuarray.sort(a)
+    out = gpuarray.to_gpu(np.full(h.size, np.nan, np.float32))
+    s = drv.Stream()  # blocking
+    SPIN(np.int64(200_000_000), block=(1, 1, 1), grid=(1, 1), stream=s)
+    drv.memcpy_dtod_async(out.gpudata, r.gpudata, r.nbytes, stream=s)
+    del r
+    negated = a * -1
+    junk = [gpuarray.sort(negated) for _ in range(8)]
+    s.synchronize()
+    np.testing.assert_array_equal(out.get(), np.sort(h))
+    np.testing.assert_array_equal(junk[0].get(), np.sort(-h))
