@@ -8,21 +8,33 @@
 // position among its warp's items of its digit: with counters zeroed, the rank within
 // the warp (the one-block sort); with counters set to the warp's first position of each
 // digit in the tile, the item's position in the sorted tile (onesweep, after its early
-// counts). Digits of RUCUDA_RADIX or more (padding) are not counted.
-// The lanes of this warp whose digit equals `d` (digits 0..RUCUDA_RADIX, the last one
-// padding). RUCUDA_PEER_MATCH 0: the hardware's __match_any_sync; 1: one __ballot_sync
-// per bit of the digit and one for the padding bit, the lanes agreeing on every bit
-// kept (the way CUB's onesweep finds peers: __match_any_sync is a slow instruction on
-// some GPUs). The bench's sort_tune cases compare them.
+// counts). Every digit is below RUCUDA_RADIX: a partial tile pads with all-ones keys
+// (digit 255 in every pass), which come after every element and so rank last.
+// The lanes of this warp whose digit equals `d` (below RUCUDA_RADIX). RUCUDA_PEER_MATCH
+// 0: the hardware's __match_any_sync; 1: one ballot per bit of the digit, the lanes
+// agreeing on every bit kept (the way CUB's onesweep finds peers: __match_any_sync is a
+// slow instruction on some GPUs). The bench's sort_tune cases compare them.
 __device__ __forceinline__ unsigned int rucuda_peers(unsigned int d)
 {
 #if RUCUDA_PEER_MATCH == 1
   unsigned int peers = RUCUDA_FULL_MASK;
 #pragma unroll
-  for (int b = 0; b <= 8; ++b) {
-    const bool set = ((d >> b) & 1u) != 0u;
-    const unsigned int ones = __ballot_sync(RUCUDA_FULL_MASK, set);
-    peers &= set ? ones : ~ones;
+  for (int b = 0; b < 8; ++b) {
+    // Written in PTX so that each bit costs a test, a vote and a conditional not: the
+    // C++ form (`set ? ones : ~ones`) compiled to twice the instructions (sm_90 SASS,
+    // NVRTC 13.0).
+    unsigned int agree;
+    asm("{\n"
+        "  .reg .pred p;\n"
+        "  .reg .b32 t;\n"
+        "  and.b32 t, %1, %2;\n"
+        "  setp.ne.u32 p, t, 0;\n"
+        "  vote.sync.ballot.b32 %0, p, 0xffffffff;\n"
+        "  @!p not.b32 %0, %0;\n"
+        "}"
+        : "=r"(agree)
+        : "r"(d), "r"(1u << b));
+    peers &= agree;
   }
   return peers;
 #else
@@ -40,7 +52,7 @@ __device__ __forceinline__ void rucuda_rank_warp(const unsigned int (&digit)[RUC
     const unsigned int peers = rucuda_peers(d);
     const unsigned int leader = 31u - (unsigned int)__clz((int)peers);
     unsigned int before = 0u;
-    if (lane == leader && d < RUCUDA_RADIX) {
+    if (lane == leader) {
       before = h[d];
       h[d] = before + (unsigned int)__popc((int)peers);
     }
