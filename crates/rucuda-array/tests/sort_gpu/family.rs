@@ -302,6 +302,9 @@ fn histogram_lanes_variant_matches_numpy_gpu() {
             .collect();
         let s16 = GpuArray::from_slice(&s, &shorts).unwrap();
         let s16x: Vec<f64> = shorts.iter().map(|&v| v as f64).collect();
+        let signed_bytes: Vec<i8> = bytes.iter().map(|&b| b as i8).collect();
+        let s8 = GpuArray::from_slice(&s, &signed_bytes).unwrap();
+        let s8x: Vec<f64> = signed_bytes.iter().map(|&v| v as f64).collect();
         let mut results = Vec::new();
         for variant in [HistogramVariant::Lanes, HistogramVariant::Classic] {
             set_histogram_variant(Some(variant));
@@ -335,6 +338,17 @@ fn histogram_lanes_variant_matches_numpy_gpu() {
                 &what("i16 [-100, 100]"),
             );
             got.push(c);
+            // Signed bytes over their whole range, each value its own bin (the lanes
+            // kernels' path with no test), and a range that leaves values out.
+            for (bins, range) in [(256usize, (-128.0, 128.0)), (256, (-100.0, 156.0))] {
+                let c = s8.histogram(bins, Some(range)).unwrap().0.to_vec().unwrap();
+                assert_positions(
+                    &c,
+                    &host_histogram(&s8x, bins, range.0, range.1),
+                    &what("i8"),
+                );
+                got.push(c);
+            }
             // Mode 0 on floats: the float estimate, edges and specials.
             for (arr, x, bins, range, case) in [
                 (&g, &fx, 256, (0.0, 1.0), "f32 [0, 1]"),

@@ -14,6 +14,10 @@ __device__ __forceinline__ double rucuda_to_double(rucuda_t x) { return $TO_DOUB
 __device__ __forceinline__ long long rucuda_to_int(rucuda_t x) { return $TO_INT$; }
 // 1 for float, half and bfloat16 elements: the lanes kernels' float estimate applies.
 #define RUCUDA_FLOAT_INPUT $FLOAT_INPUT$
+// The smallest and largest value of an 8- or 16-bit integer type (bool: 0 and 1); 1 and
+// 0 for the other types.
+#define RUCUDA_TYPE_MIN ($TYPE_MIN$)
+#define RUCUDA_TYPE_MAX ($TYPE_MAX$)
 
 // mode 0: `bins` even bins over [lo, hi] (NumPy's corrections at the edges, computed
 // here); mode 1: explicit increasing `edges` (the last bin closed); mode 2: the value
@@ -120,31 +124,54 @@ extern "C" __global__ void __launch_bounds__(RUCUDA_THREADS) $ENTRY$_histogram(
 // position more than the margin inside a bin is that bin whatever the rounding; one
 // nearer an edge takes the exact double path above.
 // The loops repeat the classic kernel's: the classic kernel still counts where 32 copies
-// do not fit shared memory (more than 384 bins) and when HistogramVariant::Classic asks.
+// do not fit shared memory (more than 383 bins) and when HistogramVariant::Classic asks.
 #define RUCUDA_LANES_MARGIN 0x1p-10f
+// 16-byte vectors each thread loads before counting them.
+#define RUCUDA_LANES_LOADS 4
 
-template <int MODE>
-__device__ __forceinline__ long long rucuda_bin_lanes(rucuda_t v, const double *edges, long long bins, double lo, double hi, double step, double norm, long long width, int fast, float lo_f, float hi_f, float lo32, float norm32)
+// Counts every element of x into the lanes copies with `bin_of` (a bin below `bins`, or
+// `bins` itself: not counted, a row of copies only ever added to), so that every element
+// takes one unconditional shared atomic. One loop per way of placing a value, each
+// straight-line: a test of the kernel's arguments (or of the bin) inside the loop cost a
+// branch per element.
+template <class BinOf>
+__device__ __forceinline__ void rucuda_lanes_count(const rucuda_t *__restrict__ x, long long n, int vectorized, unsigned int *bins32, BinOf bin_of)
 {
-  if (MODE == 0 && RUCUDA_FLOAT_INPUT && fast) {
-    const float xf = (float)(v);
-    if (!(xf >= lo_f && xf <= hi_f)) return -1;
-    const float p = __fmul_rn(__fsub_rn(xf, lo32), norm32);
-    const float fl = floorf(p);
-    const float frac = p - fl;
-    if (frac > RUCUDA_LANES_MARGIN && frac < 1.0f - RUCUDA_LANES_MARGIN && fl >= 0.0f && fl < (float)bins)
-      return (long long)fl;
+  unsigned int *mine = bins32 + (threadIdx.x & 31);
+  const long long stride = (long long)gridDim.x * RUCUDA_THREADS;
+  long long tail = 0;
+  if (vectorized) {
+    const long long vectors = n / RUCUDA_K;
+    const uint4 *src = reinterpret_cast<const uint4 *>(x);
+    long long i = (long long)blockIdx.x * RUCUDA_THREADS + threadIdx.x;
+    // RUCUDA_LANES_LOADS vectors in flight per thread before any is counted: with one,
+    // the blocks that fit a multiprocessor (32 KiB of bins each for 256 bins) kept too
+    // few bytes in flight to cover the memory's latency.
+    for (; i + (RUCUDA_LANES_LOADS - 1) * stride < vectors; i += RUCUDA_LANES_LOADS * stride) {
+      rucuda_hist_vec v[RUCUDA_LANES_LOADS];
+#pragma unroll
+      for (int u = 0; u < RUCUDA_LANES_LOADS; ++u) v[u].raw = __ldcs(src + i + u * stride);
+#pragma unroll
+      for (int u = 0; u < RUCUDA_LANES_LOADS; ++u) {
+#pragma unroll
+        for (int j = 0; j < (int)RUCUDA_K; ++j) {
+          atomicAdd(&mine[bin_of(v[u].e[j]) << 5], 1u);
+        }
+      }
+    }
+    for (; i < vectors; i += stride) {
+      rucuda_hist_vec v;
+      v.raw = __ldcs(src + i);
+#pragma unroll
+      for (int j = 0; j < (int)RUCUDA_K; ++j) {
+        atomicAdd(&mine[bin_of(v.e[j]) << 5], 1u);
+      }
+    }
+    tail = vectors * RUCUDA_K;
   }
-  // 8- and 16-bit integers in bins of width 1 (a byte histogram, say) over a range that
-  // fits 32 bits: 32-bit arithmetic and one unsigned compare for both ends, where the
-  // general path takes 64-bit integers. The same bins: x in [lo, hi], the last closed.
-  if (MODE == 3 && !RUCUDA_FLOAT_INPUT && sizeof(rucuda_t) <= 2 && width == 1 &&
-      lo >= -2147483648.0 && hi <= 2147483647.0 && hi >= lo) {
-    const int off = (int)rucuda_to_int(v) - (int)lo;
-    if ((unsigned)off > (unsigned)((int)hi - (int)lo)) return -1;
-    return off < (int)bins ? off : (int)bins - 1;
+  for (long long i = tail + (long long)blockIdx.x * RUCUDA_THREADS + threadIdx.x; i < n; i += stride) {
+    atomicAdd(&mine[bin_of(x[i]) << 5], 1u);
   }
-  return rucuda_bin(v, MODE, edges, bins, lo, hi, step, norm, width);
 }
 
 template <int MODE>
@@ -153,30 +180,55 @@ __device__ __forceinline__ void rucuda_histogram_lanes(
     long long bins, double lo, double hi, double step, long long width, int fast, float lo_f,
     float hi_f, float lo32, float norm32, unsigned long long *__restrict__ counts)
 {
+  // bins + 1 rows of 32 copies: the last row takes the elements not counted.
   extern __shared__ unsigned int rucuda_bins[];
-  const int lane = threadIdx.x & 31;
-  for (long long i = threadIdx.x; i < bins * 32; i += RUCUDA_THREADS) rucuda_bins[i] = 0u;
+  for (long long i = threadIdx.x; i < (bins + 1) * 32; i += RUCUDA_THREADS) rucuda_bins[i] = 0u;
   __syncthreads();
-  const long long stride = (long long)gridDim.x * RUCUDA_THREADS;
   const double norm = MODE == 3 ? 1.0 / (double)width : (double)bins / (hi - lo);
-  long long tail = 0;
-  if (vectorized) {
-    const long long vectors = n / RUCUDA_K;
-    const uint4 *src = reinterpret_cast<const uint4 *>(x);
-    for (long long i = (long long)blockIdx.x * RUCUDA_THREADS + threadIdx.x; i < vectors; i += stride) {
-      rucuda_hist_vec v;
-      v.raw = __ldcs(src + i);
-#pragma unroll
-      for (int j = 0; j < (int)RUCUDA_K; ++j) {
-        const long long b = rucuda_bin_lanes<MODE>(v.e[j], edges, bins, lo, hi, step, norm, width, fast, lo_f, hi_f, lo32, norm32);
-        if (b >= 0) atomicAdd(&rucuda_bins[((int)b << 5) + lane], 1u);
-      }
+  const int none = (int)bins;
+  // The general placement (rucuda_bin): bins here are at most a few hundred.
+  auto general = [=](rucuda_t v) -> int {
+    const long long b = rucuda_bin(v, MODE, edges, bins, lo, hi, step, norm, width);
+    return b >= 0 ? (int)b : none;
+  };
+  if (MODE == 3 && !RUCUDA_FLOAT_INPUT && sizeof(rucuda_t) <= 2 && width == 1 &&
+      lo >= -2147483648.0 && hi <= 2147483647.0 && hi >= lo) {
+    // 8- and 16-bit integers in bins of width 1 (a byte histogram, say) over a range
+    // that fits 32 bits: 32-bit arithmetic and one unsigned compare for both ends, where
+    // the general path takes 64-bit integers. The same bins: x in [lo, hi], the last
+    // closed.
+    const int lo_i = (int)lo, last = (int)bins - 1;
+    const unsigned int span = (unsigned int)((int)hi - lo_i);
+    // The type's whole range, when every value has its own bin (a byte histogram of 256
+    // bins over [0, 256], say): the bin is the value less lo, with no test at all.
+    if (RUCUDA_TYPE_MIN <= RUCUDA_TYPE_MAX && RUCUDA_TYPE_MIN >= lo_i && RUCUDA_TYPE_MAX - lo_i <= last &&
+        (unsigned int)(RUCUDA_TYPE_MAX - lo_i) <= span) {
+      rucuda_lanes_count(x, n, vectorized, rucuda_bins, [=](rucuda_t v) -> int { return (int)rucuda_to_int(v) - lo_i; });
+    } else {
+      rucuda_lanes_count(x, n, vectorized, rucuda_bins, [=](rucuda_t v) -> int {
+        const int off = (int)rucuda_to_int(v) - lo_i;
+        if ((unsigned int)off > span) return none;
+        return off < last ? off : last;
+      });
     }
-    tail = vectors * RUCUDA_K;
-  }
-  for (long long i = tail + (long long)blockIdx.x * RUCUDA_THREADS + threadIdx.x; i < n; i += stride) {
-    const long long b = rucuda_bin_lanes<MODE>(x[i], edges, bins, lo, hi, step, norm, width, fast, lo_f, hi_f, lo32, norm32);
-    if (b >= 0) atomicAdd(&rucuda_bins[((int)b << 5) + lane], 1u);
+  } else if (MODE == 0 && RUCUDA_FLOAT_INPUT && fast) {
+    // Float inputs first placed with float arithmetic (the host proved the estimate's
+    // error below a quarter of RUCUDA_LANES_MARGIN bins): a position more than the margin
+    // inside a bin is that bin whatever the rounding; one nearer an edge takes the exact
+    // double path.
+    const float bins_f = (float)bins;
+    rucuda_lanes_count(x, n, vectorized, rucuda_bins, [=](rucuda_t v) -> int {
+      const float xf = (float)(v);
+      if (!(xf >= lo_f && xf <= hi_f)) return none;
+      const float p = __fmul_rn(__fsub_rn(xf, lo32), norm32);
+      const float fl = floorf(p);
+      const float frac = p - fl;
+      if (frac > RUCUDA_LANES_MARGIN && frac < 1.0f - RUCUDA_LANES_MARGIN && fl >= 0.0f && fl < bins_f)
+        return (int)fl;
+      return general(v);
+    });
+  } else {
+    rucuda_lanes_count(x, n, vectorized, rucuda_bins, general);
   }
   __syncthreads();
   // Bin b's copies, read in an order rotated by b: the 32 lanes of a warp (32 consecutive
