@@ -166,9 +166,12 @@ fn family_and_histogram_kernels_compile_nvrtc() {
     }
     for dtype in all_keys().chain([DType::C64, DType::C128]) {
         for flags in [DType::Bool, DType::F16, DType::I64, DType::F32] {
-            let src = rucuda_array::sort::compact_source(dtype, flags).unwrap();
-            c.compile_for(&src, Arch::SM_90)
-                .unwrap_or_else(|e| panic!("compact {dtype} by {flags}: {e}\n{src}"));
+            for partition in [false, true] {
+                let src = rucuda_array::sort::compact_source(dtype, flags, partition).unwrap();
+                c.compile_for(&src, Arch::SM_90).unwrap_or_else(|e| {
+                    panic!("compact {dtype} by {flags} (partition {partition}): {e}\n{src}")
+                });
+            }
         }
     }
 }

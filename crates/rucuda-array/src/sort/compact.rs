@@ -79,7 +79,13 @@ enum Keep<'e> {
 }
 
 /// The source and entry of a compaction of `dtype` elements.
-fn source(dtype: DType, keep: &Keep<'_>, threads: u32, items: u32) -> Result<(String, String)> {
+fn source(
+    dtype: DType,
+    keep: &Keep<'_>,
+    partition: bool,
+    threads: u32,
+    items: u32,
+) -> Result<(String, String)> {
     let (flag_t, keep_text, flag_prelude) = match keep {
         Keep::Flags(f) => {
             let test = match f.kind() {
@@ -102,7 +108,8 @@ fn source(dtype: DType, keep: &Keep<'_>, threads: u32, items: u32) -> Result<(St
         ),
     };
     let entry = format!(
-        "rucuda_compact_{}_{}",
+        "rucuda_{}_{}_{}",
+        if partition { "partition" } else { "compact" },
         dtype.to_string().to_lowercase(),
         match keep {
             Keep::Flags(f) => f.to_string().to_lowercase(),
@@ -119,6 +126,7 @@ fn source(dtype: DType, keep: &Keep<'_>, threads: u32, items: u32) -> Result<(St
             ("FLAG_T", flag_t),
             ("THREADS", &threads.to_string()),
             ("ITEMS", &items.to_string()),
+            ("PARTITION", if partition { "1" } else { "0" }),
             ("KEEP", &keep_text),
             ("ENTRY", &entry),
         ],
@@ -126,18 +134,20 @@ fn source(dtype: DType, keep: &Keep<'_>, threads: u32, items: u32) -> Result<(St
     Ok((src, entry))
 }
 
-/// The compaction source for `dtype` elements kept by nonzero flags of `flags` (for the
-/// NVRTC tests).
+/// The compaction source for `dtype` elements kept by nonzero flags of `flags`, writing
+/// the others too when `partition` (for the NVRTC tests).
 ///
 /// ```
 /// use rucuda_array::DType;
-/// let s = rucuda_array::sort::compact_source(DType::F32, DType::Bool)?;
+/// let s = rucuda_array::sort::compact_source(DType::F32, DType::Bool, false)?;
 /// assert!(s.contains("rucuda_compact_float32_bool"));
+/// let p = rucuda_array::sort::compact_source(DType::F32, DType::Bool, true)?;
+/// assert!(p.contains("rucuda_partition_float32_bool"));
 /// # Ok::<(), rucuda_array::ArrayError>(())
 /// ```
-pub fn compact_source(dtype: DType, flags: DType) -> Result<String> {
+pub fn compact_source(dtype: DType, flags: DType, partition: bool) -> Result<String> {
     let (t, i) = shape(dtype.size_bytes());
-    Ok(source(dtype, &Keep::Flags(flags), t, i)?.0)
+    Ok(source(dtype, &Keep::Flags(flags), partition, t, i)?.0)
 }
 
 fn kernel(stream: &Stream, src: &str, entry: &str) -> Result<Function> {
@@ -213,7 +223,7 @@ fn compact<T: Element, M: Element>(
     let count = GpuArray::<u64>::zeros(&stream, &[1])?;
     if n > 0 {
         let (threads, items) = shape(T::DTYPE.size_bytes());
-        let (src, entry) = source(T::DTYPE, &keep, threads, items)?;
+        let (src, entry) = source(T::DTYPE, &keep, partition, threads, items)?;
         let k = kernel(&stream, &src, &entry)?;
         let tile = threads as usize * items as usize;
         let tiles = n.div_ceil(tile);

@@ -9,6 +9,8 @@ typedef $T$ rucuda_t;
 typedef $FLAG_T$ rucuda_flag_t;
 #define RUCUDA_THREADS $THREADS$
 #define RUCUDA_ITEMS $ITEMS$
+// 1: the others are written too (DevicePartition), 0: only the kept ones (DeviceSelect).
+#define RUCUDA_PARTITION $PARTITION$
 #define RUCUDA_WARPS (RUCUDA_THREADS / 32)
 #define RUCUDA_TILE (RUCUDA_THREADS * RUCUDA_ITEMS)
 #define RUCUDA_FULL_MASK 0xffffffffu
@@ -84,16 +86,30 @@ extern "C" __global__ void __launch_bounds__(RUCUDA_THREADS) $ENTRY$(
   rucuda_t x[RUCUDA_ITEMS];
   unsigned int kept[RUCUDA_ITEMS];
   unsigned int mine = 0u;
+  // This lane's first element: item j is j * 32 elements further (offsets the loads
+  // carry as immediates); full tiles (all but the last) load without bounds tests.
+  const unsigned int first = warp * 32u * RUCUDA_ITEMS + lane;
+  const rucuda_t *src = in + base + first;
+  if (count == (unsigned int)RUCUDA_TILE) {
 #pragma unroll
-  for (int j = 0; j < RUCUDA_ITEMS; ++j) {
-    const unsigned int i = warp * 32u * RUCUDA_ITEMS + j * 32u + lane;
-    bool keep = false;
-    if (i < count) {
-      x[j] = in[base + i];
-      keep = rucuda_keep(x[j], flags, base + i);
+    for (int j = 0; j < RUCUDA_ITEMS; ++j) x[j] = src[j * 32];
+#pragma unroll
+    for (int j = 0; j < RUCUDA_ITEMS; ++j) {
+      kept[j] = __ballot_sync(RUCUDA_FULL_MASK, rucuda_keep(x[j], flags, base + first + j * 32));
+      mine += (unsigned int)__popc((int)kept[j]);
     }
-    kept[j] = __ballot_sync(RUCUDA_FULL_MASK, keep);
-    mine += (unsigned int)__popc((int)kept[j]);
+  } else {
+#pragma unroll
+    for (int j = 0; j < RUCUDA_ITEMS; ++j) {
+      const unsigned int i = first + j * 32u;
+      bool keep = false;
+      if (i < count) {
+        x[j] = src[j * 32];
+        keep = rucuda_keep(x[j], flags, base + i);
+      }
+      kept[j] = __ballot_sync(RUCUDA_FULL_MASK, keep);
+      mine += (unsigned int)__popc((int)kept[j]);
+    }
   }
   if (lane == 0u) s_warp[warp] = mine;
   __syncthreads();
@@ -117,26 +133,39 @@ extern "C" __global__ void __launch_bounds__(RUCUDA_THREADS) $ENTRY$(
   }
   rucuda_t *s_x = reinterpret_cast<rucuda_t *>(s_buf);
   unsigned int run = warp_before;
-  unsigned int sel_rank[RUCUDA_ITEMS];
 #pragma unroll
   for (int j = 0; j < RUCUDA_ITEMS; ++j) {
-    sel_rank[j] = run + (unsigned int)__popc((int)(kept[j] & below));
-    if ((kept[j] >> lane) & 1u) s_x[sel_rank[j]] = x[j];
+    if ((kept[j] >> lane) & 1u) s_x[run + (unsigned int)__popc((int)(kept[j] & below))] = x[j];
     run += (unsigned int)__popc((int)kept[j]);
   }
   __syncthreads();
   const unsigned long long before = s_before;
-  for (unsigned int k = threadIdx.x; k < total; k += RUCUDA_THREADS) selected[before + k] = s_x[k];
-  if (rejected != 0) {
-    __syncthreads();
+  // Unrolled over the tile's ITEMS strides, one bounds test each (the loop over `total`
+  // it replaces computed a 64-bit index per element).
+  rucuda_t *dst = selected + before + threadIdx.x;
 #pragma unroll
-    for (int j = 0; j < RUCUDA_ITEMS; ++j) {
-      const unsigned int i = warp * 32u * RUCUDA_ITEMS + j * 32u + lane;
-      if (i < count && !((kept[j] >> lane) & 1u)) s_x[i - sel_rank[j]] = x[j];
-    }
-    __syncthreads();
-    const unsigned long long rejected_before = (unsigned long long)base - before;
-    for (unsigned int k = threadIdx.x; k < count - total; k += RUCUDA_THREADS) rejected[rejected_before + k] = s_x[k];
+  for (int j = 0; j < RUCUDA_ITEMS; ++j) {
+    if (threadIdx.x + j * RUCUDA_THREADS < total) dst[j * RUCUDA_THREADS] = s_x[threadIdx.x + j * RUCUDA_THREADS];
   }
+#if RUCUDA_PARTITION
+  // The others, in order: element i of the tile is the (i - kept before it)-th of them.
+  __syncthreads();
+  run = warp_before;
+#pragma unroll
+  for (int j = 0; j < RUCUDA_ITEMS; ++j) {
+    const unsigned int i = first + j * 32u;
+    if (i < count && !((kept[j] >> lane) & 1u)) s_x[i - run - (unsigned int)__popc((int)(kept[j] & below))] = x[j];
+    run += (unsigned int)__popc((int)kept[j]);
+  }
+  __syncthreads();
+  const unsigned long long rejected_before = (unsigned long long)base - before;
+  rucuda_t *rdst = rejected + rejected_before + threadIdx.x;
+#pragma unroll
+  for (int j = 0; j < RUCUDA_ITEMS; ++j) {
+    if (threadIdx.x + j * RUCUDA_THREADS < count - total) rdst[j * RUCUDA_THREADS] = s_x[threadIdx.x + j * RUCUDA_THREADS];
+  }
+#else
+  (void)rejected;
+#endif
   if (threadIdx.x == 0 && base + count == n) *count_out = before + total;
 }
