@@ -65,10 +65,15 @@ fn a_full_pool_frees_what_it_holds_and_retries() {
     ctx.synchronize().unwrap();
     ctx.check_deferred_errors().unwrap();
     let (free_after, _) = ctx.mem_get_info().unwrap();
-    assert!(
-        free_after + SLACK >= free_before,
-        "free memory {free_before} before, {free_after} after"
-    );
+    // The device's free memory is this process's to compare only when no other test
+    // process uses the GPU meanwhile (`run.sh --jobs`: a parallel test took 723 MB
+    // between the two readings once, 2026-11-28); the pool's own count is checked above.
+    if !rucuda_testkit::gpu_shared() {
+        assert!(
+            free_after + SLACK >= free_before,
+            "free memory {free_before} before, {free_after} after"
+        );
+    }
 }
 
 /// The host's memory in bytes (`MemTotal` of `/proc/meminfo`); `None` where there is no
