@@ -61,12 +61,14 @@ fn onesweep_kernels_compile_nvrtc() {
                     threads: t.threads,
                     items: t.items,
                     module: SortModule::Onesweep,
-                    // Both ways of finding a digit's lanes compile (half the cases each).
+                    // Both ways of finding a digit's lanes compile (half the cases each),
+                    // and the register bound of `SortTuning::min_blocks`.
                     peer_match: if descending {
                         PeerMatch::Ballots
                     } else {
                         PeerMatch::MatchAny
                     },
+                    min_blocks: if descending { 4 } else { 0 },
                 });
             }
         }
@@ -92,6 +94,7 @@ fn block_kernels_compile_nvrtc() {
                     } else {
                         PeerMatch::MatchAny
                     },
+                    min_blocks: 0,
                 });
                 items *= 4;
             }
@@ -113,6 +116,7 @@ fn select_kernels_compile_nvrtc() {
                     items: t.items,
                     module: SortModule::Select,
                     peer_match: t.peer_match,
+                    min_blocks: t.min_blocks,
                 });
             }
         }
@@ -130,6 +134,7 @@ fn family_and_histogram_kernels_compile_nvrtc() {
             items: 1,
             module: SortModule::Family,
             peer_match: PeerMatch::MatchAny,
+            min_blocks: 0,
         });
     }
     let c = JitCompiler::with_options(
@@ -252,6 +257,7 @@ fn common_sorts_fit_their_registers_nvrtc() {
                     items,
                     module,
                     peer_match,
+                    min_blocks: 0,
                 };
                 for (name, regs, spill) in ptxas_usage(spec) {
                     assert!(spill <= 4, "{name}: {spill} bytes of spill stores");
@@ -260,6 +266,24 @@ fn common_sorts_fit_their_registers_nvrtc() {
                         assert!(regs <= most, "{name}: {regs} registers");
                     }
                 }
+            }
+        }
+        // With the register bound for four blocks (SortTuning::min_blocks), the pass with
+        // values fits 64 registers too, spilling at most one word.
+        let bounded = SortKernelSpec {
+            key,
+            descending: false,
+            value_size,
+            threads: t.threads,
+            items: t.items,
+            module: SortModule::Onesweep,
+            peer_match: PeerMatch::Ballots,
+            min_blocks: 4,
+        };
+        for (name, regs, spill) in ptxas_usage(bounded) {
+            assert!(spill <= 4, "{name}: {spill} bytes of spill stores");
+            if name.ends_with("_onesweep") {
+                assert!(regs <= 64, "{name}: {regs} registers");
             }
         }
     }

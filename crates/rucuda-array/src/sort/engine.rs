@@ -227,6 +227,11 @@ impl<'a> SortJob<'a> {
             items,
             module,
             peer_match: tuning.peer_match,
+            min_blocks: if module == SortModule::Onesweep {
+                tuning.min_blocks
+            } else {
+                0
+            },
         }
     }
 

@@ -54,6 +54,7 @@ fn family(
             items: 1,
             module: SortModule::Family,
             peer_match: super::PeerMatch::MatchAny,
+            min_blocks: 0,
         },
     )
 }

@@ -167,6 +167,7 @@ fn every_module_renders_with_its_entries() {
                 items: 4,
                 module,
                 peer_match,
+                min_blocks: 0,
             };
             let r = spec.render().unwrap();
             for e in &r.entries {
@@ -183,6 +184,7 @@ fn every_module_renders_with_its_entries() {
         items: 4,
         module: SortModule::Onesweep,
         peer_match: PeerMatch::MatchAny,
+        min_blocks: 0,
     };
     assert!(bad.render().is_err());
 }

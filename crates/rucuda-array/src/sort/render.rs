@@ -49,6 +49,9 @@ pub struct SortKernelSpec {
     pub module: SortModule,
     /// How the ranking warps find their digit's lanes.
     pub peer_match: PeerMatch,
+    /// Blocks of the onesweep digit pass that must fit a multiprocessor by registers (0:
+    /// the compiler's choice; [`SortTuning::min_blocks`](super::SortTuning::min_blocks)).
+    pub min_blocks: u32,
 }
 
 /// A rendered module: source and entry points.
@@ -64,7 +67,7 @@ impl SortKernelSpec {
     /// The entry points' common prefix.
     pub fn name(&self) -> String {
         format!(
-            "rucuda_sort_{}_{}_v{}_{}x{}{}",
+            "rucuda_sort_{}_{}_v{}_{}x{}{}{}",
             self.key.to_string().to_lowercase(),
             if self.descending { 'd' } else { 'a' },
             self.value_size,
@@ -73,6 +76,11 @@ impl SortKernelSpec {
             match self.peer_match {
                 PeerMatch::MatchAny => "",
                 PeerMatch::Ballots => "_b",
+            },
+            if self.min_blocks > 0 {
+                format!("_m{}", self.min_blocks)
+            } else {
+                String::new()
             }
         )
     }
@@ -83,13 +91,16 @@ impl SortKernelSpec {
     /// use rucuda_array::{DType, sort::{PeerMatch, SortKernelSpec, SortModule}};
     /// let s = SortKernelSpec { key: DType::F32, descending: false, value_size: 4,
     ///     threads: 256, items: 16, module: SortModule::Onesweep,
-    ///     peer_match: PeerMatch::MatchAny };
+    ///     peer_match: PeerMatch::MatchAny, min_blocks: 0 };
     /// let r = s.render()?;
     /// assert_eq!(r.entries.len(), 3);
     /// assert!(r.source.contains("#define RUCUDA_PEER_MATCH 0"));
     /// let b = SortKernelSpec { peer_match: PeerMatch::Ballots, ..s }.render()?;
     /// assert!(b.source.contains("#define RUCUDA_PEER_MATCH 1"));
     /// assert_ne!(b.entries, r.entries);
+    /// let m = SortKernelSpec { min_blocks: 4, ..s }.render()?;
+    /// assert!(m.source.contains("#define RUCUDA_MIN_BLOCKS 4"));
+    /// assert_ne!(m.entries, r.entries);
     /// # Ok::<(), rucuda_array::ArrayError>(())
     /// ```
     pub fn render(&self) -> Result<RenderedSort> {
@@ -149,6 +160,7 @@ impl SortKernelSpec {
                         PeerMatch::Ballots => "1",
                     },
                 ),
+                ("MIN_BLOCKS", &self.min_blocks.to_string()),
                 ("INF_BITS", &format!("{:#x}ull", key.inf_bits)),
                 ("KEY_MAP", KEY_MAP_IDENTITY),
                 ("ENTRY", &name),

@@ -95,6 +95,7 @@ fn select_into<T: Element, P: Element>(
         items: tuning.items,
         module: SortModule::Select,
         peer_match: tuning.peer_match,
+        min_blocks: 0,
     };
     let kern = kernels(stream, spec)?;
     let grid_rows = u32::try_from(rows)

@@ -18,6 +18,7 @@ const STATIC_SHARED: usize = 48 * 1024;
 /// | `hist_blocks_per_sm` | `RUCUDA_SORT_HIST_BLOCKS_PER_SM` | 4 |
 /// | `table_budget` | `RUCUDA_SORT_TABLE_MIB` (MiB) | 256 MiB |
 /// | `peer_match` | `RUCUDA_SORT_PEER_MATCH` (`match_any`, `ballots`) | `ballots` |
+/// | `min_blocks` | `RUCUDA_SORT_MIN_BLOCKS` | 0 (the compiler's choice) |
 ///
 /// The defaults are fitted to the device ([`SortTuning::for_device`]: its shared memory
 /// and threads per multiprocessor) before the overrides apply.
@@ -33,6 +34,8 @@ const STATIC_SHARED: usize = 48 * 1024;
 /// assert_eq!(t.threads * t.items, 4096);
 /// assert!(t.check(4, 4).is_ok());
 /// assert!(SortTuning { threads: 100, ..t }.check(4, 4).is_err());
+/// assert!(SortTuning { min_blocks: 4, ..t }.check(4, 4).is_ok());
+/// assert!(SortTuning { min_blocks: 9, ..t }.check(4, 4).is_err());
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct SortTuning {
@@ -51,6 +54,12 @@ pub struct SortTuning {
     pub table_budget: usize,
     /// How the ranking warps find the lanes holding their digit.
     pub peer_match: PeerMatch,
+    /// Blocks of the onesweep digit pass that must fit a multiprocessor by their
+    /// registers (`__launch_bounds__`'s second argument; 0: the compiler's choice). With
+    /// 4, the f32 keys / u32 values pass takes 64 registers and spills nothing (75 by the
+    /// compiler's choice; sm_90, NVRTC 13.0); not yet measured on a GPU, hence not the
+    /// default.
+    pub min_blocks: u32,
 }
 
 /// How a warp ranking a tile finds the lanes that hold the same digit.
@@ -104,6 +113,8 @@ pub struct TuningOverrides {
     pub table_budget: Option<usize>,
     /// [`SortTuning::peer_match`].
     pub peer_match: Option<PeerMatch>,
+    /// [`SortTuning::min_blocks`].
+    pub min_blocks: Option<u32>,
 }
 
 static OVERRIDES: std::sync::RwLock<TuningOverrides> = std::sync::RwLock::new(TuningOverrides {
@@ -114,6 +125,7 @@ static OVERRIDES: std::sync::RwLock<TuningOverrides> = std::sync::RwLock::new(Tu
     hist_blocks_per_sm: None,
     table_budget: None,
     peer_match: None,
+    min_blocks: None,
 });
 
 /// Sets the process-wide [`TuningOverrides`] (sorts started afterwards use them; checked
@@ -169,6 +181,7 @@ impl SortTuning {
             hist_blocks_per_sm: 4,
             table_budget: 256 << 20,
             peer_match: PeerMatch::Ballots,
+            min_blocks: 0,
         }
     }
 
@@ -249,6 +262,9 @@ impl SortTuning {
         if let Some(v) = o.peer_match {
             t.peer_match = v;
         }
+        if let Some(v) = o.min_blocks {
+            t.min_blocks = v;
+        }
         if let Some(v) = env_u32("RUCUDA_SORT_THREADS") {
             t.threads = v;
         }
@@ -266,6 +282,9 @@ impl SortTuning {
         }
         if let Some(v) = env_u32("RUCUDA_SORT_TABLE_MIB") {
             t.table_budget = (v as usize) << 20;
+        }
+        if let Some(v) = env_u32("RUCUDA_SORT_MIN_BLOCKS") {
+            t.min_blocks = v;
         }
         if let Some(v) = std::env::var("RUCUDA_SORT_PEER_MATCH")
             .ok()
@@ -293,6 +312,12 @@ impl SortTuning {
                     "sort tuning: {what} = {threads} (a multiple of 32 from 256 to 1024)"
                 )));
             }
+        }
+        if self.min_blocks.saturating_mul(self.threads) > 2048 {
+            return Err(ArrayError::InvalidArgument(format!(
+                "sort tuning: min_blocks = {} blocks of {} threads (at most 2048 threads a multiprocessor)",
+                self.min_blocks, self.threads
+            )));
         }
         if !(1..=32).contains(&self.items) {
             return Err(ArrayError::InvalidArgument(format!(

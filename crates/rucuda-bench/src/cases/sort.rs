@@ -157,6 +157,8 @@ fn tune_point(config: &Config, index: usize) -> Result<Measurement> {
         } else {
             PeerMatch::MatchAny
         }),
+        // RUCUDA_SORT_MIN_BLOCKS still applies (environment variables come last).
+        min_blocks: None,
     });
     let result = (|| {
         let stream = bench_stream()?;

@@ -13,6 +13,14 @@ typedef $VALUE_T$ rucuda_value_t;
 #define RUCUDA_ITEMS $ITEMS$
 // How a warp finds the lanes holding its digit: 0 __match_any_sync, 1 one ballot per bit.
 #define RUCUDA_PEER_MATCH $PEER_MATCH$
+// Blocks of the onesweep digit pass that must fit a multiprocessor by registers (0: the
+// compiler's choice).
+#define RUCUDA_MIN_BLOCKS $MIN_BLOCKS$
+#if RUCUDA_MIN_BLOCKS > 0
+#define RUCUDA_ONESWEEP_BOUNDS __launch_bounds__(RUCUDA_THREADS, RUCUDA_MIN_BLOCKS)
+#else
+#define RUCUDA_ONESWEEP_BOUNDS __launch_bounds__(RUCUDA_THREADS)
+#endif
 #define RUCUDA_WARPS (RUCUDA_THREADS / 32)
 #define RUCUDA_TILE (RUCUDA_THREADS * RUCUDA_ITEMS)
 #define RUCUDA_RADIX 256

@@ -101,7 +101,7 @@ extern "C" __global__ void __launch_bounds__(256) $ENTRY$_offsets(
 // one chunk are consecutive. flags: 1 first pass (twiddle the keys read), 2 last pass
 // (untwiddle the keys written), 4 the values are the elements' positions in their row
 // (index_base + position in the chunk) rather than read.
-extern "C" __global__ void __launch_bounds__(RUCUDA_THREADS) $ENTRY$_onesweep(
+extern "C" __global__ void RUCUDA_ONESWEEP_BOUNDS $ENTRY$_onesweep(
     const rucuda_key_t *__restrict__ keys_in, rucuda_key_t *__restrict__ keys_out,
     const rucuda_value_t *__restrict__ values_in, rucuda_value_t *__restrict__ values_out,
     long long first, long long seg_len, long long seg_stride, long long index_base,
