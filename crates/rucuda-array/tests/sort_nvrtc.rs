@@ -259,6 +259,11 @@ fn common_sorts_fit_their_registers_nvrtc() {
                     peer_match,
                     min_blocks: 0,
                 };
+                // No local arrays in the PTX either (the check this test began with).
+                assert!(
+                    !compile(spec).contains(".local"),
+                    "{key} {value_size} {module:?} {peer_match:?} spills"
+                );
                 for (name, regs, spill) in ptxas_usage(spec) {
                     assert!(spill <= 4, "{name}: {spill} bytes of spill stores");
                     if name.ends_with("_onesweep") && threads == 256 {
