@@ -169,6 +169,15 @@ fn family_and_histogram_kernels_compile_nvrtc() {
         c.compile_for(&src, Arch::SM_90)
             .unwrap_or_else(|e| panic!("merge {dtype}: {e}\n{src}"));
     }
+}
+
+/// Every compaction instantiation compiles; those of 1- to 16-byte elements by bool flags
+/// (select and partition) take at most 64 registers and spill nothing, so that
+/// eight 128-thread blocks share a multiprocessor (the 16 KiB tiles in flight are what
+/// the kernel's speed rests on).
+#[test]
+fn compact_kernels_compile_nvrtc() {
+    let c = JitCompiler::with_options(CompileOptions::new().no_extern_c(true).cache_dir(None));
     for dtype in all_keys().chain([DType::C64, DType::C128]) {
         for flags in [DType::Bool, DType::F16, DType::I64, DType::F32] {
             for partition in [false, true] {
@@ -179,12 +188,28 @@ fn family_and_histogram_kernels_compile_nvrtc() {
             }
         }
     }
+    for dtype in [DType::U8, DType::F16, DType::F32, DType::F64, DType::C128] {
+        for partition in [false, true] {
+            let src = rucuda_array::sort::compact_source(dtype, DType::Bool, partition).unwrap();
+            for (name, regs, spill) in ptxas_log_usage(&src, &[]) {
+                assert!(
+                    regs <= 64 && spill == 0,
+                    "{name}: {regs} registers, {spill} bytes spilled"
+                );
+            }
+        }
+    }
 }
 
 /// ptxas's account of each entry of `spec`'s module (cubin, `-Xptxas=-v`): the entry's
 /// name, registers and spill-store bytes.
 fn ptxas_usage(spec: SortKernelSpec) -> Vec<(String, u32, u32)> {
     let r = spec.render().unwrap();
+    ptxas_log_usage(&r.source, &r.entries)
+}
+
+/// ptxas's account of each entry of `source` (at least one; each of `entries` named).
+fn ptxas_log_usage(source: &str, entries: &[String]) -> Vec<(String, u32, u32)> {
     let c = JitCompiler::with_options(
         CompileOptions::new()
             .no_extern_c(true)
@@ -193,8 +218,8 @@ fn ptxas_usage(spec: SortKernelSpec) -> Vec<(String, u32, u32)> {
             .option("-Xptxas=-v"),
     );
     let out = c
-        .compile_for(&r.source, Arch::SM_90)
-        .unwrap_or_else(|e| panic!("{} failed to compile: {e}", spec.name()));
+        .compile_for(source, Arch::SM_90)
+        .unwrap_or_else(|e| panic!("failed to compile: {e}\n{source}"));
     // "Function properties for NAME", then "N bytes stack frame, S bytes spill stores,
     // ...", then "Used R registers, ...".
     let number_before = |line: &str, what: &str| -> Option<u32> {
@@ -216,7 +241,8 @@ fn ptxas_usage(spec: SortKernelSpec) -> Vec<(String, u32, u32)> {
             }
         }
     }
-    for e in &r.entries {
+    assert!(!usage.is_empty(), "no ptxas account in:\n{}", out.log);
+    for e in entries {
         assert!(
             usage.iter().any(|(name, _, _)| name == e),
             "no ptxas account of {e} in:\n{}",

@@ -1,9 +1,10 @@
 //! One-pass compaction: select_flagged, partition_flagged, select_if, partition_if.
 
-use crate::common::{stream, Rng};
+use crate::common::{stream, RandomElement, RandomVec, Rng};
 use crate::keys::{draw, Dist};
 use crate::support::assert_keys;
 use rucuda_array::{Complex, GpuArray, SliceArg};
+use rucuda_driver::Stream;
 
 #[test]
 #[ignore = "needs a CUDA device"]
@@ -89,4 +90,63 @@ fn select_and_partition_gpu() {
     let e = GpuArray::<f32>::zeros(&s, &[0]).unwrap();
     let em = GpuArray::<bool>::zeros(&s, &[0]).unwrap();
     assert_eq!(e.select_flagged(&em).unwrap().len(), 0);
+}
+
+/// Selects and partitions `n` random `T` (and views of them starting 1 and 3 elements
+/// in: inputs not aligned to the kernel's vectors) by random flags, against the host.
+fn check_typed<T: RandomElement + PartialEq + std::fmt::Debug>(
+    s: &Stream,
+    rng: &mut Rng,
+    n: usize,
+) {
+    let data: Vec<T> = rng.vec(n + 3);
+    let all = GpuArray::from_slice(s, &data).unwrap();
+    for skip in [0usize, 1, 3] {
+        let host = &data[skip..skip + n];
+        let a = all
+            .slice(&[SliceArg::range(skip as isize, (skip + n) as isize)])
+            .unwrap();
+        let keep_every = 1 + rng.next_u64() % 4;
+        let flags: Vec<u8> = (0..n)
+            .map(|_| u8::from(rng.next_u64() % keep_every == 0))
+            .collect();
+        let m = GpuArray::from_slice(s, &flags).unwrap();
+        let want: Vec<T> = host
+            .iter()
+            .zip(&flags)
+            .filter(|(_, f)| **f != 0)
+            .map(|(x, _)| *x)
+            .collect();
+        let rest: Vec<T> = host
+            .iter()
+            .zip(&flags)
+            .filter(|(_, f)| **f == 0)
+            .map(|(x, _)| *x)
+            .collect();
+        let what = format!("{} n {n} skip {skip}", T::DTYPE);
+        assert_eq!(
+            a.select_flagged(&m).unwrap().to_vec().unwrap(),
+            want,
+            "{what}"
+        );
+        let (p, q) = a.partition_flagged(&m).unwrap();
+        assert_eq!(p.to_vec().unwrap(), want, "{what} partition kept");
+        assert_eq!(q.to_vec().unwrap(), rest, "{what} partition rest");
+    }
+}
+
+#[test]
+#[ignore = "needs a CUDA device"]
+fn select_every_element_size_gpu() {
+    let s = stream();
+    let mut rng = Rng::fresh();
+    // Sizes around the tiles of 1-, 2-, 4-, 8- and 16-byte elements (4096, 4096, 4096,
+    // 2048, 1024 elements) and several tiles with a partial last one.
+    for n in [1usize, 5, 1023, 1024, 2049, 4096, 8191, 70_001] {
+        check_typed::<u8>(&s, &mut rng, n);
+        check_typed::<i16>(&s, &mut rng, n);
+        check_typed::<i32>(&s, &mut rng, n);
+        check_typed::<f64>(&s, &mut rng, n);
+        check_typed::<Complex<f64>>(&s, &mut rng, n);
+    }
 }
