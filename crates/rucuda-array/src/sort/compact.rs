@@ -43,6 +43,9 @@ const SOURCE: &str = include_str!("cuda/compact.cu");
 const SCRATCH_COUNT_WORD: usize = 2;
 const SCRATCH_STATUS_WORD: usize = 4;
 
+/// The most bytes a tile may take in shared memory (set by the tuning knobs' limits).
+const MAX_TILE_BYTES: u32 = 32 * 1024;
+
 /// Threads per block and vectors per thread of the compaction (`RUCUDA_SELECT_THREADS`,
 /// `RUCUDA_SELECT_VECTORS`; defaults 128 and 8: with 16-byte vectors a 16 KiB tile, and
 /// with at most 64 registers a thread, 8 blocks and 128 KiB of loads in flight per SM, as
@@ -59,7 +62,8 @@ fn shape() -> (u32, u32) {
     let vectors = env("RUCUDA_SELECT_VECTORS")
         .filter(|v| (1..=16).contains(v))
         .unwrap_or(8);
-    (threads, vectors)
+    // The tile is staged in static shared memory: 32 KiB at most (16-byte vectors).
+    (threads, vectors.min(MAX_TILE_BYTES / (16 * threads)).max(1))
 }
 
 /// Bytes of the compaction's vectors of `size`-byte elements: up to 4 elements, 16 bytes
