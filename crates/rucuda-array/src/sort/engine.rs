@@ -40,12 +40,24 @@ pub(crate) fn kernels(stream: &Stream, spec: SortKernelSpec) -> Result<Arc<Vec<F
         });
     }
     crate::pool::retain_freed_memory(ctx);
+    if spec.module == SortModule::Onesweep {
+        // The digit pass's exchange buffer is dynamic shared memory: let it past 48 KiB
+        // (the driver refuses a size the device cannot hold, with a typed error).
+        loaded.functions[2].set_max_dynamic_shared_memory(onesweep_exchange_bytes(&spec))?;
+    }
     let k = Arc::new(loaded.functions);
     cache
         .lock()
         .unwrap_or_else(|p| p.into_inner())
         .insert(key, Arc::clone(&k));
     Ok(k)
+}
+
+/// Bytes of the onesweep digit pass's exchange buffer (its dynamic shared memory): a tile
+/// of keys, or of values where they are wider.
+fn onesweep_exchange_bytes(spec: &SortKernelSpec) -> u32 {
+    let key_size = spec.key.size_bytes() as u32;
+    spec.threads * spec.items * key_size.max(spec.value_size as u32)
 }
 
 /// The tuning for the stream's device (its shared memory and threads per multiprocessor)
@@ -478,7 +490,10 @@ impl<'a> SortJob<'a> {
                 // status words (grid × 256, zeroed) and the counter (zeroed) are its own.
                 unsafe {
                     onesweep.launch_args(
-                        LaunchConfig::linear(grid as u32, spec.threads),
+                        LaunchConfig {
+                            shared_mem_bytes: onesweep_exchange_bytes(&spec),
+                            ..LaunchConfig::linear(grid as u32, spec.threads)
+                        },
                         stream,
                         &buf,
                     )?

@@ -6,19 +6,23 @@ use crate::error::{ArrayError, Result};
 
 /// Static shared memory one block may use (bytes).
 const STATIC_SHARED: usize = 48 * 1024;
+/// Shared memory one onesweep block may ask for (bytes): its exchange buffer is dynamic,
+/// so tiles past 48 KiB run on devices that opt in that far (227 KiB a block on the
+/// H100 and H200); a smaller device's driver refuses a larger shape with a typed error.
+const ONESWEEP_SHARED: usize = 227 * 1024;
 
 /// Tile shapes of the sort kernels.
 ///
 /// | field | environment variable | default |
 /// |---|---|---|
-/// | `threads` | `RUCUDA_SORT_THREADS` | 256 |
-/// | `items` | `RUCUDA_SORT_ITEMS` | 16 (keys of 1–4 bytes), 12 (8-byte keys) |
+/// | `threads` | `RUCUDA_SORT_THREADS` | 512 (keys and values of 1–4 bytes), else 256 |
+/// | `items` | `RUCUDA_SORT_ITEMS` | 24 (keys of 1–4 bytes), 19 (with values of 1–4 bytes), 16 (wider values), 12 (8-byte keys) |
 /// | `local_threads` | `RUCUDA_SORT_LOCAL_THREADS` | 256 |
 /// | `local_max` | `RUCUDA_SORT_LOCAL_MAX` | 4096 (fewer when shared memory is short) |
 /// | `hist_blocks_per_sm` | `RUCUDA_SORT_HIST_BLOCKS_PER_SM` | 4 |
 /// | `table_budget` | `RUCUDA_SORT_TABLE_MIB` (MiB) | 256 MiB |
 /// | `peer_match` | `RUCUDA_SORT_PEER_MATCH` (`match_any`, `ballots`) | `ballots` |
-/// | `min_blocks` | `RUCUDA_SORT_MIN_BLOCKS` | 0 (the compiler's choice) |
+/// | `min_blocks` | `RUCUDA_SORT_MIN_BLOCKS` | 2 with 512 threads (64 registers), else 0 (the compiler's choice) |
 ///
 /// The defaults are fitted to the device ([`SortTuning::for_device`]: its shared memory
 /// and threads per multiprocessor) before the overrides apply.
@@ -31,7 +35,7 @@ const STATIC_SHARED: usize = 48 * 1024;
 /// ```
 /// use rucuda_array::sort::SortTuning;
 /// let t = SortTuning::for_sizes(4, 4);
-/// assert_eq!(t.threads * t.items, 4096);
+/// assert_eq!((t.threads, t.items, t.min_blocks), (512, 19, 2));
 /// assert!(t.check(4, 4).is_ok());
 /// assert!(SortTuning { threads: 100, ..t }.check(4, 4).is_err());
 /// assert!(SortTuning { min_blocks: 4, ..t }.check(4, 4).is_ok());
@@ -55,11 +59,10 @@ pub struct SortTuning {
     /// How the ranking warps find the lanes holding their digit.
     pub peer_match: PeerMatch,
     /// Blocks of the onesweep digit pass that must fit a multiprocessor by their
-    /// registers (`__launch_bounds__`'s second argument; 0: the compiler's choice). With
-    /// 4, the f32 keys / u32 values pass takes 64 registers and spills nothing (75 by the
-    /// compiler's choice; sm_90, NVRTC 13.0), but it sorted no faster: on one H100
-    /// (2026-11-28) u32 pairs 22.30 GK/s against 22.16, f32 keys 41.55 against 41.29,
-    /// within run-to-run spread, so the default stays 0.
+    /// registers (`__launch_bounds__`'s second argument; 0: the compiler's choice). The
+    /// 512-thread tiles of 4-byte keys take 2 (64 registers: two blocks, 1024 threads, a
+    /// multiprocessor): with 256-thread tiles of 16 keys, 4 sorted no faster on one H100
+    /// (2026-11-28: u32 pairs 22.30 GK/s against 22.16, f32 keys 41.55 against 41.29).
     pub min_blocks: u32,
 }
 
@@ -166,7 +169,22 @@ impl SortTuning {
     /// (0: none), before environment overrides.
     pub fn for_sizes(key_size: usize, value_size: usize) -> SortTuning {
         let exchange = key_size.max(value_size);
-        let items = if key_size >= 8 { 12 } else { 16 };
+        // Onesweep tiles. Keys (and values) of 4 bytes at most: 512 threads of 24 keys
+        // (19 with values: more spill), 64 registers. One H200 run, 2^28 keys against
+        // CUB's 42.15 / 47.44 / 35.94 GK/s (2026-11-28, `sort_*_GKps` with
+        // RUCUDA_SORT_* settings): u32 keys 47.2 / f32 keys 48.0 / u32 pairs 36.3 at
+        // 512 × 19, 50.3 / 51.0 / 31.8 at 512 × 24, against 41.1 / 42.0 / 27.9 with
+        // the 256 × 16 tiles before; 384 × 23 (CUB's shape) 45.5 / 46.5 / 35.6; 640 and
+        // 768 threads (one block a multiprocessor) 33–35 / 26–27. On an H100 the same
+        // defaults gave 49.96 / 50.18 / 27.40 against CUB's 41.98 / 46.83 / 30.81 (the
+        // pairs 0.89×, from 0.72×). The exchange buffer is dynamic shared memory (48 KiB
+        // at 512 × 24).
+        let (threads, items, min_blocks) = match (key_size, value_size) {
+            (k, 0) if k <= 4 => (512, 24, 2),
+            (k, v) if k <= 4 && v <= 4 => (512, 19, 2),
+            (k, _) if k >= 8 => (256, 12, 0),
+            _ => (256, 16, 0),
+        };
         let local_threads = 256;
         let mut local_max = 4096usize;
         while local_max > 256
@@ -175,14 +193,14 @@ impl SortTuning {
             local_max /= 2;
         }
         SortTuning {
-            threads: 256,
+            threads,
             items,
             local_threads,
             local_max,
             hist_blocks_per_sm: 4,
             table_budget: 256 << 20,
             peer_match: PeerMatch::Ballots,
-            min_blocks: 0,
+            min_blocks,
         }
     }
 
@@ -326,9 +344,9 @@ impl SortTuning {
                 self.items
             )));
         }
-        if shared_bytes(self.threads, self.items, exchange) > STATIC_SHARED {
+        if shared_bytes(self.threads, self.items, exchange) > ONESWEEP_SHARED {
             return Err(ArrayError::InvalidArgument(format!(
-                "sort tuning: tiles of {} × {} keys of {key_size} bytes (values {value_size}) need more than 48 KiB of shared memory",
+                "sort tuning: tiles of {} × {} keys of {key_size} bytes (values {value_size}) need more than 227 KiB of shared memory",
                 self.threads, self.items
             )));
         }

@@ -56,7 +56,22 @@ fn check<T: TestKey + Default>(
     );
 }
 
-const SIZES_1D: [usize; 10] = [1, 2, 31, 256, 1000, 4096, 4097, 8191, 70_001, (1 << 20) + 3];
+/// Around the one-block limit (4096), the default onesweep tiles (9728 keys with values,
+/// 12288 without), several tiles with a partial last one.
+const SIZES_1D: [usize; 12] = [
+    1,
+    2,
+    31,
+    256,
+    1000,
+    4096,
+    4097,
+    8191,
+    12_288,
+    24_577,
+    70_001,
+    (1 << 20) + 3,
+];
 
 fn sweep_1d<T: TestKey + Default>(s: &Stream, rng: &mut Rng) {
     for n in SIZES_1D {
@@ -205,6 +220,8 @@ fn pairs<K: TestKey + Default, V: Element + Copy + PartialEq + std::fmt::Debug>(
         &[1000],
         &[4096],
         &[5, 4097],
+        &[9728],
+        &[2, 19_457],
         &[100_001],
         &[(1 << 20) + 1],
         &[64, 20_000],
