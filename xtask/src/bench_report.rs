@@ -317,6 +317,10 @@ const PLOTS: &[(&str, &str)] = &[
         "uniform float32, Philox4x32-10",
     ),
     ("sort_keys_u32_sweep_GKps", "radix sort of uint32 keys"),
+    (
+        "sort_pairs_u32_sweep_GKps",
+        "radix sort of uint32 keys with uint32 values",
+    ),
 ];
 
 /// Entry point.

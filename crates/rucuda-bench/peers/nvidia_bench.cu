@@ -20,8 +20,8 @@
 // Sorting (issue 20; rucuda-bench's cases/sort.rs measures the same work on the same keys,
 // a SplitMix64 stream with the same seeds): cub::DeviceRadixSort::SortKeys of 2^28 u32 and
 // f32 keys (sort_keys_u32_GKps, sort_keys_f32_GKps) and SortPairs of u32/u32
-// (sort_pairs_u32_GKps), a sweep of SortKeys u32 from 2^24 to 2^29 keys
-// (sort_keys_u32_sweep_GKps); cub::DeviceSegmentedSort::SortKeys of 4096 x 4096 and
+// (sort_pairs_u32_GKps), sweeps of SortKeys u32 and SortPairs u32/u32 from 2^24 to 2^29
+// keys (sort_keys_u32_sweep_GKps, sort_pairs_u32_sweep_GKps); cub::DeviceSegmentedSort::SortKeys of 4096 x 4096 and
 // 64 x 128256 f32 (segsort_f32_*_GKps) and SortPairsDescending with positions of the latter
 // (sortrows_f32_64x128256_us, what topk is compared with); cub::DeviceHistogram::
 // HistogramEven of 2^28 u8 and f32 into 256 bins (histogram_*_256_GBps, bytes read);
@@ -315,22 +315,10 @@ Result sort_keys_f32(const Settings& s)
     return {n, sort_keys_gkps<float>(s, n, 2, s.quick ? 5 : 20), "GK/s"};
 }
 
-Result sort_keys_u32_sweep(const Settings& s)
+double sort_pairs_gkps(const Settings& s, size_t n, uint64_t seed, int reps)
 {
-    Result first{0, 0.0, "GK/s"};
-    for (int p = s.quick ? 20 : 24; p <= (s.quick ? 24 : 29); ++p) {
-        size_t n = size_t(1) << p;
-        Result r{n, sort_keys_gkps<unsigned int>(s, n, 10 + p, p >= 28 ? 7 : 15), "GK/s"};
-        if (first.n == 0) first = r; else first.more.push_back(r);
-    }
-    return first;
-}
-
-Result sort_pairs_u32(const Settings& s)
-{
-    size_t n = sort_elements(s);
-    unsigned int* k = upload_random<unsigned int>(n, 3);
-    unsigned int* v = upload_random<unsigned int>(n, 4);
+    unsigned int* k = upload_random<unsigned int>(n, seed);
+    unsigned int* v = upload_random<unsigned int>(n, seed + 1);
     unsigned int *ko = nullptr, *vo = nullptr;
     CHECK(cudaMalloc(&ko, n * 4));
     CHECK(cudaMalloc(&vo, n * 4));
@@ -340,13 +328,35 @@ Result sort_pairs_u32(const Settings& s)
     CHECK(cub::DeviceRadixSort::SortPairs(nullptr, bytes, k, ko, v, vo, (int)n, 0, 32, stream));
     void* temp = nullptr;
     CHECK(cudaMalloc(&temp, bytes));
-    auto samples = device_seconds(stream, s.quick ? 1 : 3, s.quick ? 5 : 20, [&] {
+    auto samples = device_seconds(stream, s.quick ? 1 : 3, reps, [&] {
         CHECK(cub::DeviceRadixSort::SortPairs(temp, bytes, k, ko, v, vo, (int)n, 0, 32, stream));
     });
     CHECK(cudaStreamDestroy(stream));
     for (void* p : {(void*)k, (void*)v, (void*)ko, (void*)vo, temp}) CHECK(cudaFree(p));
-    return {n, double(n) / median(samples) / 1e9, "GK/s"};
+    return double(n) / median(samples) / 1e9;
 }
+
+Result sort_pairs_u32(const Settings& s)
+{
+    size_t n = sort_elements(s);
+    return {n, sort_pairs_gkps(s, n, 3, s.quick ? 5 : 20), "GK/s"};
+}
+
+// A sweep of sizes (2^24 to 2^29, 2^20 to 2^24 quick) of one sort: `gkps(s, n, seed, reps)`.
+template <typename F>
+Result sort_sweep(const Settings& s, F gkps)
+{
+    Result first{0, 0.0, "GK/s"};
+    for (int p = s.quick ? 20 : 24; p <= (s.quick ? 24 : 29); ++p) {
+        size_t n = size_t(1) << p;
+        Result r{n, gkps(s, n, 10 + p, p >= 28 ? 7 : 15), "GK/s"};
+        if (first.n == 0) first = r; else first.more.push_back(r);
+    }
+    return first;
+}
+
+Result sort_pairs_u32_sweep(const Settings& s) { return sort_sweep(s, sort_pairs_gkps); }
+Result sort_keys_u32_sweep(const Settings& s) { return sort_sweep(s, sort_keys_gkps<unsigned int>); }
 
 // Each row sorted: keys only (GK/s), or descending with positions (us per call).
 Result segmented(const Settings& s, int rows, int cols, uint64_t seed, bool pairs)
@@ -563,6 +573,7 @@ const Case CASES[] = {
     {"histogram_f32_256_GBps", histogram_f32},
     {"select_if_f32_GBps", select_if_f32},
     {"sort_keys_u32_sweep_GKps", sort_keys_u32_sweep},
+    {"sort_pairs_u32_sweep_GKps", sort_pairs_u32_sweep},
 };
 
 bool selected(const Settings& s, const char* name) {

@@ -5,7 +5,8 @@
 //!
 //! - `sort_keys_u32_GKps`, `sort_keys_f32_GKps`, `sort_pairs_u32_GKps` (u32 values):
 //!   2^28 keys (2^24 with `--quick`), giga-keys per second;
-//! - `sort_keys_u32_sweep_GKps`: 2^24 to 2^29 keys (2^20 to 2^24 quick), for the plot;
+//! - `sort_keys_u32_sweep_GKps`, `sort_pairs_u32_sweep_GKps`: 2^24 to 2^29 keys (2^20 to
+//!   2^24 quick), for the plots;
 //! - `segsort_f32_4096x4096_GKps`, `segsort_f32_64x128256_GKps`: each row sorted;
 //! - `topk_f32_64x128256_us` (k = 50), `topk1024_f32_64x128256_us` (k = 1024), and
 //!   `sortrows_f32_64x128256_us` (the full row sort the top-k is compared with);
@@ -243,7 +244,7 @@ pub fn register(cases: &mut Vec<Case>) {
             });
         }
     }
-    let list: [(&'static str, Run); 14] = [
+    let list: [(&'static str, Run); 15] = [
         ("sort_keys_u32_GKps", sort_keys_u32),
         ("sort_keys_f32_GKps", sort_keys_f32),
         ("sort_pairs_u32_GKps", sort_pairs_u32),
@@ -257,7 +258,8 @@ pub fn register(cases: &mut Vec<Case>) {
         ("select_if_f32_GBps", select_if_f32),
         ("unique_i32_GKps", unique_i32),
         ("searchsorted_f32_GKps", searchsorted_f32),
-        ("sort_keys_u32_sweep_GKps", sort_sweep),
+        ("sort_keys_u32_sweep_GKps", sort_keys_sweep),
+        ("sort_pairs_u32_sweep_GKps", sort_pairs_sweep),
     ];
     for (name, run) in list {
         cases.push(Case {
@@ -465,21 +467,27 @@ fn searchsorted_f32(_gpu: &Gpu, config: &Config) -> Result<Measurement> {
     Ok(Measurement::gkps(&samples, n, n as u64))
 }
 
-fn sort_sweep(_gpu: &Gpu, config: &Config) -> Result<Measurement> {
+/// A sweep of sizes (2^24 to 2^29 keys, 2^20 to 2^24 quick): `sort` sorts random u32
+/// keys made with the seed it is given (and the next one for values).
+fn sort_sweep(
+    config: &Config,
+    sort: impl Fn(&Stream, usize, u64) -> Result<Box<dyn Fn() -> rucuda_array::Result<()>>>,
+) -> Result<Measurement> {
     let (low, high) = if config.quick { (20, 24) } else { (24, 29) };
     let mut points = Vec::new();
     for p in low..=high {
         let stream = bench_stream()?;
-        let x = random_u32(&stream, &[1usize << p], 10 + p as u64)?;
+        let n = 1usize << p;
+        let call = sort(&stream, n, 10 + p as u64)?;
         let samples = array_device_seconds(
             &stream,
             Sampling {
                 warmup: 2,
                 reps: if p >= 28 { 7 } else { 15 },
             },
-            || x.sort().map(drop),
+            &call,
         )?;
-        points.push(Measurement::gkps(&samples, x.len(), x.len() as u64));
+        points.push(Measurement::gkps(&samples, n, n as u64));
     }
     Ok(Measurement::sweep(points).unwrap_or(Measurement {
         n: 0,
@@ -487,4 +495,21 @@ fn sort_sweep(_gpu: &Gpu, config: &Config) -> Result<Measurement> {
         unit: crate::harness::units::GKPS,
         more: Vec::new(),
     }))
+}
+
+fn sort_keys_sweep(_gpu: &Gpu, config: &Config) -> Result<Measurement> {
+    sort_sweep(config, |stream, n, seed| {
+        let x = random_u32(stream, &[n], seed)?;
+        Ok(Box::new(move || x.sort().map(drop)))
+    })
+}
+
+fn sort_pairs_sweep(_gpu: &Gpu, config: &Config) -> Result<Measurement> {
+    sort_sweep(config, |stream, n, seed| {
+        let k = random_u32(stream, &[n], seed)?;
+        let v = random_u32(stream, &[n], seed + 1)?;
+        Ok(Box::new(move || {
+            k.sort_by_key(&v, -1, SortOrder::Ascending).map(drop)
+        }))
+    })
 }
