@@ -36,7 +36,7 @@ pub const DEFAULT_LEAD_NS: u64 = 2_600;
 ///
 /// ```
 /// use rucuda_array::scan::DeviceFacts;
-/// let h100 = DeviceFacts { l2_bytes: 50 << 20, bandwidth_bytes_per_s: Some(3.35e12) };
+/// let h100 = DeviceFacts { l2_bytes: 50 << 20, bandwidth_bytes_per_s: Some(3.35e12), multiprocessors: 132 };
 /// let mib = h100.auto_prefetch_bytes(2_600) as f64 / (1 << 20) as f64;
 /// assert!((8.0..8.6).contains(&mib));
 /// let h200 = DeviceFacts { bandwidth_bytes_per_s: Some(4.8e12), ..h100 };
@@ -50,6 +50,8 @@ pub struct DeviceFacts {
     pub l2_bytes: u64,
     /// Peak memory bandwidth, when the device reports its memory clock and bus width.
     pub bandwidth_bytes_per_s: Option<f64>,
+    /// Streaming multiprocessors.
+    pub multiprocessors: u32,
 }
 
 impl DeviceFacts {
@@ -84,9 +86,13 @@ impl DeviceFacts {
             .unwrap_or(0);
         let bandwidth_bytes_per_s = (clock_khz > 0 && bus_bits > 0)
             .then(|| 2.0 * f64::from(clock_khz) * 1e3 * f64::from(bus_bits) / 8.0);
+        let multiprocessors = device
+            .attribute(DeviceAttribute::MultiprocessorCount)?
+            .max(1) as u32;
         Ok(DeviceFacts {
             l2_bytes,
             bandwidth_bytes_per_s,
+            multiprocessors,
         })
     }
 
@@ -252,6 +258,7 @@ mod tests {
         let f = DeviceFacts {
             l2_bytes: 60 << 20,
             bandwidth_bytes_per_s: Some(100e12),
+            multiprocessors: 132,
         };
         assert_eq!(f.auto_prefetch_bytes(2_600), (60 << 20) / 3);
         let slow = DeviceFacts {

@@ -4,7 +4,7 @@
 use std::collections::HashMap;
 use std::sync::{Mutex, OnceLock};
 
-use rucuda_driver::{Access, ArgBuffer, DeviceAttribute, Function, LaunchConfig, Stream};
+use rucuda_driver::{Access, ArgBuffer, Function, LaunchConfig, Stream};
 
 use super::engine::{push_array, push_range};
 use crate::codegen::prelude_for;
@@ -147,11 +147,11 @@ fn lanes_shared_bytes(bins: usize) -> usize {
     (bins + 1) * 32 * 4
 }
 
-/// The float estimate's inputs for even bins over [lo, hi] (the lanes kernels' `fast`,
-/// `lo_f`, `hi_f`, `lo32`, `norm32`): the smallest float at or above `lo`, the largest at
-/// or below `hi` (so that a float compares with them as with the doubles), `lo` and
-/// `bins / (hi - lo)` rounded to float; `fast` only when the estimate's error, bounded
-/// from the magnitudes, stays below a quarter of the kernel's margin (2^-10 bins).
+/// The float estimate for even bins over [lo, hi]: `(fast, lo_f, hi_f, lo32, norm32)`,
+/// the smallest float at or above `lo` and the largest at or below `hi` (`fast` needs
+/// `lo_f <= hi_f`), and `lo` and `bins / (hi - lo)` rounded to float (the lanes kernels'
+/// arguments with `fast`); `fast` only when the estimate's error, bounded from the
+/// magnitudes, stays below a quarter of the kernel's margin (2^-10 bins).
 fn float_estimate(lo: f64, hi: f64, bins: usize) -> (bool, f32, f32, f32, f32) {
     let norm = bins as f64 / (hi - lo);
     let (lo32, norm32) = (lo as f32, norm as f32);
@@ -219,12 +219,45 @@ fn kernels(stream: &Stream, dtype: DType) -> Result<std::sync::Arc<Vec<Function>
             ),
         });
     }
+    // Each call allocates its counts stream-ordered: without this, the pool gave its
+    // memory back at every synchronisation and the next allocation took about 28 µs of
+    // host time, the stream idle, before the kernel (2^28 f32 on an H200, 2026-11-28: the
+    // kernel ran 259 µs, the call 311).
+    crate::pool::retain_freed_memory(stream.context());
     let f = std::sync::Arc::new(loaded.functions);
     cache
         .lock()
         .unwrap_or_else(|p| p.into_inner())
         .insert(key, f.clone());
     Ok(f)
+}
+
+/// Blocks of the lanes kernel of `mode` for `bins` bins that fit a multiprocessor, asked
+/// of the driver once per context, type, mode and bin count (each call's host time comes
+/// before its kernel, the stream idle: the occupancy query took about 3 µs of it).
+fn lanes_blocks_per_sm(
+    stream: &Stream,
+    f: &Function,
+    dtype: DType,
+    mode: i32,
+    bins: usize,
+) -> Result<usize> {
+    type Fits = HashMap<(u64, DType, i32, usize), usize>;
+    static FITS: OnceLock<Mutex<Fits>> = OnceLock::new();
+    let fits = FITS.get_or_init(|| Mutex::new(HashMap::new()));
+    let key = (stream.context().id(), dtype, mode, bins);
+    if let Some(fit) = fits.lock().unwrap_or_else(|p| p.into_inner()).get(&key) {
+        return Ok(*fit);
+    }
+    let fit = f.max_active_blocks_per_multiprocessor(
+        THREADS,
+        lanes_shared_bytes(bins),
+        rucuda_driver::OccupancyFlags::DEFAULT,
+    )? as usize;
+    fits.lock()
+        .unwrap_or_else(|p| p.into_inner())
+        .insert(key, fit);
+    Ok(fit)
 }
 
 /// NumPy's `linspace(lo, hi, bins + 1)`.
@@ -277,11 +310,7 @@ fn count<T: Element>(a: &GpuArray<T>, how: Bins<'_>, bins: usize) -> Result<GpuA
         } else {
             None
         };
-        let sms = stream
-            .context()
-            .device()
-            .attribute(DeviceAttribute::MultiprocessorCount)?
-            .max(1) as usize;
+        let sms = crate::scan::DeviceFacts::of(stream.context())?.multiprocessors as usize;
         let per_sm = std::env::var("RUCUDA_HISTOGRAM_BLOCKS_PER_SM")
             .ok()
             .and_then(|v| v.parse::<usize>().ok())
@@ -295,11 +324,7 @@ fn count<T: Element>(a: &GpuArray<T>, how: Bins<'_>, bins: usize) -> Result<GpuA
         if lanes {
             // 32 copies of the bins take bins * 128 bytes a block: no more blocks than fit
             // a multiprocessor at once (a second wave would double the grid-stride loop).
-            let fit = fns[1 + mode as usize].max_active_blocks_per_multiprocessor(
-                THREADS,
-                lanes_shared_bytes(bins),
-                rucuda_driver::OccupancyFlags::DEFAULT,
-            )? as usize;
+            let fit = lanes_blocks_per_sm(&stream, &fns[1 + mode as usize], T::DTYPE, mode, bins)?;
             grid = grid_of(per_sm.min(fit.max(1)));
             lanes = n / grid < u32::MAX as usize;
             if !lanes {
@@ -334,14 +359,12 @@ fn count<T: Element>(a: &GpuArray<T>, how: Bins<'_>, bins: usize) -> Result<GpuA
         buf.push(step);
         buf.push(width);
         if lanes {
-            let (fast, lo_f, hi_f, lo32, norm32) = if mode == 0 {
+            let (fast, _, _, lo32, norm32) = if mode == 0 {
                 float_estimate(lo, hi, bins)
             } else {
                 (false, 0.0, 0.0, 0.0, 0.0)
             };
             buf.push(i32::from(fast));
-            buf.push(lo_f);
-            buf.push(hi_f);
             buf.push(lo32);
             buf.push(norm32);
         } else {
@@ -362,7 +385,7 @@ fn count<T: Element>(a: &GpuArray<T>, how: Bins<'_>, bins: usize) -> Result<GpuA
         // vectors below n) and, in mode 1 only, the bins + 1 explicit edges; counts only
         // bins 0..bins into `counts` (bins elements) and the shared counters (bins of
         // them when `shared`; 32 copies of them, bins * 32 words, for the lanes kernels,
-        // whose parameters the arguments above follow: `fast`, the four floats, then
+        // whose parameters the arguments above follow: `fast`, the two floats, then
         // `counts`, where the classic kernel takes `shared`, then `counts`).
         unsafe { f.launch_args(config, &stream, &buf)? };
     }
