@@ -109,18 +109,41 @@ unsafe impl KernelCompiler for JitCompiler {
 }
 
 /// Compiles `source` with `compiler` and loads its kernels `names`: all of them, in
-/// order, or an error.
+/// order, or an error. Every rucuda-array kernel is loaded here, and their calls
+/// allocate stream-ordered, so the context's pool keeps freed memory from the first load
+/// on ([`crate::pool`]).
+pub(crate) fn load_kernel_list(
+    compiler: &dyn KernelCompiler,
+    ctx: &Context,
+    source: &str,
+    names: &[&str],
+) -> Result<Vec<Function>> {
+    let functions = compiler.load(ctx, source, names)?.functions;
+    if functions.len() != names.len() {
+        return Err(ArrayError::Compile {
+            kernel: names.join(", "),
+            message: format!(
+                "the compiler returned {} kernels, not the {} asked for",
+                functions.len(),
+                names.len()
+            ),
+        });
+    }
+    crate::pool::retain_freed_memory(ctx);
+    Ok(functions)
+}
+
+/// [`load_kernel_list`] for a fixed number of kernels.
 pub(crate) fn load_kernels<const N: usize>(
     compiler: &dyn KernelCompiler,
     ctx: &Context,
     source: &str,
     names: [&str; N],
 ) -> Result<[Function; N]> {
-    let functions = compiler.load(ctx, source, &names)?.functions;
-    let returned = functions.len();
+    let functions = load_kernel_list(compiler, ctx, source, &names)?;
     <[Function; N]>::try_from(functions).map_err(|_| ArrayError::Compile {
         kernel: names.join(", "),
-        message: format!("the compiler returned {returned} kernels, not the {N} asked for"),
+        message: format!("the compiler returned other than the {N} kernels asked for"),
     })
 }
 

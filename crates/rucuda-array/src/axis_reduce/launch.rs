@@ -65,7 +65,6 @@ fn loaded(stream: &Stream, op: AxisOp, d: DType) -> Result<Arc<Loaded>> {
         &src,
         ["rucuda_axis_rows", "rucuda_axis_cols", "rucuda_axis_merge"],
     )?;
-    crate::pool::retain_freed_memory(ctx);
     let sms = ctx
         .device()
         .attribute(DeviceAttribute::MultiprocessorCount)?

@@ -179,9 +179,6 @@ fn entry(ctx: &Context, key: OpKey) -> Result<Arc<Entry>> {
         }
     }
     let spec = key.spec()?;
-    // Results are allocated stream-ordered on every call: keep freed memory in the pool
-    // across synchronisations, as reductions and scans do (see `crate::pool`).
-    crate::pool::retain_freed_memory(ctx);
     let sms = ctx
         .device()
         .attribute(DeviceAttribute::MultiprocessorCount)?

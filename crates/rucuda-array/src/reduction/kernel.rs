@@ -509,7 +509,6 @@ impl ReductionKernel {
         let rendered = self.spec.render(variant)?;
         let names = [&*rendered.stage1, &*rendered.stage2];
         let [stage1, stage2] = load_kernels(&*self.compiler, ctx, &rendered.source, names)?;
-        crate::pool::retain_freed_memory(ctx);
         let sms = ctx
             .device()
             .attribute(DeviceAttribute::MultiprocessorCount)?

@@ -36,7 +36,13 @@ pub const DEFAULT_LEAD_NS: u64 = 2_600;
 ///
 /// ```
 /// use rucuda_array::scan::DeviceFacts;
-/// let h100 = DeviceFacts { l2_bytes: 50 << 20, bandwidth_bytes_per_s: Some(3.35e12), multiprocessors: 132 };
+/// let h100 = DeviceFacts {
+///     l2_bytes: 50 << 20,
+///     bandwidth_bytes_per_s: Some(3.35e12),
+///     multiprocessors: 132,
+///     shared_per_multiprocessor: 228 << 10,
+///     threads_per_multiprocessor: 2048,
+/// };
 /// let mib = h100.auto_prefetch_bytes(2_600) as f64 / (1 << 20) as f64;
 /// assert!((8.0..8.6).contains(&mib));
 /// let h200 = DeviceFacts { bandwidth_bytes_per_s: Some(4.8e12), ..h100 };
@@ -52,6 +58,10 @@ pub struct DeviceFacts {
     pub bandwidth_bytes_per_s: Option<f64>,
     /// Streaming multiprocessors.
     pub multiprocessors: u32,
+    /// Shared memory of one multiprocessor, bytes.
+    pub shared_per_multiprocessor: usize,
+    /// Threads one multiprocessor holds at once.
+    pub threads_per_multiprocessor: u32,
 }
 
 impl DeviceFacts {
@@ -89,10 +99,18 @@ impl DeviceFacts {
         let multiprocessors = device
             .attribute(DeviceAttribute::MultiprocessorCount)?
             .max(1) as u32;
+        let shared_per_multiprocessor = device
+            .attribute(DeviceAttribute::MaxSharedMemoryPerMultiprocessor)?
+            .max(0) as usize;
+        let threads_per_multiprocessor = device
+            .attribute(DeviceAttribute::MaxThreadsPerMultiprocessor)?
+            .max(0) as u32;
         Ok(DeviceFacts {
             l2_bytes,
             bandwidth_bytes_per_s,
             multiprocessors,
+            shared_per_multiprocessor,
+            threads_per_multiprocessor,
         })
     }
 
@@ -259,6 +277,8 @@ mod tests {
             l2_bytes: 60 << 20,
             bandwidth_bytes_per_s: Some(100e12),
             multiprocessors: 132,
+            shared_per_multiprocessor: 228 << 10,
+            threads_per_multiprocessor: 2048,
         };
         assert_eq!(f.auto_prefetch_bytes(2_600), (60 << 20) / 3);
         let slow = DeviceFacts {

@@ -267,7 +267,6 @@ impl ScanKernel {
             DeviceFacts::of(ctx)?.tiles_ahead(self.tuning.prefetch, self.tuning.tile_bytes());
         let ahead = i64::try_from(tiles_ahead.saturating_mul(rendered.tile_elements as u64))
             .unwrap_or(i64::MAX);
-        crate::pool::retain_freed_memory(ctx);
         let loaded = Arc::new(Loaded {
             function,
             rendered,

@@ -28,7 +28,7 @@ use super::engine::{push_array, push_range};
 use crate::codegen::prelude::PREFETCH_L2;
 use crate::codegen::prelude_for;
 use crate::codegen::template::render;
-use crate::compile::default_compiler;
+use crate::compile::{default_compiler, load_kernels};
 use crate::device_copy::device_to_host;
 use crate::dtype::{DType, DTypeKind, Element};
 use crate::error::{ArrayError, Result};
@@ -187,16 +187,7 @@ fn kernel(stream: &Stream, src: &str, entry: &str) -> Result<Function> {
     if let Some(f) = cache.lock().unwrap_or_else(|p| p.into_inner()).get(&key) {
         return Ok(f.clone());
     }
-    let loaded = default_compiler().load(stream.context(), src, &[entry])?;
-    let f = loaded
-        .functions
-        .into_iter()
-        .next()
-        .ok_or_else(|| ArrayError::Compile {
-            kernel: entry.into(),
-            message: "no kernel returned".into(),
-        })?;
-    crate::pool::retain_freed_memory(stream.context());
+    let [f] = load_kernels(&*default_compiler(), stream.context(), src, [entry])?;
     cache
         .lock()
         .unwrap_or_else(|p| p.into_inner())

@@ -5,15 +5,16 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock};
 
 use rucuda_driver::{
-    memset_d32_async, Access, ArgBuffer, DeviceAttribute, DeviceBuffer, DevicePtr, DeviceRange,
-    Function, LaunchConfig, Stream,
+    memset_d32_async, Access, ArgBuffer, DeviceBuffer, DevicePtr, DeviceRange, Function,
+    LaunchConfig, Stream,
 };
 
 use super::render::{SortKernelSpec, SortModule};
 use super::tuning::SortTuning;
-use crate::compile::default_compiler;
+use crate::compile::{default_compiler, load_kernel_list};
 use crate::dtype::{DType, Element};
 use crate::error::{ArrayError, Result};
+use crate::scan::DeviceFacts;
 use crate::GpuArray;
 
 /// Elements of one onesweep chunk at most: look-back counts are 30-bit.
@@ -32,20 +33,13 @@ pub(crate) fn kernels(stream: &Stream, spec: SortKernelSpec) -> Result<Arc<Vec<F
     }
     let rendered = spec.render()?;
     let names: Vec<&str> = rendered.entries.iter().map(String::as_str).collect();
-    let loaded = default_compiler().load(ctx, &rendered.source, &names)?;
-    if loaded.functions.len() != names.len() {
-        return Err(ArrayError::Compile {
-            kernel: names.join(", "),
-            message: format!("the compiler returned {} kernels", loaded.functions.len()),
-        });
-    }
-    crate::pool::retain_freed_memory(ctx);
+    let functions = load_kernel_list(&*default_compiler(), ctx, &rendered.source, &names)?;
     if spec.module == SortModule::Onesweep {
         // The digit pass's exchange buffer is dynamic shared memory: let it past 48 KiB
         // (the driver refuses a size the device cannot hold, with a typed error).
-        loaded.functions[2].set_max_dynamic_shared_memory(onesweep_exchange_bytes(&spec))?;
+        functions[2].set_max_dynamic_shared_memory(onesweep_exchange_bytes(&spec))?;
     }
-    let k = Arc::new(loaded.functions);
+    let k = Arc::new(functions);
     cache
         .lock()
         .unwrap_or_else(|p| p.into_inner())
@@ -60,22 +54,19 @@ fn onesweep_exchange_bytes(spec: &SortKernelSpec) -> u32 {
     spec.threads * spec.items * key_size.max(spec.value_size as u32)
 }
 
-/// The tuning for the stream's device (its shared memory and threads per multiprocessor)
-/// with the environment's overrides.
+/// The tuning for the stream's device (its shared memory and threads per multiprocessor,
+/// asked of the driver once: [`DeviceFacts`]) with the environment's overrides.
 pub(crate) fn device_tuning(
     stream: &Stream,
     key_size: usize,
     value_size: usize,
 ) -> Result<SortTuning> {
-    let dev = stream.context().device();
-    let shared = dev
-        .attribute(DeviceAttribute::MaxSharedMemoryPerMultiprocessor)?
-        .max(0) as usize;
-    let threads = dev
-        .attribute(DeviceAttribute::MaxThreadsPerMultiprocessor)?
-        .max(0) as u32;
+    let facts = DeviceFacts::of(stream.context())?;
     Ok(SortTuning::from_env_for_device(
-        key_size, value_size, shared, threads,
+        key_size,
+        value_size,
+        facts.shared_per_multiprocessor,
+        facts.threads_per_multiprocessor,
     ))
 }
 
@@ -309,11 +300,7 @@ impl<'a> SortJob<'a> {
         let chunks = rows
             .checked_mul(per_row)
             .ok_or_else(|| too_big("chunks", usize::MAX))?;
-        let ctx = stream.context();
-        let sms = ctx
-            .device()
-            .attribute(DeviceAttribute::MultiprocessorCount)?
-            .max(1) as usize;
+        let sms = DeviceFacts::of(stream.context())?.multiprocessors as usize;
 
         let table = chunks * passes * 256;
         let mut hist = DeviceBuffer::<u32>::uninit_async(stream, table)?;

@@ -9,7 +9,7 @@ use rucuda_driver::{Access, ArgBuffer, Function, LaunchConfig, Stream};
 use super::engine::{push_array, push_range};
 use crate::codegen::prelude_for;
 use crate::codegen::template::render;
-use crate::compile::default_compiler;
+use crate::compile::{default_compiler, load_kernel_list};
 use crate::dtype::{DType, DTypeKind, Element};
 use crate::error::{ArrayError, Result};
 use crate::GpuArray;
@@ -208,23 +208,8 @@ fn kernels(stream: &Stream, dtype: DType) -> Result<std::sync::Arc<Vec<Function>
     let mut names = vec![format!("{e}_histogram")];
     names.extend((0..4).map(|m| format!("{e}_histogram_lanes_m{m}")));
     let refs: Vec<&str> = names.iter().map(String::as_str).collect();
-    let loaded = default_compiler().load(stream.context(), &source, &refs)?;
-    if loaded.functions.len() != names.len() {
-        return Err(ArrayError::Compile {
-            kernel: names[0].clone(),
-            message: format!(
-                "{} kernels returned, {} expected",
-                loaded.functions.len(),
-                names.len()
-            ),
-        });
-    }
-    // Each call allocates its counts stream-ordered: without this, the pool gave its
-    // memory back at every synchronisation and the next allocation took about 28 µs of
-    // host time, the stream idle, before the kernel (2^28 f32 on an H200, 2026-11-28: the
-    // kernel ran 259 µs, the call 311).
-    crate::pool::retain_freed_memory(stream.context());
-    let f = std::sync::Arc::new(loaded.functions);
+    let functions = load_kernel_list(&*default_compiler(), stream.context(), &source, &refs)?;
+    let f = std::sync::Arc::new(functions);
     cache
         .lock()
         .unwrap_or_else(|p| p.into_inner())

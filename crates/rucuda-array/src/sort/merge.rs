@@ -13,9 +13,9 @@ use super::api::{axis_back, axis_last, rows_of};
 use super::engine::push_range;
 use crate::codegen::prelude_for;
 use crate::codegen::template::render;
-use crate::compile::default_compiler;
+use crate::compile::{default_compiler, load_kernels};
 use crate::dtype::{DType, Element};
-use crate::error::{ArrayError, Result};
+use crate::error::Result;
 use crate::GpuArray;
 
 const SOURCE: &str = include_str!("cuda/merge.cu");
@@ -56,15 +56,7 @@ fn kernel(stream: &Stream, dtype: DType, less: &str) -> Result<Function> {
     }
     let src = merge_source(dtype, less)?;
     let name = entry(dtype);
-    let loaded = default_compiler().load(stream.context(), &src, &[&name])?;
-    let f = loaded
-        .functions
-        .into_iter()
-        .next()
-        .ok_or_else(|| ArrayError::Compile {
-            kernel: name,
-            message: "no kernel returned".into(),
-        })?;
+    let [f] = load_kernels(&*default_compiler(), stream.context(), &src, [&*name])?;
     cache
         .lock()
         .unwrap_or_else(|p| p.into_inner())
