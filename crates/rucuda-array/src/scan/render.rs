@@ -67,6 +67,18 @@
 //! a wait after every poll of 32, 200, 500 or 1000 ns: 3305, 3331, 3341, 3297; 32 polls
 //! back to back: 3295).
 //!
+//! Nor is it the look-back's reach or the aggregates' arrival (H200, 2^28 elements, one
+//! bench process per setting, 2026-11-28; this kernel 3301 / 3297 / 3352 GB/s for
+//! i32 / f32 / i64 in the first call, 3324 / 3276 / 3380 in the second). A look-back whose
+//! lanes each read 2, 4 or 8 statuses per poll (a window of 64 to 256 tiles) was slower
+//! at every width: 3233 / 3234 / 3063, 3107 / 2986 / 2468, 2193 / 2210 / 1536. Blocks that
+//! loaded and reduced the tile the prefetch distance ahead and published its aggregate,
+//! instead of prefetching it (so every block found all its predecessors' aggregates
+//! long published and its own tile in L2; exact on the GPU tests, in and out of place,
+//! with and without a neutral element), gave 3262 / 3282 / 3191 at the automatic 12 MiB,
+//! 3357 / 3362 / 3003 at 6 MiB, 2706 / 2711 / 2608 at 24 MiB, and no better with the
+//! wider look-backs. Neither was kept.
+//!
 //! Status words (`cuda/status_words.cuh`): the value's bytes in 32-bit chunks, each chunk
 //! in its own 64-bit word with the flag in the high half (0 = not yet published, 1 = the
 //! tile's aggregate, 2 = its inclusive prefix). Each word is written and read with one
