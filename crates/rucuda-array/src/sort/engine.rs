@@ -54,8 +54,9 @@ fn onesweep_exchange_bytes(spec: &SortKernelSpec) -> u32 {
     spec.threads * spec.items * key_size.max(spec.value_size as u32)
 }
 
-/// The tuning for the stream's device (its shared memory and threads per multiprocessor,
-/// asked of the driver once: [`DeviceFacts`]) with the environment's overrides.
+/// The tuning for the stream's device (its memory bandwidth, shared memory and threads
+/// per multiprocessor, asked of the driver once: [`DeviceFacts`]) with the environment's
+/// overrides.
 pub(crate) fn device_tuning(
     stream: &Stream,
     key_size: usize,
@@ -63,10 +64,7 @@ pub(crate) fn device_tuning(
 ) -> Result<SortTuning> {
     let facts = DeviceFacts::of(stream.context())?;
     Ok(SortTuning::from_env_for_device(
-        key_size,
-        value_size,
-        facts.shared_per_multiprocessor,
-        facts.threads_per_multiprocessor,
+        key_size, value_size, &facts,
     ))
 }
 

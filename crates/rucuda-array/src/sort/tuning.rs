@@ -3,6 +3,15 @@
 //! without rebuilding (the bench's `RUCUDA_SORT_*` runs).
 
 use crate::error::{ArrayError, Result};
+use crate::scan::DeviceFacts;
+
+/// Memory bandwidth per multiprocessor (bytes/s) from which 4-byte key-value pairs take
+/// 19 keys a thread rather than 16. One bench call each (2^28 u32 pairs, 512-thread tiles,
+/// `min_blocks` 2, 2026-11-28): an H100 (3.35 TB/s, 25 GB/s per multiprocessor) sorted
+/// 28.24 GK/s with 19 keys against 30.15 with 16 (17: 29.39, 18: 28.91; CUB 30.47 in the
+/// same call), while an H200 (4.8 TB/s, 36 GB/s per multiprocessor) gave 36.34 with 19
+/// and 34.21 with 16 (CUB 35.95) the day before.
+pub const FAST_MEMORY_PER_SM: f64 = 30e9;
 
 /// Static shared memory one block may use (bytes).
 const STATIC_SHARED: usize = 48 * 1024;
@@ -16,7 +25,7 @@ const ONESWEEP_SHARED: usize = 227 * 1024;
 /// | field | environment variable | default |
 /// |---|---|---|
 /// | `threads` | `RUCUDA_SORT_THREADS` | 512 (keys and values of 1–4 bytes), else 256 |
-/// | `items` | `RUCUDA_SORT_ITEMS` | 24 (keys of 1–4 bytes), 19 (with values of 1–4 bytes), 16 (wider values), 12 (8-byte keys) |
+/// | `items` | `RUCUDA_SORT_ITEMS` | 24 (keys of 1–4 bytes), 19 (with values of 1–4 bytes; 16 on slower memory, see [`FAST_MEMORY_PER_SM`]), 16 (wider values), 12 (8-byte keys) |
 /// | `local_threads` | `RUCUDA_SORT_LOCAL_THREADS` | 256 |
 /// | `local_max` | `RUCUDA_SORT_LOCAL_MAX` | 4096 (fewer when shared memory is short) |
 /// | `hist_blocks_per_sm` | `RUCUDA_SORT_HIST_BLOCKS_PER_SM` | 4 |
@@ -24,8 +33,8 @@ const ONESWEEP_SHARED: usize = 227 * 1024;
 /// | `peer_match` | `RUCUDA_SORT_PEER_MATCH` (`match_any`, `ballots`) | `ballots` |
 /// | `min_blocks` | `RUCUDA_SORT_MIN_BLOCKS` | 2 with 512 threads (64 registers), else 0 (the compiler's choice) |
 ///
-/// The defaults are fitted to the device ([`SortTuning::for_device`]: its shared memory
-/// and threads per multiprocessor) before the overrides apply.
+/// The defaults are fitted to the device ([`SortTuning::for_device`]: its memory
+/// bandwidth, shared memory and threads per multiprocessor) before the overrides apply.
 ///
 /// Rows of at most `local_max` elements are sorted by one block each in shared memory;
 /// longer rows (and whole arrays) by the onesweep passes with tiles of
@@ -177,8 +186,11 @@ impl SortTuning {
         // the 256 × 16 tiles before; 384 × 23 (CUB's shape) 45.5 / 46.5 / 35.6; 640 and
         // 768 threads (one block a multiprocessor) 33–35 / 26–27. On an H100 the same
         // defaults gave 49.96 / 50.18 / 27.40 against CUB's 41.98 / 46.83 / 30.81 (the
-        // pairs 0.89×, from 0.72×). The exchange buffer is dynamic shared memory (48 KiB
-        // at 512 × 24).
+        // pairs 0.89×, from 0.72×); its pairs take 16 keys a thread (`for_device`,
+        // FAST_MEMORY_PER_SM). Asking L2 for each tile's values when the tile starts
+        // (`prefetch.global.L2`) made the pairs slower on both (2026-11-28, one call
+        // each: H200 35.72 against 36.53, H100 26.06 against 28.20) and was not kept.
+        // The exchange buffer is dynamic shared memory (48 KiB at 512 × 24).
         let (threads, items, min_blocks) = match (key_size, value_size) {
             (k, 0) if k <= 4 => (512, 24, 2),
             (k, v) if k <= 4 && v <= 4 => (512, 19, 2),
@@ -204,26 +216,47 @@ impl SortTuning {
         }
     }
 
-    /// [`SortTuning::for_sizes`] fitted to a device whose multiprocessors hold
-    /// `shared_per_sm` bytes of shared memory and `threads_per_sm` threads: fewer keys per
-    /// thread (down to 8) while fewer than two onesweep blocks, or one row-sorting block,
-    /// would fit a multiprocessor (an H100's 228 KiB hold eight of the defaults).
+    /// [`SortTuning::for_sizes`] fitted to `device`: 4-byte pairs take 16 keys a thread
+    /// instead of 19 where memory is slower than [`FAST_MEMORY_PER_SM`] per multiprocessor
+    /// (or its speed is unknown); then fewer keys per thread (down to 8) while fewer than
+    /// two onesweep blocks, or one row-sorting block, would fit a multiprocessor by its
+    /// shared memory and threads (an H100's 228 KiB hold eight of the defaults).
     ///
     /// ```
+    /// use rucuda_array::scan::DeviceFacts;
     /// use rucuda_array::sort::SortTuning;
-    /// let big = SortTuning::for_device(4, 4, 228 * 1024, 2048);
-    /// assert_eq!(big, SortTuning::for_sizes(4, 4));
-    /// let small = SortTuning::for_device(8, 8, 48 * 1024, 1024);
-    /// assert!(small.tile() < big.tile());
+    /// let h200 = DeviceFacts {
+    ///     l2_bytes: 60 << 20,
+    ///     bandwidth_bytes_per_s: Some(4.8e12),
+    ///     multiprocessors: 132,
+    ///     shared_per_multiprocessor: 228 * 1024,
+    ///     threads_per_multiprocessor: 2048,
+    /// };
+    /// assert_eq!(SortTuning::for_device(4, 4, &h200), SortTuning::for_sizes(4, 4));
+    /// let h100 = DeviceFacts { bandwidth_bytes_per_s: Some(3.35e12), ..h200 };
+    /// assert_eq!(SortTuning::for_device(4, 4, &h100).items, 16);
+    /// assert_eq!(SortTuning::for_device(4, 0, &h100).items, 24);
+    /// let small = DeviceFacts {
+    ///     shared_per_multiprocessor: 48 * 1024,
+    ///     threads_per_multiprocessor: 1024,
+    ///     ..h200
+    /// };
+    /// assert!(SortTuning::for_device(8, 8, &small).tile() < SortTuning::for_sizes(8, 8).tile());
     /// ```
-    pub fn for_device(
-        key_size: usize,
-        value_size: usize,
-        shared_per_sm: usize,
-        threads_per_sm: u32,
-    ) -> SortTuning {
+    pub fn for_device(key_size: usize, value_size: usize, device: &DeviceFacts) -> SortTuning {
         let mut t = SortTuning::for_sizes(key_size, value_size);
+        let per_sm = device
+            .bandwidth_bytes_per_s
+            .map(|bw| bw / f64::from(device.multiprocessors.max(1)));
+        let slower_memory = per_sm.is_none_or(|b| b < FAST_MEMORY_PER_SM);
+        if key_size <= 4 && (1..=4).contains(&value_size) && t.items > 16 && slower_memory {
+            t.items = 16;
+        }
         let exchange = key_size.max(value_size);
+        let (shared_per_sm, threads_per_sm) = (
+            device.shared_per_multiprocessor,
+            device.threads_per_multiprocessor,
+        );
         let fits = |threads: u32, items: u32| {
             let by_shared = shared_per_sm / shared_bytes(threads, items, exchange).max(1);
             let by_threads = (threads_per_sm / threads.max(1)) as usize;
@@ -242,15 +275,9 @@ impl SortTuning {
     pub fn from_env_for_device(
         key_size: usize,
         value_size: usize,
-        shared_per_sm: usize,
-        threads_per_sm: u32,
+        device: &DeviceFacts,
     ) -> SortTuning {
-        SortTuning::from_env_over(SortTuning::for_device(
-            key_size,
-            value_size,
-            shared_per_sm,
-            threads_per_sm,
-        ))
+        SortTuning::from_env_over(SortTuning::for_device(key_size, value_size, device))
     }
 
     /// [`SortTuning::for_sizes`] with the `RUCUDA_SORT_*` environment variables applied.

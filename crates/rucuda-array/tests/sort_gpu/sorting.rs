@@ -368,6 +368,39 @@ fn sort_by_key_expression_gpu() {
     }
 }
 
+/// 4-byte pairs take 19 keys a thread on fast memory and 16 on slower memory
+/// (`SortTuning::for_device`): both tiles sort exactly and stably on any device, around
+/// their tile sizes (9728 and 8192).
+#[test]
+#[ignore = "needs a CUDA device"]
+fn pairs_with_either_default_tile_gpu() {
+    use rucuda_array::sort::{set_tuning_overrides, TuningOverrides};
+    let s = stream();
+    let mut rng = Rng::fresh();
+    for items in [16u32, 19] {
+        set_tuning_overrides(TuningOverrides {
+            items: Some(items),
+            ..Default::default()
+        });
+        let tile = 512 * items as usize;
+        for n in [tile - 1, tile, tile + 1, 3 * tile + 7, (1 << 20) + 5] {
+            let keys = draw::<u32>(&mut rng, n, Dist::FewDistinct);
+            let values: Vec<u32> = (0..n as u32).collect();
+            for order in [SortOrder::Ascending, SortOrder::Descending] {
+                let (wk, wp) = reference(&keys, n, order == SortOrder::Descending);
+                let gk = GpuArray::from_slice(&s, &keys).unwrap();
+                let gv = GpuArray::from_slice(&s, &values).unwrap();
+                let (k, v) = gk.sort_by_key(&gv, -1, order).unwrap();
+                let what = format!("{items} keys a thread, n={n}, {order:?}");
+                assert_keys(&k.to_vec().unwrap(), &wk, &what);
+                let want: Vec<u32> = wp.iter().map(|&p| p as u32).collect();
+                assert_eq!(v.to_vec().unwrap(), want, "{what}: values (stable)");
+            }
+        }
+    }
+    set_tuning_overrides(TuningOverrides::default());
+}
+
 /// Many rows longer than one block's share go in batches of rows (a small table budget
 /// here); the results do not depend on the batching.
 #[test]
