@@ -257,7 +257,7 @@ mod scans {
     fn tunings_compile_without_local_memory() {
         rucuda_testkit::nvrtc_or_skip!();
         let mut tunings = vec![];
-        for (threads, vectors) in [(128, 8), (256, 8), (128, 16), (64, 16), (512, 8)] {
+        for (threads, vectors) in [(128, 8), (128, 20), (256, 8), (128, 16), (64, 16), (512, 8)] {
             for streaming in [false, true] {
                 tunings.push(ScanTuning {
                     threads,

@@ -10,15 +10,17 @@ mod common;
 
 use common::{stream, RandomElement, RandomVec, Rng};
 use rucuda_array::scan::{
-    ExclusiveScanKernel, InclusiveScanKernel, L2Prefetch, ScanKernel, ScanKind, ScanSpec,
-    ScanTuning,
+    DeviceFacts, ExclusiveScanKernel, InclusiveScanKernel, L2Prefetch, ScanKernel, ScanKind,
+    ScanSpec, ScanTuning,
 };
 use rucuda_array::{f16, Complex, DType, Element, GpuArray, SliceArg};
 use rucuda_driver::Stream;
 
-/// Elements per tile of a type of `size` bytes (16 KiB tiles).
+/// Elements per default tile of a type of `size` bytes on this device (16 KiB tiles, or
+/// 40 KiB for 4- and 8-byte types where memory is fast: `ScanTuning::for_device`).
 fn tile(size: usize) -> usize {
-    rucuda_array::scan::BLOCK_SIZE as usize * rucuda_array::scan::VECTORS_PER_THREAD * (16 / size)
+    let facts = DeviceFacts::of(stream().context()).unwrap();
+    ScanTuning::for_device(size, &facts).tile_bytes() / size
 }
 
 /// Sizes that stress tile boundaries for elements of `size` bytes.
@@ -112,7 +114,15 @@ where
 /// hints, prefetching near and far.
 fn tunings() -> Vec<ScanTuning> {
     let mut all = vec![];
-    for (threads, vectors) in [(128, 8), (256, 8), (128, 16), (64, 16), (256, 4), (128, 4)] {
+    for (threads, vectors) in [
+        (128, 8),
+        (128, 20),
+        (256, 8),
+        (128, 16),
+        (64, 16),
+        (256, 4),
+        (128, 4),
+    ] {
         let default = ScanTuning {
             threads,
             vectors,

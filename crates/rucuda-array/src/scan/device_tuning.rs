@@ -21,6 +21,14 @@
 //! - `RUCUDA_SCAN_STREAMING`: `0` or `1`, evict-first loads and stores.
 //! - `RUCUDA_SCAN_POLL_SPINS`, `RUCUDA_SCAN_POLL_NS`: the look-back's polls made back to
 //!   back, and the wait between later ones.
+//!
+//! **Tile shape.** 4- and 8-byte scans take 20 vectors a thread instead of 8 (40 KiB
+//! tiles instead of 16) on a device with fast memory per multiprocessor
+//! ([`DeviceFacts::has_fast_memory`]): on an H200 (one bench process per setting,
+//! 2^28 elements, 2026-11-28, two alternations in one call) 3473 / 3461 / 3453 and
+//! 3479 / 3487 / 3467 GB/s for i32 / f32 / i64 against 3262 / 3260 / 3320 and
+//! 3288 / 3293 / 3348 with 8 (16: 3336 / 3327 / 3463, 18: 3444 / 3419 / 3399; 12 and 24
+//! in between). The H100, where 8 was tuned (90.7% of its copy bandwidth), keeps 8.
 
 use std::collections::HashMap;
 use std::sync::{Mutex, OnceLock};
@@ -28,6 +36,14 @@ use std::sync::{Mutex, OnceLock};
 use rucuda_driver::{Context, Device, DeviceAttribute};
 
 use super::render::{L2Prefetch, ScanTuning};
+
+/// Memory bandwidth per multiprocessor (bytes/s) from which a device counts as having
+/// fast memory ([`DeviceFacts::has_fast_memory`]): an H200 (4.8 TB/s over 132
+/// multiprocessors, 36 GB/s each) has, an H100 (3.35 TB/s, 25 GB/s each) has not. The
+/// scan's tiles and the sort's key-value tiles are larger on such devices; both were
+/// measured better there and worse on the H100 (see
+/// [`SortTuning::for_device`](crate::sort::SortTuning::for_device) and the module docs).
+pub const FAST_MEMORY_PER_SM: f64 = 30e9;
 
 /// The lead time of the automatic prefetch distance: what made 8 MiB on an H100.
 pub const DEFAULT_LEAD_NS: u64 = 2_600;
@@ -112,6 +128,33 @@ impl DeviceFacts {
             shared_per_multiprocessor,
             threads_per_multiprocessor,
         })
+    }
+
+    /// Memory bandwidth per multiprocessor, when the bandwidth is known.
+    pub fn bandwidth_per_multiprocessor(&self) -> Option<f64> {
+        self.bandwidth_bytes_per_s
+            .map(|bw| bw / f64::from(self.multiprocessors.max(1)))
+    }
+
+    /// Whether memory is at least [`FAST_MEMORY_PER_SM`] per multiprocessor (false when
+    /// the bandwidth is unknown).
+    ///
+    /// ```
+    /// use rucuda_array::scan::DeviceFacts;
+    /// let h200 = DeviceFacts {
+    ///     l2_bytes: 60 << 20,
+    ///     bandwidth_bytes_per_s: Some(4.8e12),
+    ///     multiprocessors: 132,
+    ///     shared_per_multiprocessor: 228 << 10,
+    ///     threads_per_multiprocessor: 2048,
+    /// };
+    /// assert!(h200.has_fast_memory());
+    /// assert!(!DeviceFacts { bandwidth_bytes_per_s: Some(3.35e12), ..h200 }.has_fast_memory());
+    /// assert!(!DeviceFacts { bandwidth_bytes_per_s: None, ..h200 }.has_fast_memory());
+    /// ```
+    pub fn has_fast_memory(&self) -> bool {
+        self.bandwidth_per_multiprocessor()
+            .is_some_and(|b| b >= FAST_MEMORY_PER_SM)
     }
 
     /// The automatic prefetch distance in bytes for a lead time of `lead_ns` (see the

@@ -6,7 +6,8 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
 use rucuda_driver::{
-    memset_d32_async, Access, ArgBuffer, DeviceBuffer, DeviceRange, Function, LaunchConfig, Stream,
+    memset_d32_async, Access, ArgBuffer, Context, DeviceBuffer, DeviceRange, Function,
+    LaunchConfig, Stream,
 };
 
 use super::device_tuning::{with_env_overrides, DeviceFacts};
@@ -43,7 +44,9 @@ use crate::error::{ArrayError, Result};
 pub struct ScanKernel {
     spec: ScanSpec,
     compiler: Arc<dyn KernelCompiler>,
-    tuning: ScanTuning,
+    /// The tuning [`ScanKernel::with_tuning`] set; `None`: each device's own
+    /// ([`ScanTuning::for_device`] with the environment's overrides).
+    tuning: Option<ScanTuning>,
     loaded: Mutex<HashMap<(u64, Variant), Arc<Loaded>>>,
 }
 
@@ -79,12 +82,10 @@ impl ScanKernel {
 
     /// From a spec the library generated itself.
     pub(crate) fn from_trusted_spec(spec: ScanSpec) -> ScanKernel {
-        let size = spec.dtype.size_bytes();
-        let tuning = with_env_overrides(ScanTuning::for_size(size), size);
         ScanKernel {
             spec,
             compiler: default_compiler(),
-            tuning,
+            tuning: None,
             loaded: Mutex::new(HashMap::new()),
         }
     }
@@ -101,14 +102,33 @@ impl ScanKernel {
     /// ```
     pub fn with_tuning(mut self, tuning: ScanTuning) -> Result<Self> {
         tuning.check()?;
-        self.tuning = tuning;
+        self.tuning = Some(tuning);
         self.loaded = Mutex::new(HashMap::new());
         Ok(self)
     }
 
-    /// The tile shape, cache hints and prefetch distance in use.
+    /// The tile shape, cache hints and prefetch distance set by
+    /// [`ScanKernel::with_tuning`], else the element type's default with the environment's
+    /// overrides ([`ScanTuning::for_size`]; a device may choose larger tiles:
+    /// [`ScanKernel::tuning_for`]).
     pub fn tuning(&self) -> ScanTuning {
+        let size = self.spec.dtype.size_bytes();
         self.tuning
+            .unwrap_or_else(|| with_env_overrides(ScanTuning::for_size(size), size))
+    }
+
+    /// The tuning used on `ctx`'s device: the one set by [`ScanKernel::with_tuning`], else
+    /// [`ScanTuning::for_device`] with the environment's overrides.
+    pub fn tuning_for(&self, ctx: &Context) -> Result<ScanTuning> {
+        if let Some(t) = self.tuning {
+            return Ok(t);
+        }
+        let size = self.spec.dtype.size_bytes();
+        let facts = DeviceFacts::of(ctx)?;
+        Ok(with_env_overrides(
+            ScanTuning::for_device(size, &facts),
+            size,
+        ))
     }
 
     /// Uses `compiler` instead of the default.
@@ -124,7 +144,7 @@ impl ScanKernel {
 
     /// The generated source of a variant.
     pub fn source(&self, variant: Variant) -> Result<RenderedScan> {
-        self.spec.render_tuned(variant, self.tuning)
+        self.spec.render_tuned(variant, self.tuning())
     }
 
     /// Scans `input` into `output`, ordered on `stream`. The two may be the same array
@@ -261,10 +281,10 @@ impl ScanKernel {
         if let Some(l) = map.get(&key) {
             return Ok(Arc::clone(l));
         }
-        let rendered = self.spec.render_tuned(variant, self.tuning)?;
+        let tuning = self.tuning_for(ctx)?;
+        let rendered = self.spec.render_tuned(variant, tuning)?;
         let [function] = load_kernels(&*self.compiler, ctx, &rendered.source, [&*rendered.entry])?;
-        let tiles_ahead =
-            DeviceFacts::of(ctx)?.tiles_ahead(self.tuning.prefetch, self.tuning.tile_bytes());
+        let tiles_ahead = DeviceFacts::of(ctx)?.tiles_ahead(tuning.prefetch, tuning.tile_bytes());
         let ahead = i64::try_from(tiles_ahead.saturating_mul(rendered.tile_elements as u64))
             .unwrap_or(i64::MAX);
         let loaded = Arc::new(Loaded {

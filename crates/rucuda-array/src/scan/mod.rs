@@ -26,11 +26,11 @@ mod spec;
 mod render_tests;
 
 pub(crate) use device_tuning::parse_prefetch;
-pub use device_tuning::{DeviceFacts, DEFAULT_LEAD_NS};
+pub use device_tuning::{DeviceFacts, DEFAULT_LEAD_NS, FAST_MEMORY_PER_SM};
 pub(crate) use kernel::cumsum_kernel;
 pub use kernel::{ExclusiveScanKernel, InclusiveScanKernel, ScanKernel};
 pub use render::{
     block_shape, L2Prefetch, RenderedScan, ScanTuning, Variant as ScanVariant, BLOCK_SIZE,
-    VECTORS_PER_THREAD,
+    FAST_MEMORY_VECTORS, VECTORS_PER_THREAD,
 };
 pub use spec::{ScanBuilder, ScanKind, ScanSpec};

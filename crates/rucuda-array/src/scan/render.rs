@@ -113,6 +113,11 @@ pub const BLOCK_SIZE: u32 = 128;
 /// 16 KiB.
 pub const VECTORS_PER_THREAD: usize = 8;
 
+/// 16-byte vectors each thread holds for 4- and 8-byte element types on devices with
+/// fast memory ([`ScanTuning::for_device`]; the measurements are in
+/// [`DeviceFacts`](super::DeviceFacts)'s module).
+pub const FAST_MEMORY_VECTORS: usize = 20;
+
 /// Threads per block and vectors per thread of the default tuning for elements of `size`
 /// bytes. 4- and 8-byte types (the common scans) use 128 × 8: ptxas (sm_90) gives them
 /// 56–79 registers, so 6–9 blocks (96–144 KiB of tiles) reside per multiprocessor,
@@ -196,6 +201,36 @@ impl ScanTuning {
             prefetch: L2Prefetch::Auto,
             poll_spins: 9,
             poll_sleep_ns: 64,
+        }
+    }
+
+    /// [`ScanTuning::for_size`] for `device`: 4- and 8-byte elements take
+    /// [`FAST_MEMORY_VECTORS`] vectors a thread where memory is fast
+    /// ([`DeviceFacts::has_fast_memory`](super::DeviceFacts::has_fast_memory)).
+    ///
+    /// ```
+    /// use rucuda_array::scan::{DeviceFacts, ScanTuning};
+    /// let h100 = DeviceFacts {
+    ///     l2_bytes: 50 << 20,
+    ///     bandwidth_bytes_per_s: Some(3.35e12),
+    ///     multiprocessors: 132,
+    ///     shared_per_multiprocessor: 228 << 10,
+    ///     threads_per_multiprocessor: 2048,
+    /// };
+    /// assert_eq!(ScanTuning::for_device(4, &h100), ScanTuning::for_size(4));
+    /// let h200 = DeviceFacts { bandwidth_bytes_per_s: Some(4.8e12), ..h100 };
+    /// assert_eq!(ScanTuning::for_device(8, &h200).vectors, 20);
+    /// assert_eq!(ScanTuning::for_device(2, &h200), ScanTuning::for_size(2));
+    /// ```
+    pub fn for_device(size: usize, device: &super::DeviceFacts) -> ScanTuning {
+        let t = ScanTuning::for_size(size);
+        if (size == 4 || size == 8) && device.has_fast_memory() {
+            ScanTuning {
+                vectors: FAST_MEMORY_VECTORS,
+                ..t
+            }
+        } else {
+            t
         }
     }
 

@@ -55,6 +55,4 @@ pub use histogram::{histogram_source, set_histogram_variant, HistogramVariant};
 pub use keys::{KeyBits, KeyKind};
 pub use merge::merge_source;
 pub use render::{RenderedSort, SortKernelSpec, SortModule};
-pub use tuning::{
-    set_tuning_overrides, PeerMatch, SortTuning, TuningOverrides, FAST_MEMORY_PER_SM,
-};
+pub use tuning::{set_tuning_overrides, PeerMatch, SortTuning, TuningOverrides};

@@ -5,14 +5,6 @@
 use crate::error::{ArrayError, Result};
 use crate::scan::DeviceFacts;
 
-/// Memory bandwidth per multiprocessor (bytes/s) from which 4-byte key-value pairs take
-/// 19 keys a thread rather than 16. One bench call each (2^28 u32 pairs, 512-thread tiles,
-/// `min_blocks` 2, 2026-11-28): an H100 (3.35 TB/s, 25 GB/s per multiprocessor) sorted
-/// 28.24 GK/s with 19 keys against 30.15 with 16 (17: 29.39, 18: 28.91; CUB 30.47 in the
-/// same call), while an H200 (4.8 TB/s, 36 GB/s per multiprocessor) gave 36.34 with 19
-/// and 34.21 with 16 (CUB 35.95) the day before.
-pub const FAST_MEMORY_PER_SM: f64 = 30e9;
-
 /// Static shared memory one block may use (bytes).
 const STATIC_SHARED: usize = 48 * 1024;
 /// Shared memory one onesweep block may ask for (bytes): its exchange buffer is dynamic,
@@ -25,7 +17,7 @@ const ONESWEEP_SHARED: usize = 227 * 1024;
 /// | field | environment variable | default |
 /// |---|---|---|
 /// | `threads` | `RUCUDA_SORT_THREADS` | 512 (keys and values of 1–4 bytes), else 256 |
-/// | `items` | `RUCUDA_SORT_ITEMS` | 24 (keys of 1–4 bytes), 19 (with values of 1–4 bytes; 16 on slower memory, see [`FAST_MEMORY_PER_SM`]), 16 (wider values), 12 (8-byte keys) |
+/// | `items` | `RUCUDA_SORT_ITEMS` | 24 (keys of 1–4 bytes), 19 (with values of 1–4 bytes; 16 without fast memory, see [`SortTuning::for_device`]), 16 (wider values), 12 (8-byte keys) |
 /// | `local_threads` | `RUCUDA_SORT_LOCAL_THREADS` | 256 |
 /// | `local_max` | `RUCUDA_SORT_LOCAL_MAX` | 4096 (fewer when shared memory is short) |
 /// | `hist_blocks_per_sm` | `RUCUDA_SORT_HIST_BLOCKS_PER_SM` | 4 |
@@ -186,8 +178,7 @@ impl SortTuning {
         // the 256 × 16 tiles before; 384 × 23 (CUB's shape) 45.5 / 46.5 / 35.6; 640 and
         // 768 threads (one block a multiprocessor) 33–35 / 26–27. On an H100 the same
         // defaults gave 49.96 / 50.18 / 27.40 against CUB's 41.98 / 46.83 / 30.81 (the
-        // pairs 0.89×, from 0.72×); its pairs take 16 keys a thread (`for_device`,
-        // FAST_MEMORY_PER_SM). Asking L2 for each tile's values when the tile starts
+        // pairs 0.89×, from 0.72×); its pairs take 16 keys a thread (`for_device`). Asking L2 for each tile's values when the tile starts
         // (`prefetch.global.L2`) made the pairs slower on both (2026-11-28, one call
         // each: H200 35.72 against 36.53, H100 26.06 against 28.20) and was not kept.
         // The exchange buffer is dynamic shared memory (48 KiB at 512 × 24).
@@ -217,8 +208,9 @@ impl SortTuning {
     }
 
     /// [`SortTuning::for_sizes`] fitted to `device`: 4-byte pairs take 16 keys a thread
-    /// instead of 19 where memory is slower than [`FAST_MEMORY_PER_SM`] per multiprocessor
-    /// (or its speed is unknown); then fewer keys per thread (down to 8) while fewer than
+    /// instead of 19 without fast memory ([`DeviceFacts::has_fast_memory`]: less than
+    /// [`FAST_MEMORY_PER_SM`](crate::scan::FAST_MEMORY_PER_SM) per multiprocessor, or an
+    /// unknown speed); then fewer keys per thread (down to 8) while fewer than
     /// two onesweep blocks, or one row-sorting block, would fit a multiprocessor by its
     /// shared memory and threads (an H100's 228 KiB hold eight of the defaults).
     ///
@@ -245,11 +237,15 @@ impl SortTuning {
     /// ```
     pub fn for_device(key_size: usize, value_size: usize, device: &DeviceFacts) -> SortTuning {
         let mut t = SortTuning::for_sizes(key_size, value_size);
-        let per_sm = device
-            .bandwidth_bytes_per_s
-            .map(|bw| bw / f64::from(device.multiprocessors.max(1)));
-        let slower_memory = per_sm.is_none_or(|b| b < FAST_MEMORY_PER_SM);
-        if key_size <= 4 && (1..=4).contains(&value_size) && t.items > 16 && slower_memory {
+        // One bench call each (2^28 u32 pairs, 512-thread tiles, `min_blocks` 2,
+        // 2026-11-28): an H100 sorted 28.24 GK/s with 19 keys a thread against 30.15
+        // with 16 (17: 29.39, 18: 28.91; CUB 30.47 in the same call), while an H200 gave
+        // 36.34 with 19 and 34.21 with 16 (CUB 35.95) the day before.
+        if key_size <= 4
+            && (1..=4).contains(&value_size)
+            && t.items > 16
+            && !device.has_fast_memory()
+        {
             t.items = 16;
         }
         let exchange = key_size.max(value_size);
