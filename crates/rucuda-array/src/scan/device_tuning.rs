@@ -28,7 +28,11 @@
 //! 2^28 elements, 2026-11-28, two alternations in one call) 3473 / 3461 / 3453 and
 //! 3479 / 3487 / 3467 GB/s for i32 / f32 / i64 against 3262 / 3260 / 3320 and
 //! 3288 / 3293 / 3348 with 8 (16: 3336 / 3327 / 3463, 18: 3444 / 3419 / 3399; 12 and 24
-//! in between). The H100, where 8 was tuned (90.7% of its copy bandwidth), keeps 8.
+//! in between). With CUB and CuPy in the same bench call (`run.sh bench --cases`, 10:05Z,
+//! `docs/bench/h200-scan.jsonl`): 3458 / 3488 / 3484 GB/s against CUB's 3096 / 3095 /
+//! 3475, about 83% of the 4200 GB/s copy of the full run an hour before (where the 16 KiB
+//! tiles gave 78.5–79.9%). The H100, where 8 was tuned (90.7% of its copy bandwidth),
+//! keeps 8.
 
 use std::collections::HashMap;
 use std::sync::{Mutex, OnceLock};
