@@ -123,6 +123,8 @@ pub const FAST_MEMORY_VECTORS: usize = 20;
 /// 56–79 registers, so 6–9 blocks (96–144 KiB of tiles) reside per multiprocessor,
 /// against 5–6 blocks (80–96 KiB) with 256 × 4. 1-, 2- and 16-byte types keep 256 × 4,
 /// which needs fewer registers for them (the in-place bfloat16 scan spilled with 128 × 8).
+/// Devices with fast memory give 4- and 8-byte types [`FAST_MEMORY_VECTORS`] vectors
+/// instead ([`ScanTuning::for_device`]).
 pub fn block_shape(size: usize) -> (u32, usize) {
     if size == 4 || size == 8 {
         (BLOCK_SIZE, VECTORS_PER_THREAD)
