@@ -147,47 +147,26 @@ fn lanes_shared_bytes(bins: usize) -> usize {
     (bins + 1) * 32 * 4
 }
 
-/// The float estimate for even bins over [lo, hi]: `(fast, lo_f, hi_f, lo32, norm32)`,
-/// the smallest float at or above `lo` and the largest at or below `hi` (`fast` needs
-/// `lo_f <= hi_f`), and `lo` and `bins / (hi - lo)` rounded to float (the lanes kernels'
-/// arguments with `fast`); `fast` only when the estimate's error, bounded from the
-/// magnitudes, stays below a quarter of the kernel's margin (2^-10 bins).
-fn float_estimate(lo: f64, hi: f64, bins: usize) -> (bool, f32, f32, f32, f32) {
+/// The float estimate for even bins over [lo, hi]: `(fast, lo32, norm32)`, `lo` and
+/// `bins / (hi - lo)` rounded to float (the lanes kernels' arguments with `fast`); `fast`
+/// only when the estimate's error, bounded from the magnitudes, stays below a quarter of
+/// the kernel's margin (2^-10 bins). The kernel sends values outside [lo, hi] (and those
+/// near an edge) to the exact path itself; a range too narrow to hold a float fails the
+/// error bound.
+fn float_estimate(lo: f64, hi: f64, bins: usize) -> (bool, f32, f32) {
     let norm = bins as f64 / (hi - lo);
     let (lo32, norm32) = (lo as f32, norm as f32);
-    let lo_f = if (lo32 as f64) < lo {
-        next_float_up(lo32)
-    } else {
-        lo32
-    };
-    let hi32 = hi as f32;
-    let hi_f = if (hi32 as f64) > hi {
-        next_float_down(hi32)
-    } else {
-        hi32
-    };
     // Each float step (the subtraction, lo's and norm's rounding, the product) is off by
     // at most 2^-24 of its magnitude; 2^-22 covers them together.
     let error = (norm * (lo.abs() + hi.abs()) + bins as f64) * (-22f64).exp2();
+    // Both ends within float range, and a normal `norm32` (a subnormal one is rounded
+    // more coarsely than the bound assumes).
     let fast = error < (-12f64).exp2()
         && bins < (1 << 24)
-        && [lo_f, hi_f, lo32, norm32].iter().all(|v| v.is_finite())
-        && lo_f <= hi_f;
-    (fast, lo_f, hi_f, lo32, norm32)
-}
-
-/// The next float above a finite `x` (`f32::next_up`, which our minimum Rust lacks).
-fn next_float_up(x: f32) -> f32 {
-    if x == 0.0 {
-        return f32::from_bits(1);
-    }
-    let b = x.to_bits();
-    f32::from_bits(if x > 0.0 { b + 1 } else { b - 1 })
-}
-
-/// The next float below a finite `x`.
-fn next_float_down(x: f32) -> f32 {
-    -next_float_up(-x)
+        && lo32.is_finite()
+        && (hi as f32).is_finite()
+        && norm32.is_normal();
+    (fast, lo32, norm32)
 }
 
 fn entry(dtype: DType) -> String {
@@ -344,10 +323,10 @@ fn count<T: Element>(a: &GpuArray<T>, how: Bins<'_>, bins: usize) -> Result<GpuA
         buf.push(step);
         buf.push(width);
         if lanes {
-            let (fast, _, _, lo32, norm32) = if mode == 0 {
+            let (fast, lo32, norm32) = if mode == 0 {
                 float_estimate(lo, hi, bins)
             } else {
-                (false, 0.0, 0.0, 0.0, 0.0)
+                (false, 0.0, 0.0)
             };
             buf.push(i32::from(fast));
             buf.push(lo32);
@@ -514,18 +493,6 @@ impl<T: Element> GpuArray<T> {
 #[cfg(test)]
 mod tests {
     #[test]
-    fn float_bounds_compare_as_the_doubles() {
-        for (lo, hi) in [(0.0, 1.0), (0.1, 0.7), (-3.3, 1e-3), (1e6 + 0.1, 1e6 + 0.3)] {
-            let (_, lo_f, hi_f, _, _) = super::float_estimate(lo, hi, 256);
-            assert!(lo_f as f64 >= lo && (super::next_float_down(lo_f) as f64) < lo);
-            assert!(hi_f as f64 <= hi && (super::next_float_up(hi_f) as f64) > hi);
-        }
-        assert_eq!(super::next_float_up(0.0), f32::from_bits(1));
-        assert_eq!(super::next_float_up(-1.0), -(1.0 - f32::EPSILON / 2.0));
-        assert_eq!(super::next_float_down(1.0), 1.0 - f32::EPSILON / 2.0);
-    }
-
-    #[test]
     fn the_float_estimate_only_where_its_error_is_small() {
         // [0, 1] in 256 bins: error about 1.2e-4 bins, below 2^-12.
         assert!(super::float_estimate(0.0, 1.0, 256).0);
@@ -533,6 +500,14 @@ mod tests {
         assert!(!super::float_estimate(1e6, 1e6 + 1.0, 256).0);
         // Too many bins for the margin.
         assert!(!super::float_estimate(0.0, 1.0, 1 << 20).0);
+        // An end past the float range, or a norm too small for a normal float.
+        assert!(!super::float_estimate(0.0, 1e39, 256).0);
+        assert!(!super::float_estimate(-1e38, 3e38, 1).0);
+        // A range with no float inside.
+        assert!(!super::float_estimate(1.0, 1.0 + 1e-12, 256).0);
+        // lo and norm rounded to float, as the kernel takes them.
+        let (_, lo32, norm32) = super::float_estimate(0.1, 0.7, 256);
+        assert_eq!((lo32, norm32), (0.1f32, (256.0 / (0.7f64 - 0.1)) as f32));
     }
 
     #[test]
