@@ -16,7 +16,8 @@
 #                               (lib/sanitize.sh says how)
 #   run.sh --jobs N             a plain run with N test processes at once on each device
 #                               pass (default 1, or RUCUDA_TEST_JOBS): the tests are dealt
-#                               round-robin to N workers; results and report as one run
+#                               round-robin to N workers; results and report as one run;
+#                               tests named *out_of_memory* run alone after the workers
 #   run.sh list                 the tests, without running them (after sanitize: the GPU
 #                               tests and examples it would run)
 #   run.sh bench [--quick] [--copy-mib N] [--cases PATTERN] [--no-peers]

@@ -152,3 +152,27 @@ fn a_plain_run_dealt_to_workers_gives_the_same_results_and_report() {
         );
     }
 }
+
+#[test]
+fn out_of_memory_tests_run_alone_after_the_workers() {
+    if !have_bash() {
+        return;
+    }
+    let bundle = FakeBundle::new("alone");
+    let marks = bundle.dir.join("marks");
+    fs::create_dir_all(&marks).unwrap();
+    let (out, summary) =
+        bundle.run_with(&["--jobs", "3"], &[("FAKE_MARKS", marks.to_str().unwrap())]);
+    let alone: Vec<&serde_json::Value> = summary["tests"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|t| t["name"] == "gpu::out_of_memory_alone")
+        .collect();
+    assert_eq!(alone.len(), 1, "it ran once: {summary}");
+    assert_eq!(
+        alone[0]["status"], "passed",
+        "after the others, without RUCUDA_TEST_SHARED_GPU: {out:?}"
+    );
+    assert_eq!(last_line(&out), "3 passed, 1 failed, 1 skipped", "{out:?}");
+}

@@ -42,11 +42,21 @@ run_share() {
     done
 }
 
+# Tests that run the device (or the host) out of memory on purpose carry this in their
+# name: a worker's run leaves them out, and they run one at a time after the workers end,
+# with the GPU to themselves (run together, the others' contexts fail to start).
+ALONE_PATTERN=out_of_memory
+
 # Deals the tests of one device pass to JOBS workers (background subshells, each with its
 # own work folder), then takes their records, counts and kept failures in as if one
-# process had run them. A worker writes no summary.json; the parent does after each pass.
+# process had run them, then runs the ALONE_PATTERN tests by themselves. A worker writes
+# no summary.json; the parent does after each pass.
 run_shared_out() {
-    local dev=$1 k parent_work=$WORK line i p f s c
+    local dev=$1 k parent_work=$WORK line i p f s c t
+    local -a shared=() alone=() all=("${TESTS[@]}")
+    for t in "${TESTS[@]}"; do
+        if [[ ${t##*$'\t'} == *"$ALONE_PATTERN"* ]]; then alone+=("$t"); else shared+=("$t"); fi
+    done
     # Tests that check free device memory or host timings look at this (other test
     # processes use the GPU meanwhile): rucuda_testkit::gpu_shared.
     export RUCUDA_TEST_SHARED_GPU=1
@@ -54,6 +64,7 @@ run_shared_out() {
         mkdir -p -- "$parent_work/worker-$k"
         (
             WORK=$parent_work/worker-$k RECORDS=() PASSED=0 FAILED=0 SKIPPED=0 FAIL_COUNT=0
+            TESTS=("${shared[@]}")
             write_summary() { :; }
             run_share "$dev" "$k" "$JOBS"
             printf '%s\n' "${RECORDS[@]}" >"$WORK/records"
@@ -78,5 +89,11 @@ run_shared_out() {
             mv -- "$w/fail-$i.log.head" "$parent_work/fail-$FAIL_COUNT.log.head"
         done
     done
+    unset RUCUDA_TEST_SHARED_GPU
+    if ((${#alone[@]})); then
+        TESTS=("${alone[@]}")
+        run_share "$dev" 0 1
+        TESTS=("${all[@]}")
+    fi
     write_summary
 }
