@@ -58,7 +58,8 @@ pub fn curand_source_module(ctx: &Context, source: &str, name: &str) -> Arc<Sour
 }
 
 /// Runs `ref_<name>` of the pseudo-random generators: `m` values for each of the
-/// `seeds.len()` threads, thread-major.
+/// `seeds.len()` threads, thread-major. Poisson counts (`<generator>_poisson_u32`) come
+/// from stored states ([`stored_poisson`]).
 ///
 /// The kernel runs twice, into an output of all-zero bits and into one of all-one bits
 /// ([`Bits::ONES`]), and every value must come out the same from both: a slot the
@@ -89,6 +90,10 @@ pub fn curand_pseudo<T: DeviceRepr + Copy + Default + Bits>(
         .into_iter()
         .map(|poison| {
             let mut out = DeviceBuffer::from_slice(ctx, &vec![poison; n * m]).unwrap();
+            if let Some(generator) = name.strip_suffix("_poisson_u32") {
+                stored_poisson(module, generator, (&a, &b, &c), m, lambda, &mut out, stream);
+                return out.to_vec().unwrap();
+            }
             // SAFETY: ref_*(const u64* seeds, subs, offs, unsigned n, unsigned m, T* out,
             // double, double, double) reads n of each array and writes out[0..n*m).
             unsafe {
@@ -114,6 +119,70 @@ pub fn curand_pseudo<T: DeviceRepr + Copy + Default + Bits>(
         )
     });
     runs.into_iter().next().unwrap_or_default()
+}
+
+/// `ref_<generator>_poisson_u32` of the reference module: `m` draws per state from states
+/// `ref_<generator>_poisson_init` stored (the form rucuda matches; the reference's
+/// comment says why), into `out`.
+fn stored_poisson<T: DeviceRepr>(
+    module: &SourceModule,
+    generator: &str,
+    (seeds, subs, offs): (&DeviceBuffer<u64>, &DeviceBuffer<u64>, &DeviceBuffer<u64>),
+    m: usize,
+    lambda: f64,
+    out: &mut DeviceBuffer<T>,
+    stream: &Stream,
+) {
+    let ctx = stream.context();
+    let n = seeds.len();
+    let function = |suffix: &str| {
+        let name = format!("ref_{generator}_{suffix}");
+        let f = module
+            .function(&name)
+            .unwrap_or_else(|e| panic!("{name}: {e}"));
+        (name, f)
+    };
+    let mut state_bytes = DeviceBuffer::<u32>::zeros(ctx, 1).unwrap();
+    let (name, f) = function("state_bytes");
+    // SAFETY: ref_G_state_bytes(unsigned* out) writes out[0] from one thread.
+    unsafe {
+        f.launch(
+            LaunchConfig::for_elements(1, 32),
+            stream,
+            (&mut state_bytes,),
+        )
+    }
+    .unwrap_or_else(|e| panic!("launching {name}: {e}"));
+    stream.synchronize().unwrap();
+    let bytes = state_bytes.to_vec().unwrap()[0] as usize;
+    assert!(bytes > 0, "{name} gave no size");
+    let mut states = DeviceBuffer::<u8>::zeros(ctx, n * bytes).unwrap();
+    let (name, init) = function("poisson_init");
+    // SAFETY: ref_G_poisson_init(const u64* seeds, subs, offs, unsigned n, STATE* states)
+    // reads n of each array and writes states[0..n), n * sizeof(STATE) bytes.
+    unsafe {
+        init.launch(
+            LaunchConfig::for_elements(n, 128),
+            stream,
+            (seeds, subs, offs, n as u32, &mut states),
+        )
+    }
+    .unwrap_or_else(|e| panic!("launching {name}: {e}"));
+    let (name, draw) = function("poisson_u32");
+    assert_eq!(std::mem::size_of::<T>(), 4, "{name} writes 32-bit counts");
+    // SAFETY: ref_G_poisson_u32(STATE* states, unsigned n, unsigned m, unsigned* out,
+    // double lambda) reads and writes states[0..n) and writes out[0..n*m) (T is 4 bytes).
+    unsafe {
+        draw.launch(
+            LaunchConfig::for_elements(n, 128),
+            stream,
+            (&mut states, n as u32, m as u32, out, lambda),
+        )
+    }
+    .unwrap_or_else(|e| panic!("launching {name}: {e}"));
+    stream
+        .synchronize()
+        .unwrap_or_else(|e| panic!("running {name}: {e}"));
 }
 
 /// Panics unless the two runs of a reference kernel (poisoned with zero bits and with one
