@@ -6,7 +6,7 @@
 
 use rucuda_array::sort::{PeerMatch, SortKernelSpec, SortModule, SortTuning};
 use rucuda_array::{DType, JitCompiler};
-use rucuda_jit::{Arch, CompileOptions, OutputKind};
+use rucuda_jit::{Arch, Backend, CompileOptions, OutputKind};
 
 fn compile(spec: SortKernelSpec) -> String {
     let r = spec.render().unwrap();
@@ -241,7 +241,17 @@ fn ptxas_log_usage(source: &str, entries: &[String]) -> Vec<(String, u32, u32)> 
             }
         }
     }
-    assert!(!usage.is_empty(), "no ptxas account in:\n{}", out.log);
+    assert!(
+        !usage.is_empty(),
+        "no ptxas account from {} (NVRTC {:?} opened as {}) in:\n{}",
+        match out.compiler {
+            Backend::Nvrtc => "NVRTC",
+            Backend::Nvcc => "nvcc",
+        },
+        rucuda_jit::nvrtc::Nvrtc::get().map(|n| n.version()).ok(),
+        rucuda_jit::nvrtc::Nvrtc::get().map_or("?", |n| n.opened_as()),
+        out.log
+    );
     for e in entries {
         assert!(
             usage.iter().any(|(name, _, _)| name == e),
