@@ -258,11 +258,12 @@ mod scans {
         rucuda_testkit::nvrtc_or_skip!();
         let mut tunings = vec![];
         for (threads, vectors) in [(128, 8), (128, 20), (256, 8), (128, 16), (64, 16), (512, 8)] {
-            for streaming in [false, true] {
+            for (streaming, early_look_back) in [(false, false), (true, false), (true, true)] {
                 tunings.push(ScanTuning {
                     threads,
                     vectors,
                     streaming,
+                    early_look_back,
                     ..ScanTuning::for_size(4)
                 });
             }

@@ -16,16 +16,19 @@ use rucuda_array::scan::{
 use rucuda_array::{f16, Complex, DType, Element, GpuArray, SliceArg};
 use rucuda_driver::Stream;
 
-/// Elements per default tile of a type of `size` bytes on this device (16 KiB tiles, or
-/// 40 KiB for 4- and 8-byte types where memory is fast: `ScanTuning::for_device`).
+/// Elements per tile of a type of `size` bytes for large arrays on this device (16 KiB
+/// tiles, or 40 KiB for 4- and 8-byte types where memory is fast:
+/// `ScanTuning::for_device`; arrays under one wave of those take 16 KiB ones).
 fn tile(size: usize) -> usize {
     let facts = DeviceFacts::of(stream().context()).unwrap();
     ScanTuning::for_device(size, &facts).tile_bytes() / size
 }
 
-/// Sizes that stress tile boundaries for elements of `size` bytes.
+/// Sizes that stress tile boundaries for elements of `size` bytes: the small arrays'
+/// 16 KiB tiles, then arrays of more than one wave of the large arrays' tiles.
 fn boundary_sizes(size: usize) -> Vec<usize> {
-    let t = tile(size);
+    let t = ScanTuning::for_size(size).tile_bytes() / size;
+    let large = tile(size);
     vec![
         1,
         2,
@@ -38,7 +41,9 @@ fn boundary_sizes(size: usize) -> Vec<usize> {
         2 * t + 1,
         33 * t + 5,
         100 * t,
-        1000 * t + 17,
+        600 * large - 1,
+        600 * large + 1,
+        1000 * large + 17,
     ]
 }
 
@@ -137,6 +142,15 @@ fn tunings() -> Vec<ScanTuning> {
         all.push(ScanTuning {
             prefetch: L2Prefetch::Bytes(3 * default.tile_bytes() as u64),
             ..default
+        });
+    }
+    // A look-back warp beside the tile's threads.
+    for (threads, vectors) in [(128, 20), (128, 8), (64, 16)] {
+        all.push(ScanTuning {
+            threads,
+            vectors,
+            early_look_back: true,
+            ..ScanTuning::for_size(4)
         });
     }
     all

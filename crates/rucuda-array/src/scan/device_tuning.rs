@@ -9,8 +9,17 @@
 //! [`DEFAULT_LEAD_NS`] (the 8 MiB tuned on an H100, 3.35 TB/s, is a lead of 2.6 µs),
 //! kept between an eighth and a third of the L2 (the prefetched tiles must stay in L2
 //! until they are read, beside the data streaming through). On a device that does not
-//! report its memory clock, a sixth of the L2, as before. An H200 (4.8 TB/s) gets about
-//! 12 MiB instead of the H100's 8.
+//! report its memory clock, a sixth of the L2, as before. The prefetched tiles must also
+//! fit beside those the resident blocks hold (one wave: blocks per multiprocessor, from
+//! the driver's occupancy calculator for the compiled kernel, × multiprocessors × tile
+//! bytes), so the distance is at most half the L2 less that wave. An H100 (50 MiB of L2,
+//! 16 KiB tiles, 7–8 blocks of 63–72 registers: a wave of 14–16.5 MiB) keeps the lead's
+//! 8.3 MiB; an H200 (60 MiB of L2, 40 KiB tiles, 4 blocks of 128 registers for 4-byte
+//! types, 3 of 168 for 8-byte ones, as CuPy's NVRTC builds them there) gets 9.4 MiB for
+//! 4-byte types and the lead's 11.9 MiB for 8-byte ones. On that H200 (2026-11-28, one
+//! bench process per setting, 2^28 elements) every distance from 3 to 12 MiB with 40 KiB
+//! tiles measured 3436–3530 GB/s (i32, f32 and i64), within the spread of repeated runs
+//! of one setting (±1%); 20 MiB fell to 3124–3159, and no prefetching to 3214–3254.
 //!
 //! **Knobs** (read once per process; a value that does not parse is ignored with the
 //! default kept):
@@ -21,6 +30,8 @@
 //! - `RUCUDA_SCAN_STREAMING`: `0` or `1`, evict-first loads and stores.
 //! - `RUCUDA_SCAN_POLL_SPINS`, `RUCUDA_SCAN_POLL_NS`: the look-back's polls made back to
 //!   back, and the wait between later ones.
+//! - `RUCUDA_SCAN_EARLY`: `0` or `1`, a look-back warp beside the tile's threads
+//!   ([`ScanTuning::early_look_back`]).
 //!
 //! **Tile shape.** 4- and 8-byte scans take 20 vectors a thread instead of 8 (40 KiB
 //! tiles instead of 16) on a device with fast memory per multiprocessor
@@ -32,7 +43,16 @@
 //! `docs/bench/h200-scan.jsonl`): 3458 / 3488 / 3484 GB/s against CUB's 3096 / 3095 /
 //! 3475, about 83% of the 4200 GB/s copy of the full run an hour before (where the 16 KiB
 //! tiles gave 78.5–79.9%). The H100, where 8 was tuned (90.7% of its copy bandwidth),
-//! keeps 8.
+//! keeps 8. Arrays smaller than one wave of the large tiles take the 16 KiB ones
+//! everywhere ([`ScanKernel`](super::ScanKernel) chooses per call): there the larger
+//! tiles left too few blocks (64 KiB of int32: 38 GB/s against 51).
+//!
+//! Other shapes on the H200 (same measure, 2026-11-28): 24 and 28 vectors a thread
+//! (3 blocks of 167–168 registers for 4-byte types, 2 of 238–254 for 8-byte ones)
+//! 3442–3538 GB/s for 4-byte types but 3273–3411 for int64; 32 vectors 3365 / 3392 /
+//! 3475; 256 threads × 20 vectors 3494 / 3489 but 2987 for int64 (one block of 162
+//! registers); 192 × 20 3225 / 3210 / 3477; 512 × 12 2921 / 2969 / 3104. None passes
+//! 84% of the copy bandwidth (4241 GB/s in the full run of that day).
 
 use std::collections::HashMap;
 use std::sync::{Mutex, OnceLock};
@@ -63,12 +83,15 @@ pub const DEFAULT_LEAD_NS: u64 = 2_600;
 ///     shared_per_multiprocessor: 228 << 10,
 ///     threads_per_multiprocessor: 2048,
 /// };
-/// let mib = h100.auto_prefetch_bytes(2_600) as f64 / (1 << 20) as f64;
+/// // 8 blocks of 16 KiB tiles on each of 132 multiprocessors leave the lead's 8.4 MiB.
+/// let mib = h100.auto_prefetch_bytes(2_600, 132 * 8 * 16384) as f64 / (1 << 20) as f64;
 /// assert!((8.0..8.6).contains(&mib));
 /// let h200 = DeviceFacts { bandwidth_bytes_per_s: Some(4.8e12), ..h100 };
-/// assert!(h200.auto_prefetch_bytes(2_600) > 11 << 20);
+/// assert!(h200.auto_prefetch_bytes(2_600, 0) > 11 << 20);
+/// // 4 blocks of 40 KiB tiles: the room left in half the L2 (3.4 MiB), raised to an eighth.
+/// assert_eq!(h200.auto_prefetch_bytes(2_600, 132 * 4 * 40960), (50 << 20) / 8);
 /// let unknown = DeviceFacts { bandwidth_bytes_per_s: None, ..h100 };
-/// assert_eq!(unknown.auto_prefetch_bytes(2_600), (50 << 20) / 6);
+/// assert_eq!(unknown.auto_prefetch_bytes(2_600, 0), (50 << 20) / 6);
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct DeviceFacts {
@@ -161,24 +184,39 @@ impl DeviceFacts {
             .is_some_and(|b| b >= FAST_MEMORY_PER_SM)
     }
 
-    /// The automatic prefetch distance in bytes for a lead time of `lead_ns` (see the
-    /// module docs).
-    pub fn auto_prefetch_bytes(&self, lead_ns: u64) -> u64 {
+    /// The automatic prefetch distance in bytes for a lead time of `lead_ns` beside
+    /// `resident_bytes` of tiles that the kernel's resident blocks hold (see the module
+    /// docs): the lead's bytes, at most what half the L2 leaves beside the resident tiles,
+    /// kept between an eighth and a third of the L2.
+    pub fn auto_prefetch_bytes(&self, lead_ns: u64, resident_bytes: u64) -> u64 {
         let l2 = self.l2_bytes;
         match self.bandwidth_bytes_per_s {
             Some(bw) if l2 > 0 => {
-                let bytes = (bw * lead_ns as f64 * 1e-9) as u64;
-                bytes.clamp(l2 / 8, l2 / 3)
+                let lead = (bw * lead_ns as f64 * 1e-9) as u64;
+                let room = (l2 / 2).saturating_sub(resident_bytes);
+                lead.min(room).clamp(l2 / 8, l2 / 3)
             }
             _ => l2 / 6,
         }
     }
 
-    /// The distance of `prefetch` in tiles of `tile_bytes` (0: off).
+    /// The distance of `prefetch` in tiles of `tile_bytes` (0: off), for a kernel whose
+    /// resident blocks hold no tiles worth counting ([`DeviceFacts::tiles_ahead_beside`]).
     pub fn tiles_ahead(&self, prefetch: L2Prefetch, tile_bytes: usize) -> u64 {
+        self.tiles_ahead_beside(prefetch, tile_bytes, 0)
+    }
+
+    /// The distance of `prefetch` in tiles of `tile_bytes` (0: off) for a kernel whose
+    /// resident blocks hold `resident_bytes` of tiles on the whole device.
+    pub fn tiles_ahead_beside(
+        &self,
+        prefetch: L2Prefetch,
+        tile_bytes: usize,
+        resident_bytes: u64,
+    ) -> u64 {
         match prefetch {
             L2Prefetch::Auto => {
-                let bytes = self.auto_prefetch_bytes(knobs().lead_ns);
+                let bytes = self.auto_prefetch_bytes(knobs().lead_ns, resident_bytes);
                 (bytes / tile_bytes.max(1) as u64).max(1)
             }
             other => other.tiles_ahead(tile_bytes, self.l2_bytes),
@@ -196,6 +234,7 @@ struct Knobs {
     streaming: Option<bool>,
     poll_spins: Option<u32>,
     poll_sleep_ns: Option<u32>,
+    early: Option<bool>,
 }
 
 fn knobs() -> Knobs {
@@ -219,6 +258,11 @@ fn read_knobs(var: impl Fn(&str) -> Option<String>) -> Knobs {
         }),
         poll_spins: var("RUCUDA_SCAN_POLL_SPINS").and_then(|v| v.trim().parse().ok()),
         poll_sleep_ns: var("RUCUDA_SCAN_POLL_NS").and_then(|v| v.trim().parse().ok()),
+        early: var("RUCUDA_SCAN_EARLY").and_then(|v| match v.trim() {
+            "0" | "false" | "no" => Some(false),
+            "1" | "true" | "yes" => Some(true),
+            _ => None,
+        }),
     }
 }
 
@@ -260,6 +304,9 @@ fn apply(mut tuning: ScanTuning, element_size: usize, k: Knobs) -> ScanTuning {
     if let Some(ns) = k.poll_sleep_ns {
         tuning.poll_sleep_ns = ns;
     }
+    if let Some(e) = k.early {
+        tuning.early_look_back = e;
+    }
     if element_size == 4 || element_size == 8 {
         if let Some(t) = k.threads {
             tuning.threads = t;
@@ -296,11 +343,14 @@ mod tests {
             "RUCUDA_SCAN_STREAMING" => Some("0".into()),
             "RUCUDA_SCAN_POLL_SPINS" => Some("2".into()),
             "RUCUDA_SCAN_POLL_NS" => Some(" 500 ".into()),
+            "RUCUDA_SCAN_EARLY" => Some("yes".into()),
             _ => None,
         });
         assert_eq!(k.lead_ns, 4000);
         let polls = apply(ScanTuning::for_size(8), 8, k);
         assert_eq!((polls.poll_spins, polls.poll_sleep_ns), (2, 500));
+        assert!(polls.early_look_back);
+        assert!(!apply(ScanTuning::for_size(8), 8, Knobs::default()).early_look_back);
         let t = apply(ScanTuning::for_size(4), 4, k);
         assert_eq!(
             (t.threads, t.vectors, t.streaming, t.prefetch),
@@ -327,12 +377,19 @@ mod tests {
             shared_per_multiprocessor: 228 << 10,
             threads_per_multiprocessor: 2048,
         };
-        assert_eq!(f.auto_prefetch_bytes(2_600), (60 << 20) / 3);
+        assert_eq!(f.auto_prefetch_bytes(2_600, 0), (60 << 20) / 3);
+        // Resident tiles leave less room: 30 MiB of half the L2 less 20 MiB.
+        assert_eq!(f.auto_prefetch_bytes(2_600, 20 << 20), 10 << 20);
+        assert_eq!(f.auto_prefetch_bytes(2_600, 100 << 20), (60 << 20) / 8);
         let slow = DeviceFacts {
             bandwidth_bytes_per_s: Some(1e9),
             ..f
         };
-        assert_eq!(slow.auto_prefetch_bytes(2_600), (60 << 20) / 8);
+        assert_eq!(slow.auto_prefetch_bytes(2_600, 0), (60 << 20) / 8);
+        assert_eq!(
+            f.tiles_ahead_beside(L2Prefetch::Auto, 1 << 20, 20 << 20),
+            10
+        );
         assert_eq!(f.tiles_ahead(L2Prefetch::Off, 16384), 0);
         assert_eq!(f.tiles_ahead(L2Prefetch::Bytes(32768), 16384), 2);
     }

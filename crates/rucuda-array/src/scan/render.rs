@@ -79,6 +79,17 @@
 //! 3357 / 3362 / 3003 at 6 MiB, 2706 / 2711 / 2608 at 24 MiB, and no better with the
 //! wider look-backs. Neither was kept.
 //!
+//! Nor is it the look-back's start (H200, same measure, 2026-11-28): a look-back warp in
+//! front of the tile's threads ([`ScanTuning::early_look_back`]; `cuda/early.cu`) looks
+//! back from the block's start while they load, and the tile publishes its inclusive
+//! prefix at once when the look-back has ended by the time its aggregate is known. Exact
+//! on the GPU tests; with 40 KiB tiles slower (3337–3404 / 3370–3411 / 3126–3173 GB/s
+//! for i32 / f32 / i64 against 3450–3454 / 3453–3466 / 3426–3448 without it in the same
+//! call), with 16 KiB tiles faster for 4-byte types (3391–3428 against 3306–3344) but
+//! slower for int64 (3281–3304 against 3336–3387), and below the 40 KiB tiles without it. It stays a tuning, off by default:
+//! a device whose default tiles are the 16 KiB ones (an H100) may gain from it, which
+//! nobody has measured yet.
+//!
 //! Status words (`cuda/status_words.cuh`): the value's bytes in 32-bit chunks, each chunk
 //! in its own 64-bit word with the flag in the high half (0 = not yet published, 1 = the
 //! tile's aggregate, 2 = its inclusive prefix). Each word is written and read with one
@@ -103,6 +114,7 @@ const HEAD: &str = include_str!("cuda/head.cuh");
 const STATUS_WORDS: &str = include_str!("cuda/status_words.cuh");
 const TILE: &str = include_str!("cuda/tile.cu");
 const DIRECT_KERNEL: &str = include_str!("cuda/direct.cu");
+const EARLY_TILE: &str = include_str!("cuda/early.cu");
 const FINISH_INCLUSIVE: &str = include_str!("cuda/finish_inclusive.cuh");
 const FINISH_EXCLUSIVE: &str = include_str!("cuda/finish_exclusive.cuh");
 
@@ -189,6 +201,10 @@ pub struct ScanTuning {
     pub poll_spins: u32,
     /// The wait between later polls (`__nanosleep`), in nanoseconds; 0: none.
     pub poll_sleep_ns: u32,
+    /// A look-back warp in front of the tile's threads starts looking back when the block
+    /// starts, while they load (scans with a neutral element; others ignore it). The
+    /// block has `threads + 32` threads then.
+    pub early_look_back: bool,
 }
 
 impl ScanTuning {
@@ -203,12 +219,15 @@ impl ScanTuning {
             prefetch: L2Prefetch::Auto,
             poll_spins: 9,
             poll_sleep_ns: 64,
+            early_look_back: false,
         }
     }
 
     /// [`ScanTuning::for_size`] for `device`: 4- and 8-byte elements take
     /// [`FAST_MEMORY_VECTORS`] vectors a thread where memory is fast
-    /// ([`DeviceFacts::has_fast_memory`](super::DeviceFacts::has_fast_memory)).
+    /// ([`DeviceFacts::has_fast_memory`](super::DeviceFacts::has_fast_memory)). The
+    /// scan kernels use it for arrays of at least one wave of its tiles, and
+    /// [`ScanTuning::for_size`] below that.
     ///
     /// ```
     /// use rucuda_array::scan::{DeviceFacts, ScanTuning};
@@ -241,6 +260,12 @@ impl ScanTuning {
         if self.threads == 0 || self.threads % 32 != 0 || self.threads > 1024 {
             return Err(ArrayError::InvalidArgument(format!(
                 "scan tuning: {} threads per block (a multiple of 32 up to 1024 is needed)",
+                self.threads
+            )));
+        }
+        if self.early_look_back && self.threads > 992 {
+            return Err(ArrayError::InvalidArgument(format!(
+                "scan tuning: {} threads per block and a look-back warp (992 at most)",
                 self.threads
             )));
         }
@@ -367,7 +392,13 @@ impl ScanSpec {
         } else {
             "rucuda_store_plain"
         };
-        let template = [HEAD, TILE, DIRECT_KERNEL].concat();
+        let early = tuning.early_look_back && self.has_neutral();
+        let template = if early {
+            [HEAD, TILE, EARLY_TILE, DIRECT_KERNEL].concat()
+        } else {
+            [HEAD, TILE, DIRECT_KERNEL].concat()
+        };
+        let block_threads = tuning.threads + if early { 32 } else { 0 };
         let (block_size, v, kk) = (
             tuning.threads.to_string(),
             tuning.vectors.to_string(),
@@ -402,6 +433,7 @@ impl ScanSpec {
                 ("ENTRY", &entry),
                 ("POLL_SPINS", &poll_spins),
                 ("POLL_NS", &poll_ns),
+                ("EARLY", if early { "1" } else { "0" }),
                 (
                     "RESTRICT",
                     if variant.in_place {
@@ -429,7 +461,7 @@ impl ScanSpec {
             entry,
             source,
             tile_elements: tuning.threads as usize * tuning.vectors * k,
-            block_size: tuning.threads,
+            block_size: block_threads,
             status_words: size.div_ceil(4),
         })
     }

@@ -195,3 +195,31 @@ fn inclusive_scans_without_a_neutral_carry_flags() {
         .build()
         .is_err());
 }
+
+#[test]
+fn a_look_back_warp_is_added_only_where_asked_and_possible() {
+    let t = ScanTuning {
+        early_look_back: true,
+        ..ScanTuning::for_size(4)
+    };
+    let s = spec(DType::I32, ScanKind::Exclusive);
+    let early = s.render_tuned(Variant::ALL[0], t).unwrap();
+    assert_eq!(early.block_size, t.threads + 32);
+    assert_eq!(early.tile_elements, t.threads as usize * t.vectors * 4);
+    assert!(early.source.contains("#define RUCUDA_EARLY 1"));
+    assert!(early.source.contains("void rucuda_scan_tile_early("));
+    let plain = s.render(Variant::ALL[0]).unwrap();
+    assert_eq!(plain.block_size, t.threads);
+    assert!(plain.source.contains("#define RUCUDA_EARLY 0"));
+    assert!(!plain.source.contains("void rucuda_scan_tile_early("));
+    // Without a neutral element the warp is not added.
+    let max = ScanSpec::builder(DType::I32)
+        .scan("a > b ? a : b")
+        .build()
+        .unwrap()
+        .render_tuned(Variant::ALL[0], t)
+        .unwrap();
+    assert_eq!(max.block_size, t.threads);
+    assert!(!max.source.contains("void rucuda_scan_tile_early("));
+    assert!(ScanTuning { threads: 1024, ..t }.check().is_err());
+}

@@ -9,6 +9,12 @@ typedef $T$ rucuda_t;
 #define RUCUDA_TILE (RUCUDA_BLOCK * RUCUDA_V * RUCUDA_K)
 #define RUCUDA_TOTALS (RUCUDA_V * RUCUDA_WARPS)
 #define RUCUDA_PER_LANE ((RUCUDA_TOTALS + 31) / 32)
+// 1: a look-back warp in front of the tile's threads looks back from the block's start,
+// while they load (scans with a neutral element only; see render.rs).
+#define RUCUDA_EARLY $EARLY$
+#define RUCUDA_THREADS (RUCUDA_BLOCK + 32 * RUCUDA_EARLY)
+// This thread's index among the tile's threads.
+#define RUCUDA_TID (threadIdx.x - 32u * RUCUDA_EARLY)
 __device__ __forceinline__ rucuda_t rucuda_scan_op(rucuda_t a, rucuda_t b)
 {
   return ($EXPR$);
@@ -108,13 +114,13 @@ __device__ __forceinline__ void rucuda_load_tile(rucuda_vec (&x)[RUCUDA_V], cons
   if (full) {
     const uint4 *rucuda_src = reinterpret_cast<const uint4 *>(rucuda_in + base);
 #pragma unroll
-    for (int c = 0; c < RUCUDA_V; ++c) x[c].raw = $LOAD$(rucuda_src + c * RUCUDA_BLOCK + threadIdx.x);
+    for (int c = 0; c < RUCUDA_V; ++c) x[c].raw = $LOAD$(rucuda_src + c * RUCUDA_BLOCK + RUCUDA_TID);
   } else {
 #pragma unroll
     for (int c = 0; c < RUCUDA_V; ++c) {
 #pragma unroll
       for (int j = 0; j < RUCUDA_K; ++j) {
-        const long long k = base + (long long)(c * RUCUDA_BLOCK + threadIdx.x) * RUCUDA_K + j;
+        const long long k = base + (long long)(c * RUCUDA_BLOCK + RUCUDA_TID) * RUCUDA_K + j;
         x[c].e[j] = k < n ? rucuda_in[k] : (RUCUDA_HAS_NEUTRAL ? rucuda_neutral_value() : rucuda_in[n - 1]);
       }
     }
@@ -125,13 +131,13 @@ __device__ __forceinline__ void rucuda_store_tile(const rucuda_vec (&x)[RUCUDA_V
   if (full) {
     uint4 *rucuda_dst = reinterpret_cast<uint4 *>(rucuda_out + base);
 #pragma unroll
-    for (int c = 0; c < RUCUDA_V; ++c) $STORE$(rucuda_dst + c * RUCUDA_BLOCK + threadIdx.x, x[c].raw);
+    for (int c = 0; c < RUCUDA_V; ++c) $STORE$(rucuda_dst + c * RUCUDA_BLOCK + RUCUDA_TID, x[c].raw);
   } else {
 #pragma unroll
     for (int c = 0; c < RUCUDA_V; ++c) {
 #pragma unroll
       for (int j = 0; j < RUCUDA_K; ++j) {
-        const long long k = base + (long long)(c * RUCUDA_BLOCK + threadIdx.x) * RUCUDA_K + j;
+        const long long k = base + (long long)(c * RUCUDA_BLOCK + RUCUDA_TID) * RUCUDA_K + j;
         if (k < n) rucuda_out[k] = x[c].e[j];
       }
     }
@@ -143,7 +149,7 @@ __device__ __forceinline__ void rucuda_store_tile(const rucuda_vec (&x)[RUCUDA_V
 // the block calls it (it synchronises the block twice).
 __device__ __forceinline__ void rucuda_scan_tile(rucuda_vec (&x)[RUCUDA_V], long long tile, unsigned long long *rucuda_status, rucuda_t *totals)
 {
-  const unsigned int lane = threadIdx.x & 31u, warp = threadIdx.x >> 5;
+  const unsigned int lane = RUCUDA_TID & 31u, warp = RUCUDA_TID >> 5;
   // Each vector's inclusive scan; agg[c] becomes the inclusive scan of the totals of
   // vector c across the warp, then (after the warp totals are saved) the exclusive one.
   rucuda_t agg[RUCUDA_V];
