@@ -80,7 +80,6 @@ pub fn curand_pseudo<T: DeviceRepr + Copy + Default + Bits>(
 ) -> Vec<T> {
     let ctx = stream.context();
     let n = seeds.len();
-    let f = module.function(&format!("ref_{name}")).unwrap();
     let (a, b, c) = (
         DeviceBuffer::from_slice(ctx, seeds).unwrap(),
         DeviceBuffer::from_slice(ctx, subs).unwrap(),
@@ -91,9 +90,12 @@ pub fn curand_pseudo<T: DeviceRepr + Copy + Default + Bits>(
         .map(|poison| {
             let mut out = DeviceBuffer::from_slice(ctx, &vec![poison; n * m]).unwrap();
             if let Some(generator) = name.strip_suffix("_poisson_u32") {
-                stored_poisson(module, generator, (&a, &b, &c), m, lambda, &mut out, stream);
+                stored_poisson(generator, (&a, &b, &c), m, lambda, &mut out, stream);
                 return out.to_vec().unwrap();
             }
+            let f = module
+                .function(&format!("ref_{name}"))
+                .unwrap_or_else(|e| panic!("ref_{name}: {e}"));
             // SAFETY: ref_*(const u64* seeds, subs, offs, unsigned n, unsigned m, T* out,
             // double, double, double) reads n of each array and writes out[0..n*m).
             unsafe {
@@ -121,11 +123,11 @@ pub fn curand_pseudo<T: DeviceRepr + Copy + Default + Bits>(
     runs.into_iter().next().unwrap_or_default()
 }
 
-/// `ref_<generator>_poisson_u32` of the reference module: `m` draws per state from states
-/// `ref_<generator>_poisson_init` stored (the form rucuda matches; the reference's
-/// comment says why), into `out`.
+/// cuRAND's Poisson counts as rucuda matches them (the crate's README has the forms):
+/// `curand_poisson_forms.cu`'s `init_<generator>` stores the states, `stored_<generator>`
+/// loads them, draws `m` per state into `out` and stores them back. (Within one kernel
+/// after `curand_init`, MRG32k3a's form differs about once in a million draws.)
 fn stored_poisson<T: DeviceRepr>(
-    module: &SourceModule,
     generator: &str,
     (seeds, subs, offs): (&DeviceBuffer<u64>, &DeviceBuffer<u64>, &DeviceBuffer<u64>),
     m: usize,
@@ -135,8 +137,13 @@ fn stored_poisson<T: DeviceRepr>(
 ) {
     let ctx = stream.context();
     let n = seeds.len();
-    let function = |suffix: &str| {
-        let name = format!("ref_{generator}_{suffix}");
+    let module = curand_source_module(
+        ctx,
+        include_str!("../kernels/curand_poisson_forms.cu"),
+        "curand_poisson_forms.cu",
+    );
+    let function = |prefix: &str| {
+        let name = format!("{prefix}_{generator}");
         let f = module
             .function(&name)
             .unwrap_or_else(|e| panic!("{name}: {e}"));
@@ -144,7 +151,7 @@ fn stored_poisson<T: DeviceRepr>(
     };
     let mut state_bytes = DeviceBuffer::<u32>::zeros(ctx, 1).unwrap();
     let (name, f) = function("state_bytes");
-    // SAFETY: ref_G_state_bytes(unsigned* out) writes out[0] from one thread.
+    // SAFETY: state_bytes_G(unsigned* out) writes out[0] from one thread.
     unsafe {
         f.launch(
             LaunchConfig::for_elements(1, 32),
@@ -157,8 +164,8 @@ fn stored_poisson<T: DeviceRepr>(
     let bytes = state_bytes.to_vec().unwrap()[0] as usize;
     assert!(bytes > 0, "{name} gave no size");
     let mut states = DeviceBuffer::<u8>::zeros(ctx, n * bytes).unwrap();
-    let (name, init) = function("poisson_init");
-    // SAFETY: ref_G_poisson_init(const u64* seeds, subs, offs, unsigned n, STATE* states)
+    let (name, init) = function("init");
+    // SAFETY: init_G(const u64* seeds, subs, offs, unsigned n, STATE* states)
     // reads n of each array and writes states[0..n), n * sizeof(STATE) bytes.
     unsafe {
         init.launch(
@@ -168,9 +175,9 @@ fn stored_poisson<T: DeviceRepr>(
         )
     }
     .unwrap_or_else(|e| panic!("launching {name}: {e}"));
-    let (name, draw) = function("poisson_u32");
+    let (name, draw) = function("stored");
     assert_eq!(std::mem::size_of::<T>(), 4, "{name} writes 32-bit counts");
-    // SAFETY: ref_G_poisson_u32(STATE* states, unsigned n, unsigned m, unsigned* out,
+    // SAFETY: stored_G(STATE* states, unsigned n, unsigned m, unsigned* out,
     // double lambda) reads and writes states[0..n) and writes out[0..n*m) (T is 4 bytes).
     unsafe {
         draw.launch(

@@ -143,16 +143,11 @@ __device__ __forceinline__ void rucuda_store_tile(const rucuda_vec (&x)[RUCUDA_V
     }
   }
 }
-// Scans the tile in `x` in place: each vector in registers, the vectors' totals across
-// each warp by shuffles, the V x WARPS warp totals by warp 0 (through `totals`, shared),
-// which also publishes the tile's status and looks back for its prefix. Every thread of
-// the block calls it (it synchronises the block twice).
-__device__ __forceinline__ void rucuda_scan_tile(rucuda_vec (&x)[RUCUDA_V], long long tile, unsigned long long *rucuda_status, rucuda_t *totals)
+// Each vector's inclusive scan in `x`; agg[c] becomes the inclusive scan of the totals of
+// vector c across the warp, whose last lane saves it in `totals` (the warp's total of
+// vector c), then the exclusive one.
+__device__ __forceinline__ void rucuda_scan_vectors(rucuda_vec (&x)[RUCUDA_V], rucuda_t (&agg)[RUCUDA_V], unsigned int lane, unsigned int warp, rucuda_t *totals)
 {
-  const unsigned int lane = RUCUDA_TID & 31u, warp = RUCUDA_TID >> 5;
-  // Each vector's inclusive scan; agg[c] becomes the inclusive scan of the totals of
-  // vector c across the warp, then (after the warp totals are saved) the exclusive one.
-  rucuda_t agg[RUCUDA_V];
 #pragma unroll
   for (int c = 0; c < RUCUDA_V; ++c) {
 #pragma unroll
@@ -176,49 +171,51 @@ __device__ __forceinline__ void rucuda_scan_tile(rucuda_vec (&x)[RUCUDA_V], long
     const rucuda_t earlier = rucuda_shfl_up(agg[c], 1u);
     agg[c] = lane == 0u ? rucuda_neutral_value() : earlier;
   }
-  __syncthreads();
-  if (warp == 0u) {
-    // The V x WARPS warp totals in tile order (vector c of warp w is total c * WARPS + w),
-    // PER_LANE consecutive ones per lane.
-    rucuda_t t[RUCUDA_PER_LANE];
+}
+// One warp: the V x WARPS warp totals in tile order (vector c of warp w is total
+// c * WARPS + w), PER_LANE consecutive ones per lane into `t`; the tile's aggregate in
+// `total` (every lane) and in `before` what comes before this lane's first total (the
+// neutral element in lane 0).
+__device__ __forceinline__ void rucuda_scan_totals(unsigned int lane, const rucuda_t *totals, rucuda_t (&t)[RUCUDA_PER_LANE], rucuda_t &total, rucuda_t &before)
+{
 #pragma unroll
-    for (int p = 0; p < RUCUDA_PER_LANE; ++p) {
-      const unsigned int i = lane * RUCUDA_PER_LANE + p;
-      t[p] = i < RUCUDA_TOTALS ? totals[i] : rucuda_neutral_value();
-    }
-    rucuda_t incl = t[0];
-#pragma unroll
-    for (int p = 1; p < RUCUDA_PER_LANE; ++p)
-      if (RUCUDA_HAS_NEUTRAL || lane * RUCUDA_PER_LANE + p < RUCUDA_TOTALS) incl = rucuda_scan_op(incl, t[p]);
-#pragma unroll
-    for (unsigned int o = 1; o < 32u; o <<= 1) {
-      const rucuda_t earlier = rucuda_shfl_up(incl, o);
-      if (lane >= o) incl = rucuda_scan_op(earlier, incl);
-    }
-    // Without a neutral element, lanes past the last total hold no value.
-    const rucuda_t total = rucuda_shfl_idx(incl, RUCUDA_HAS_NEUTRAL ? 31u : (RUCUDA_TOTALS - 1u) / RUCUDA_PER_LANE);
-    rucuda_t before = rucuda_shfl_up(incl, 1u);
-    if (lane == 0u) {
-      before = rucuda_neutral_value();
-      rucuda_status_store(rucuda_status, tile, tile == 0 ? RUCUDA_STATUS_PREFIX : RUCUDA_STATUS_AGGREGATE, total);
-    }
-    rucuda_t tile_prefix = rucuda_neutral_value();
-    if (tile > 0) {
-      tile_prefix = rucuda_look_back(rucuda_status, tile);
-      if (lane == 0u) rucuda_status_store(rucuda_status, tile, RUCUDA_STATUS_PREFIX, rucuda_scan_op(tile_prefix, total));
-    }
-    // Empty only for the first total of tile 0 (no neutral element).
-    rucuda_t run = rucuda_join2(tile_prefix, tile > 0, before, lane != 0u);
-    bool run_has = tile > 0 || lane != 0u;
-#pragma unroll
-    for (int p = 0; p < RUCUDA_PER_LANE; ++p) {
-      const unsigned int i = lane * RUCUDA_PER_LANE + p;
-      if (i < RUCUDA_TOTALS) totals[i] = run;
-      run = rucuda_join(run, run_has, t[p]);
-      run_has = true;
-    }
+  for (int p = 0; p < RUCUDA_PER_LANE; ++p) {
+    const unsigned int i = lane * RUCUDA_PER_LANE + p;
+    t[p] = i < RUCUDA_TOTALS ? totals[i] : rucuda_neutral_value();
   }
-  __syncthreads();
+  rucuda_t incl = t[0];
+#pragma unroll
+  for (int p = 1; p < RUCUDA_PER_LANE; ++p)
+    if (RUCUDA_HAS_NEUTRAL || lane * RUCUDA_PER_LANE + p < RUCUDA_TOTALS) incl = rucuda_scan_op(incl, t[p]);
+#pragma unroll
+  for (unsigned int o = 1; o < 32u; o <<= 1) {
+    const rucuda_t earlier = rucuda_shfl_up(incl, o);
+    if (lane >= o) incl = rucuda_scan_op(earlier, incl);
+  }
+  // Without a neutral element, lanes past the last total hold no value.
+  total = rucuda_shfl_idx(incl, RUCUDA_HAS_NEUTRAL ? 31u : (RUCUDA_TOTALS - 1u) / RUCUDA_PER_LANE);
+  before = rucuda_shfl_up(incl, 1u);
+  if (lane == 0u) before = rucuda_neutral_value();
+}
+// One warp: each total's exclusive prefix in the tile into `totals`, from the tile's
+// prefix (`has_prefix` false: none, tile 0) and the scan of rucuda_scan_totals.
+__device__ __forceinline__ void rucuda_write_runs(unsigned int lane, const rucuda_t (&t)[RUCUDA_PER_LANE], rucuda_t tile_prefix, bool has_prefix, rucuda_t before, rucuda_t *totals)
+{
+  // Empty only for the first total of tile 0 (no neutral element).
+  rucuda_t run = rucuda_join2(tile_prefix, has_prefix, before, lane != 0u);
+  bool run_has = has_prefix || lane != 0u;
+#pragma unroll
+  for (int p = 0; p < RUCUDA_PER_LANE; ++p) {
+    const unsigned int i = lane * RUCUDA_PER_LANE + p;
+    if (i < RUCUDA_TOTALS) totals[i] = run;
+    run = rucuda_join(run, run_has, t[p]);
+    run_has = true;
+  }
+}
+// Every thread: its vectors' elements from their prefixes (the totals' prefixes in
+// `totals`, its lane's in `agg`) and the kind of scan's last step.
+__device__ __forceinline__ void rucuda_finish_vectors(rucuda_vec (&x)[RUCUDA_V], const rucuda_t (&agg)[RUCUDA_V], long long tile, unsigned int lane, unsigned int warp, const rucuda_t *totals)
+{
 #pragma unroll
   for (int c = 0; c < RUCUDA_V; ++c) {
     // The prefix of vector c of this thread: empty only for the tile's first element in
@@ -229,4 +226,29 @@ __device__ __forceinline__ void rucuda_scan_tile(rucuda_vec (&x)[RUCUDA_V], long
     (void)p_has;
 $FINISH$
   }
+}
+// Scans the tile in `x` in place: each vector in registers, the vectors' totals across
+// each warp by shuffles, the V x WARPS warp totals by warp 0 (through `totals`, shared),
+// which also publishes the tile's status and looks back for its prefix. Every thread of
+// the block calls it (it synchronises the block twice).
+__device__ __forceinline__ void rucuda_scan_tile(rucuda_vec (&x)[RUCUDA_V], long long tile, unsigned long long *rucuda_status, rucuda_t *totals)
+{
+  const unsigned int lane = RUCUDA_TID & 31u, warp = RUCUDA_TID >> 5;
+  rucuda_t agg[RUCUDA_V];
+  rucuda_scan_vectors(x, agg, lane, warp, totals);
+  __syncthreads();
+  if (warp == 0u) {
+    rucuda_t t[RUCUDA_PER_LANE];
+    rucuda_t total, before;
+    rucuda_scan_totals(lane, totals, t, total, before);
+    if (lane == 0u) rucuda_status_store(rucuda_status, tile, tile == 0 ? RUCUDA_STATUS_PREFIX : RUCUDA_STATUS_AGGREGATE, total);
+    rucuda_t tile_prefix = rucuda_neutral_value();
+    if (tile > 0) {
+      tile_prefix = rucuda_look_back(rucuda_status, tile);
+      if (lane == 0u) rucuda_status_store(rucuda_status, tile, RUCUDA_STATUS_PREFIX, rucuda_scan_op(tile_prefix, total));
+    }
+    rucuda_write_runs(lane, t, tile_prefix, tile > 0, before, totals);
+  }
+  __syncthreads();
+  rucuda_finish_vectors(x, agg, tile, lane, warp, totals);
 }
