@@ -251,18 +251,19 @@ fn read_knobs(var: impl Fn(&str) -> Option<String>) -> Knobs {
         prefetch: var("RUCUDA_SCAN_PREFETCH").and_then(|v| parse_prefetch(&v)),
         threads: var("RUCUDA_SCAN_THREADS").and_then(|v| v.trim().parse().ok()),
         vectors: var("RUCUDA_SCAN_VECTORS").and_then(|v| v.trim().parse().ok()),
-        streaming: var("RUCUDA_SCAN_STREAMING").and_then(|v| match v.trim() {
-            "0" | "false" | "no" => Some(false),
-            "1" | "true" | "yes" => Some(true),
-            _ => None,
-        }),
+        streaming: var("RUCUDA_SCAN_STREAMING").and_then(|v| parse_flag(&v)),
         poll_spins: var("RUCUDA_SCAN_POLL_SPINS").and_then(|v| v.trim().parse().ok()),
         poll_sleep_ns: var("RUCUDA_SCAN_POLL_NS").and_then(|v| v.trim().parse().ok()),
-        early: var("RUCUDA_SCAN_EARLY").and_then(|v| match v.trim() {
-            "0" | "false" | "no" => Some(false),
-            "1" | "true" | "yes" => Some(true),
-            _ => None,
-        }),
+        early: var("RUCUDA_SCAN_EARLY").and_then(|v| parse_flag(&v)),
+    }
+}
+
+/// `0`, `false`, `no` or `1`, `true`, `yes`.
+fn parse_flag(v: &str) -> Option<bool> {
+    match v.trim() {
+        "0" | "false" | "no" => Some(false),
+        "1" | "true" | "yes" => Some(true),
+        _ => None,
     }
 }
 

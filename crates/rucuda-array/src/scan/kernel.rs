@@ -48,8 +48,23 @@ pub struct ScanKernel {
     /// ([`ScanTuning::for_device`] with the environment's overrides).
     tuning: Option<ScanTuning>,
     /// By context, variant and tile choice (`true`: [`ScanKernel::tuning_for`]'s tiles,
-    /// `false`: the small arrays' ones).
+    /// `false`: [`ScanKernel::tuning`]'s).
     loaded: Mutex<HashMap<(u64, Variant, bool), Arc<Loaded>>>,
+    /// By context and variant: from how many bytes arrays take the large tiles, worked
+    /// out once (not on every launch).
+    large_from: Mutex<HashMap<(u64, Variant), LargeFrom>>,
+}
+
+/// From how many bytes of input a scan takes [`ScanKernel::tuning_for`]'s tiles.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum LargeFrom {
+    /// Never: they are the small arrays' tiles.
+    Never,
+    /// Not below this (one large tile per multiprocessor); one wave of them not known
+    /// yet (the large kernel is compiled when an array first reaches this).
+    AtLeast(u64),
+    /// From this many bytes: one wave of large tiles (all the blocks the device holds).
+    Bytes(u64),
 }
 
 /// A compiled variant: its function, source facts, and its prefetch distance (shared, so
@@ -91,6 +106,7 @@ impl ScanKernel {
             compiler: default_compiler(),
             tuning: None,
             loaded: Mutex::new(HashMap::new()),
+            large_from: Mutex::new(HashMap::new()),
         }
     }
 
@@ -108,13 +124,14 @@ impl ScanKernel {
         tuning.check()?;
         self.tuning = Some(tuning);
         self.loaded = Mutex::new(HashMap::new());
+        self.large_from = Mutex::new(HashMap::new());
         Ok(self)
     }
 
     /// The tile shape, cache hints and prefetch distance set by
     /// [`ScanKernel::with_tuning`], else the element type's default with the environment's
-    /// overrides ([`ScanTuning::for_size`]; a device may choose larger tiles:
-    /// [`ScanKernel::tuning_for`]).
+    /// overrides ([`ScanTuning::for_size`]; a device may choose larger tiles for arrays of
+    /// one wave of them or more: [`ScanKernel::tuning_for`]).
     pub fn tuning(&self) -> ScanTuning {
         let size = self.spec.dtype.size_bytes();
         self.tuning
@@ -135,35 +152,53 @@ impl ScanKernel {
         ))
     }
 
-    /// The tuning of arrays smaller than one wave of [`ScanKernel::tuning_for`]'s tiles
-    /// when that tuning is the device's: [`ScanTuning::for_size`] with the environment's
-    /// overrides. (On an H200, 2026-11-28, the 40 KiB tiles of its fast memory scanned
-    /// 64 KiB and 256 KiB of int32 at 38 and 171 GB/s against 51 and 203 with the 16 KiB
-    /// ones, and 16 MiB at 2342 against 2409; 64 MiB and more gained.)
-    fn small_tuning(&self, ctx: &Context) -> Result<ScanTuning> {
-        if self.tuning.is_some() {
-            return self.tuning_for(ctx);
-        }
-        let size = self.spec.dtype.size_bytes();
-        Ok(with_env_overrides(ScanTuning::for_size(size), size))
-    }
-
-    /// Whether `n` elements take [`ScanKernel::tuning_for`]'s tiles: when they differ
-    /// from the small arrays' and the array fills at least one wave of them (all the
-    /// blocks the device holds at once).
+    /// Whether `n` elements take [`ScanKernel::tuning_for`]'s tiles rather than
+    /// [`ScanKernel::tuning`]'s: when the two differ and the array fills at least one wave
+    /// of the large ones. (On an H200, 2026-11-28, its 40 KiB tiles scanned 64 KiB and
+    /// 256 KiB of int32 at 38 and 171 GB/s against 51 and 203 with the 16 KiB ones, and
+    /// 16 MiB at 2342 against 2409; 64 MiB and more gained.)
     fn takes_large_tiles(&self, stream: &Stream, variant: Variant, n: usize) -> Result<bool> {
         let ctx = stream.context();
-        let large = self.tuning_for(ctx)?;
-        if large == self.small_tuning(ctx)? {
+        let key = (ctx.id(), variant);
+        let bytes = (n as u64).saturating_mul(self.spec.dtype.size_bytes() as u64);
+        let known = self
+            .large_from
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .get(&key)
+            .copied();
+        let state = match known {
+            Some(state) => state,
+            None => {
+                let large = self.tuning_for(ctx)?;
+                let state = if large == self.tuning() {
+                    LargeFrom::Never
+                } else {
+                    let multiprocessors = u64::from(DeviceFacts::of(ctx)?.multiprocessors);
+                    LargeFrom::AtLeast(multiprocessors * large.tile_bytes() as u64)
+                };
+                self.remember_large_from(key, state);
+                state
+            }
+        };
+        let at_least = match state {
+            LargeFrom::Never => return Ok(false),
+            LargeFrom::Bytes(from) => return Ok(bytes >= from),
+            LargeFrom::AtLeast(at_least) => at_least,
+        };
+        if bytes < at_least {
             return Ok(false);
         }
-        let bytes = n.saturating_mul(self.spec.dtype.size_bytes());
-        let one_per_multiprocessor =
-            DeviceFacts::of(ctx)?.multiprocessors as usize * large.tile_bytes();
-        if bytes < one_per_multiprocessor {
-            return Ok(false);
-        }
-        Ok(bytes as u64 >= self.loaded(stream, variant, true)?.wave_bytes)
+        let from = self.loaded(stream, variant, true)?.wave_bytes.max(at_least);
+        self.remember_large_from(key, LargeFrom::Bytes(from));
+        Ok(bytes >= from)
+    }
+
+    fn remember_large_from(&self, key: (u64, Variant), state: LargeFrom) {
+        self.large_from
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .insert(key, state);
     }
 
     /// Uses `compiler` instead of the default.
@@ -321,7 +356,7 @@ impl ScanKernel {
         let tuning = if large {
             self.tuning_for(ctx)?
         } else {
-            self.small_tuning(ctx)?
+            self.tuning()
         };
         let rendered = self.spec.render_tuned(variant, tuning)?;
         let [function] = load_kernels(&*self.compiler, ctx, &rendered.source, [&*rendered.entry])?;

@@ -86,9 +86,9 @@
 //! on the GPU tests; with 40 KiB tiles slower (3337–3404 / 3370–3411 / 3126–3173 GB/s
 //! for i32 / f32 / i64 against 3450–3454 / 3453–3466 / 3426–3448 without it in the same
 //! call), with 16 KiB tiles faster for 4-byte types (3391–3428 against 3306–3344) but
-//! slower for int64 (3281–3304 against 3336–3387), and below the 40 KiB tiles without it. It stays a tuning, off by default:
-//! a device whose default tiles are the 16 KiB ones (an H100) may gain from it, which
-//! nobody has measured yet.
+//! slower for int64 (3281–3304 against 3336–3387), and below the 40 KiB tiles without
+//! it. It stays a tuning, off by default: a device whose default tiles are the 16 KiB
+//! ones (an H100) may gain from it, which nobody has measured yet.
 //!
 //! Status words (`cuda/status_words.cuh`): the value's bytes in 32-bit chunks, each chunk
 //! in its own 64-bit word with the flag in the high half (0 = not yet published, 1 = the

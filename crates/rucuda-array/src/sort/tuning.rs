@@ -178,9 +178,10 @@ impl SortTuning {
         // the 256 × 16 tiles before; 384 × 23 (CUB's shape) 45.5 / 46.5 / 35.6; 640 and
         // 768 threads (one block a multiprocessor) 33–35 / 26–27. On an H100 the same
         // defaults gave 49.96 / 50.18 / 27.40 against CUB's 41.98 / 46.83 / 30.81 (the
-        // pairs 0.89×, from 0.72×); its pairs take 16 keys a thread (`for_device`). Asking L2 for each tile's values when the tile starts
-        // (`prefetch.global.L2`) made the pairs slower on both (2026-11-28, one call
-        // each: H200 35.72 against 36.53, H100 26.06 against 28.20) and was not kept.
+        // pairs 0.89×, from 0.72×); its pairs take 16 keys a thread (`for_device`).
+        // Asking L2 for each tile's values when the tile starts (`prefetch.global.L2`)
+        // made the pairs slower on both (2026-11-28, one call each: H200 35.72 against
+        // 36.53, H100 26.06 against 28.20) and was not kept.
         // The exchange buffer is dynamic shared memory (48 KiB at 512 × 24).
         let (threads, items, min_blocks) = match (key_size, value_size) {
             (k, 0) if k <= 4 => (512, 24, 2),
