@@ -7,6 +7,30 @@ use rucuda_array::sort::SortOrder;
 use rucuda_array::{bf16, f16, Complex, Element, GpuArray, SliceArg};
 use rucuda_driver::Stream;
 
+/// The sort's process-wide tuning overrides set for one test, and reset when it ends
+/// (also when it fails). Tests that set them take turns: run as threads of one process,
+/// one test's overrides would otherwise replace another's halfway through it.
+struct Overrides {
+    _turn: std::sync::MutexGuard<'static, ()>,
+}
+
+impl Overrides {
+    fn set(o: rucuda_array::sort::TuningOverrides) -> Overrides {
+        static TURN: std::sync::Mutex<()> = std::sync::Mutex::new(());
+        let turn = TURN
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        rucuda_array::sort::set_tuning_overrides(o);
+        Overrides { _turn: turn }
+    }
+}
+
+impl Drop for Overrides {
+    fn drop(&mut self) {
+        rucuda_array::sort::set_tuning_overrides(Default::default());
+    }
+}
+
 fn order(descending: bool) -> SortOrder {
     if descending {
         SortOrder::Descending
@@ -374,11 +398,11 @@ fn sort_by_key_expression_gpu() {
 #[test]
 #[ignore = "needs a CUDA device"]
 fn pairs_with_either_default_tile_gpu() {
-    use rucuda_array::sort::{set_tuning_overrides, TuningOverrides};
+    use rucuda_array::sort::TuningOverrides;
     let s = stream();
     let mut rng = Rng::fresh();
     for items in [16u32, 19] {
-        set_tuning_overrides(TuningOverrides {
+        let _overrides = Overrides::set(TuningOverrides {
             items: Some(items),
             ..Default::default()
         });
@@ -398,7 +422,6 @@ fn pairs_with_either_default_tile_gpu() {
             }
         }
     }
-    set_tuning_overrides(TuningOverrides::default());
 }
 
 /// Many rows longer than one block's share go in batches of rows (a small table budget
@@ -406,8 +429,8 @@ fn pairs_with_either_default_tile_gpu() {
 #[test]
 #[ignore = "needs a CUDA device"]
 fn sort_rows_in_batches_gpu() {
-    use rucuda_array::sort::{set_tuning_overrides, TuningOverrides};
-    set_tuning_overrides(TuningOverrides {
+    use rucuda_array::sort::TuningOverrides;
+    let _overrides = Overrides::set(TuningOverrides {
         table_budget: Some(1 << 20),
         ..Default::default()
     });
@@ -430,7 +453,6 @@ fn sort_rows_in_batches_gpu() {
         .map(|(i, &p)| (i / shape[1] * shape[1]) as u32 + p as u32)
         .collect();
     assert_eq!(v.to_vec().unwrap(), want, "batched pairs values");
-    set_tuning_overrides(TuningOverrides::default());
 }
 
 /// The ballot way of finding a digit's lanes (`PeerMatch::Ballots`, a tuning option)
@@ -440,8 +462,8 @@ fn sort_rows_in_batches_gpu() {
 #[test]
 #[ignore = "needs a CUDA device"]
 fn ballots_rank_like_match_any_gpu() {
-    use rucuda_array::sort::{set_tuning_overrides, PeerMatch, TuningOverrides};
-    set_tuning_overrides(TuningOverrides {
+    use rucuda_array::sort::{PeerMatch, TuningOverrides};
+    let _overrides = Overrides::set(TuningOverrides {
         peer_match: Some(PeerMatch::Ballots),
         ..Default::default()
     });
@@ -476,7 +498,6 @@ fn ballots_rank_like_match_any_gpu() {
     assert_keys(&k.to_vec().unwrap(), &wk, "ballots: pairs keys");
     let want: Vec<u32> = wp.iter().map(|&p| p as u32).collect();
     assert_eq!(v.to_vec().unwrap(), want, "ballots: pairs values (stable)");
-    set_tuning_overrides(TuningOverrides::default());
 }
 
 /// The merge sort by a comparison: complex numbers lexicographically, integers by their
